@@ -1,0 +1,1 @@
+"""CPU backend: graphs lowered to Numba (LLVM) kernels. Built in the CPU-backend issue."""

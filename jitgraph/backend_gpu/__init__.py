@@ -1,0 +1,1 @@
+"""GPU backend: graphs lowered to CuPy kernels compiled by NVRTC. Built in the GPU-backend issue."""

@@ -1,0 +1,1 @@
+"""The on-disk compiledir (keys, locks, atomic entries). Built in the compile-cache issue."""

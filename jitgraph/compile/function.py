@@ -1,0 +1,222 @@
+"""``function()``: build, rewrite and link a graph into a callable :class:`Function`."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any, Sequence
+
+from jitgraph.compile.io import In, Out
+from jitgraph.compile.mode import Mode, get_mode
+from jitgraph.compile.sharedvalue import SharedVariable
+from jitgraph.graph.basic import Constant, Variable, ancestors, clone_replace, graph_inputs
+from jitgraph.graph.fg import FunctionGraph
+
+
+class UnusedInputError(ValueError):
+    """An input of ``function`` is not needed to compute the outputs."""
+
+
+def function(inputs: Sequence[Any], outputs: Any = None, mode: Any = None, updates: Any = None,
+             givens: Any = None, no_default_updates: Any = False, accept_inplace: bool = False,
+             name: str | None = None, rebuild_strict: bool = True,
+             allow_input_downcast: bool | None = None, profile: Any = None,
+             on_unused_input: str | None = None, trust_input: bool = False) -> "Function":
+    """Compile a callable computing ``outputs`` from ``inputs``.
+
+    ``updates`` (pairs or a dict) assign new values to shared variables after the outputs are
+    computed; ``givens`` substitutes variables before compilation; ``mode`` picks rewrites and
+    linker (default: the ``mode`` flag).
+    """
+    from jitgraph.config import config
+
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("function inputs must be a list or tuple of variables (did you pass a "
+                        "single variable? use [x])")
+    if name is None:
+        name = _caller_location()
+    maker = FunctionMaker(
+        inputs=inputs, outputs=outputs, mode=get_mode(mode), updates=updates, givens=givens,
+        no_default_updates=no_default_updates, allow_input_downcast=allow_input_downcast,
+        on_unused_input=on_unused_input or config.on_unused_input,
+        profile=config.profile if profile is None else profile, name=name)
+    fn = maker.create()
+    fn.trust_input = trust_input
+    return fn
+
+
+def _caller_location() -> str:
+    import sys
+
+    frame = sys._getframe(2)
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _normalize_updates(updates: Any) -> list[tuple[SharedVariable, Variable]]:
+    if updates is None:
+        return []
+    if isinstance(updates, dict):
+        if not hasattr(updates, "move_to_end") and len(updates) > 1 and type(updates) is not dict:
+            warnings.warn("updates given as an unordered mapping", stacklevel=3)
+        pairs = list(updates.items())
+    else:
+        pairs = list(updates)
+    from jitgraph.tensor.conversion import as_tensor_variable
+
+    result = []
+    seen = set()
+    for pair in pairs:
+        if len(pair) != 2:
+            raise ValueError(f"each update must be a (shared variable, expression) pair: {pair}")
+        var, expr = pair
+        if not isinstance(var, SharedVariable):
+            raise TypeError(f"updates must update shared variables; {var} is not shared")
+        if var in seen:
+            raise ValueError(f"shared variable {var} is updated twice")
+        seen.add(var)
+        expr = as_tensor_variable(expr) if not isinstance(expr, Variable) else expr
+        converted = var.type.convert_variable(expr)
+        if converted is None:
+            raise TypeError(
+                f"the update of shared variable {var.name or var} has type {expr.type} but the "
+                f"variable has type {var.type}; cast the update expression (e.g. "
+                f"T.cast(expr, '{getattr(var.type, 'dtype', '?')}'))")
+        result.append((var, converted))
+    return result
+
+
+class FunctionMaker:
+    """Holds what ``function`` was given, the rewritten graph and the linked program."""
+
+    def __init__(self, inputs: Sequence[Any], outputs: Any, mode: Mode, updates: Any = None,
+                 givens: Any = None, no_default_updates: Any = False,
+                 allow_input_downcast: bool | None = None, on_unused_input: str = "raise",
+                 profile: Any = False, name: str | None = None, fgraph: FunctionGraph | None = None,
+                 rewrite: bool = True) -> None:
+        t0 = time.perf_counter()
+        self.mode = mode
+        self.name = name
+        self.allow_input_downcast = allow_input_downcast
+        self.inputs = [i if isinstance(i, In) else In(i) for i in inputs]
+        self.unpack_single, out_specs = _normalize_outputs(outputs)
+        self.outputs = out_specs
+        self.updates = _normalize_updates(updates)
+        self.profile = profile
+        self._original = (list(inputs), outputs, updates, givens, no_default_updates)
+        out_vars = [o.variable for o in self.outputs]
+        update_exprs = [u for _, u in self.updates]
+        for inp in self.inputs:
+            if inp.update is not None:
+                raise NotImplementedError("In(update=...) is not supported; use updates=")
+        if givens:
+            out_vars, update_exprs = _apply_givens(out_vars, update_exprs, givens)
+        explicit = [i.variable for i in self.inputs]
+        _check_inputs_distinct(explicit)
+        self._add_default_updates(out_vars, update_exprs, explicit, no_default_updates)
+        update_exprs = [u for _, u in self.updates]
+        needed = out_vars + update_exprs
+        self.shared_inputs = [v for v in graph_inputs(needed)
+                              if isinstance(v, SharedVariable) and v not in explicit]
+        for var, _ in self.updates:
+            if var not in self.shared_inputs and var not in explicit:
+                self.shared_inputs.append(var)
+        _check_unused(explicit, needed, on_unused_input)
+        _check_missing(explicit + self.shared_inputs, needed)
+        if fgraph is None:
+            fgraph = FunctionGraph(explicit + self.shared_inputs, needed, clone=True)
+        self.fgraph = fgraph
+        t1 = time.perf_counter()
+        self.rewrite_stats = mode.rewrite(fgraph) if rewrite else None
+        t2 = time.perf_counter()
+        self.program = mode.linker.make_program(fgraph)
+        t3 = time.perf_counter()
+        self.compile_times = {"graph": t1 - t0, "rewrite": t2 - t1, "link": t3 - t2}
+
+    def _add_default_updates(self, out_vars: list, update_exprs: list, explicit: list,
+                             no_default_updates: Any) -> None:
+        if no_default_updates is True:
+            return
+        skip = set(no_default_updates or ())
+        updated = {v for v, _ in self.updates}
+        pending = list(out_vars + update_exprs)
+        while pending:
+            fresh = []
+            for var in graph_inputs(pending):
+                default = getattr(var, "default_update", None)
+                if (isinstance(var, SharedVariable) and default is not None and var not in updated
+                        and var not in skip and var not in explicit):
+                    expr = _normalize_updates([(var, default)])[0]
+                    self.updates.append(expr)
+                    updated.add(var)
+                    fresh.append(expr[1])
+            pending = fresh
+
+    def create(self) -> "Function":
+        return Function(self)
+
+    @property
+    def output_keys(self) -> list:
+        return [o.variable for o in self.outputs]
+
+
+def _normalize_outputs(outputs: Any) -> tuple[bool, list[Out]]:
+    from jitgraph.tensor.conversion import as_tensor_variable
+
+    if outputs is None:
+        return False, []
+    single = not isinstance(outputs, (list, tuple))
+    items = [outputs] if single else list(outputs)
+    specs = []
+    for item in items:
+        if isinstance(item, Out):
+            specs.append(item)
+        else:
+            specs.append(Out(item if isinstance(item, Variable) else as_tensor_variable(item)))
+    return single, specs
+
+
+def _apply_givens(out_vars: list, update_exprs: list, givens: Any) -> tuple[list, list]:
+    pairs = list(givens.items()) if isinstance(givens, dict) else list(givens)
+    for old, new in pairs:
+        if not isinstance(old, Variable):
+            raise TypeError(f"givens keys must be variables, got {type(old).__name__}")
+    replaced = clone_replace(out_vars + update_exprs, pairs)
+    return replaced[:len(out_vars)], replaced[len(out_vars):]
+
+
+def _check_inputs_distinct(inputs: list) -> None:
+    seen = set()
+    for i, var in enumerate(inputs):
+        if isinstance(var, Constant):
+            raise TypeError(f"input {i} ({var}) is a constant; constants cannot be inputs")
+        if var.owner is not None:
+            raise TypeError(f"input {i} ({var}) is computed by {var.owner.op}; inputs must be "
+                            "free variables (use givens to substitute an expression)")
+        if var in seen:
+            raise ValueError(f"variable {var} is used twice as an input")
+        seen.add(var)
+
+
+def _check_unused(explicit: list, needed: list, policy: str) -> None:
+    if policy == "ignore":
+        return
+    used = set(ancestors(needed))
+    for i, var in enumerate(explicit):
+        if var not in used:
+            msg = (f"function input {i} ({var}) is not used to compute the outputs; pass "
+                   "on_unused_input='warn' or 'ignore' to allow this")
+            if policy == "raise":
+                raise UnusedInputError(msg)
+            warnings.warn(msg, stacklevel=5)
+
+
+def _check_missing(available: list, needed: list) -> None:
+    have = set(available)
+    for var in graph_inputs(needed):
+        if var in have or isinstance(var, Constant):
+            continue
+        raise ValueError(f"the outputs depend on {var} ({var.type}), which is not an input of the "
+                         "function; add it to the inputs or substitute it with givens")
+
+
+from jitgraph.compile.function_call import Function  # noqa: E402  (the callable half)

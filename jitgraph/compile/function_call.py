@@ -1,0 +1,239 @@
+"""The compiled callable: argument checking, running the program, outputs and updates."""
+
+from __future__ import annotations
+
+import copy as _copy
+import time
+from typing import Any
+
+import numpy as np
+
+from jitgraph.graph.basic import Constant, Variable
+
+
+class Function:
+    """A compiled function. Call it with values for its inputs (positionally or by name).
+
+    ``f.maker.fgraph`` is the rewritten graph, ``f.maker.mode`` the mode, ``f.trust_input``
+    skips input checking when True.
+    """
+
+    def __init__(self, maker: Any) -> None:
+        self.maker = maker
+        self.name = maker.name
+        self.trust_input = False
+        self.profile = _make_profile(maker) if maker.profile else None
+        program = maker.program
+        self._program = program
+        self._n_explicit = len(maker.inputs)
+        self._input_cells = program.input_cells[:self._n_explicit]
+        self._shared_cells = list(zip(maker.shared_inputs, program.input_cells[self._n_explicit:]))
+        n_out = len(maker.outputs)
+        self._output_cells = program.output_cells[:n_out]
+        self._update_cells = list(zip([v for v, _ in maker.updates], program.output_cells[n_out:]))
+        self._copy_output = _outputs_needing_copy(maker)
+        self._names = {inp.name: k for k, inp in enumerate(maker.inputs) if inp.name}
+        self._defaults = [inp.value for inp in maker.inputs]
+        self._filters = [self._input_filter(inp) for inp in maker.inputs]
+
+    def _input_filter(self, inp: Any):
+        allow = inp.allow_downcast
+        if allow is None:
+            allow = self.maker.allow_input_downcast
+        vtype = inp.variable.type
+        strict = inp.strict
+        return lambda value: vtype.filter(value, strict=strict, allow_downcast=allow)
+
+    # -- calling --------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        values = self._bind(args, kwargs)
+        cells = self._input_cells
+        if self.trust_input:
+            for cell, value in zip(cells, values):
+                cell[0] = value
+        else:
+            for k, (cell, value) in enumerate(zip(cells, values)):
+                try:
+                    cell[0] = self._filters[k](value)
+                except (TypeError, ValueError) as exc:
+                    raise _bad_input(self.maker.inputs[k], k, value, exc) from None
+        for var, cell in self._shared_cells:
+            cell[0] = var._value
+        from jitgraph.config import config
+
+        t1 = time.perf_counter()
+        with np.errstate(**config.seterr_kwargs()):
+            self._program.run()
+        t2 = time.perf_counter()
+        outputs = []
+        for cell, needs_copy in zip(self._output_cells, self._copy_output):
+            value = cell[0]
+            outputs.append(value.copy() if needs_copy and hasattr(value, "copy") else value)
+        for var, cell in self._update_cells:
+            var._value = cell[0]
+        if self._program is not None and self.maker.mode.linker.allow_gc:
+            for cell in self._output_cells:
+                cell[0] = None
+        if self.profile is not None:
+            self.profile.record_call(t2 - t1, time.perf_counter() - t0)
+        if self.maker.unpack_single:
+            return outputs[0]
+        return outputs
+
+    def _bind(self, args: tuple, kwargs: dict) -> list:
+        n = self._n_explicit
+        if len(args) > n:
+            raise TypeError(f"function {self.name} takes {n} inputs, got {len(args)}")
+        values = list(args) + [_MISSING] * (n - len(args))
+        for key, value in kwargs.items():
+            if key not in self._names:
+                raise TypeError(f"function {self.name} has no input named {key!r}; inputs: "
+                                f"{[i.name for i in self.maker.inputs]}")
+            k = self._names[key]
+            if values[k] is not _MISSING:
+                raise TypeError(f"input {key!r} given twice (positionally and by name)")
+            values[k] = value
+        for k, value in enumerate(values):
+            if value is _MISSING:
+                if self._defaults[k] is None:
+                    inp = self.maker.inputs[k]
+                    raise TypeError(f"missing input {k} ({inp.name or inp.variable}) of "
+                                    f"function {self.name}")
+                values[k] = self._defaults[k]
+        return values
+
+    # -- other API ------------------------------------------------------------------------
+    def copy(self, share_memory: bool = False, swap: dict | None = None,
+             delete_updates: bool = False, name: str | None = None, profile: Any = None
+             ) -> "Function":
+        """A new function computing the same graph; ``swap`` maps shared variables to others."""
+        from jitgraph.compile.function import FunctionMaker
+
+        maker = self.maker
+        fgraph, equiv = maker.fgraph.clone_get_equiv()
+        swap = swap or {}
+        for old, new in swap.items():
+            if old.type != new.type:
+                raise TypeError(f"swap: {old} and {new} have different types")
+            pos = maker.fgraph.inputs.index(old)
+            fgraph.inputs[pos] = new
+            _rewire(fgraph, equiv[old], new)
+        updates = [] if delete_updates else [(swap.get(v, v), u) for v, u in maker.updates]
+        if delete_updates:
+            for _ in maker.updates:
+                fgraph.outputs.pop()
+        new_maker = FunctionMaker.__new__(FunctionMaker)
+        new_maker.__dict__.update(maker.__dict__)
+        new_maker.fgraph = fgraph
+        new_maker.updates = updates
+        new_maker.shared_inputs = [swap.get(v, v) for v in maker.shared_inputs]
+        new_maker.name = name or maker.name
+        new_maker.profile = maker.profile if profile is None else profile
+        new_maker.program = maker.mode.linker.make_program(fgraph)
+        fn = Function(new_maker)
+        fn.trust_input = self.trust_input
+        return fn
+
+    def free(self) -> None:
+        """Drop intermediate values held between calls (with allow_gc=False)."""
+        for cell in self._program.storage.values():
+            if cell is not None:
+                cell[0] = None
+        for var in self._program.fgraph.variables:
+            if isinstance(var, Constant):
+                self._program.storage[var][0] = var.data
+
+    def __reduce__(self) -> Any:
+        maker = self.maker
+        state = {"original": maker._original, "mode": maker.mode, "name": self.name,
+                 "fgraph": (maker.fgraph.inputs, maker.fgraph.outputs),
+                 "allow_input_downcast": maker.allow_input_downcast,
+                 "trust_input": self.trust_input}
+        return (_unpickle_function, (state,))
+
+    def __repr__(self) -> str:
+        return f"<jitgraph.Function {self.name}>"
+
+
+_MISSING = object()
+
+
+def _rewire(fgraph: Any, old: Variable, new: Variable) -> None:
+    for node, i in list(fgraph.clients.get(old, [])):
+        if node == "output":
+            fgraph.outputs[i] = new
+        else:
+            node.inputs[i] = new
+    fgraph.clients[new] = fgraph.clients.pop(old, [])
+    fgraph.variables.discard(old)
+    fgraph.variables.add(new)
+
+
+def _bad_input(inp: Any, k: int, value: Any, exc: Exception) -> TypeError:
+    got = (f"{type(value).__name__} of dtype {value.dtype} and shape {value.shape}"
+           if hasattr(value, "dtype") and hasattr(value, "shape") else repr(value)[:80])
+    name = inp.name or str(inp.variable)
+    return TypeError(f'bad input argument "{name}" at index {k} (0-based): expected '
+                     f"{inp.variable.type}, got {got}: {exc}")
+
+
+def _outputs_needing_copy(maker: Any) -> list[bool]:
+    """Outputs that could alias an input, a shared value, a constant, another output or an
+    update: returning them without a copy would let later calls or the user corrupt them."""
+    fgraph = maker.fgraph
+    n_out = len(maker.outputs)
+    update_values = set(fgraph.outputs[n_out:])
+    seen: set = set()
+    flags = []
+    for spec, var in zip(maker.outputs, fgraph.outputs[:n_out]):
+        alias = _aliases_storage(var, set(fgraph.inputs)) or var in seen or var in update_values
+        seen.add(var)
+        flags.append(alias and not spec.borrow)
+    return flags
+
+
+def _aliases_storage(var: Variable, inputs: set) -> bool:
+    while True:
+        if var in inputs or isinstance(var, Constant):
+            return True
+        if var.owner is None:
+            return False
+        op, idx = var.owner.op, var.index
+        sources = op.view_map.get(idx, []) + op.destroy_map.get(idx, [])
+        if not sources:
+            return False
+        var = var.owner.inputs[sources[0]]
+
+
+def _unpickle_function(state: dict) -> Any:
+    from jitgraph.config import config
+
+    if not config.unpickle_function:
+        return None
+    from jitgraph.compile.function import FunctionMaker
+
+    inputs, outputs, updates, givens, no_default = state["original"]
+    kwargs: dict[str, Any] = {}
+    if not config.reoptimize_unpickled_function:
+        from jitgraph.graph.fg import FunctionGraph
+
+        f_in, f_out = state["fgraph"]
+        kwargs = {"fgraph": FunctionGraph(f_in, f_out, clone=False), "rewrite": False}
+    maker = FunctionMaker(inputs, outputs, state["mode"], updates=updates, givens=givens,
+                          no_default_updates=no_default,
+                          allow_input_downcast=state["allow_input_downcast"],
+                          on_unused_input="ignore", name=state["name"], **kwargs)
+    fn = maker.create()
+    fn.trust_input = state["trust_input"]
+    return fn
+
+
+def _make_profile(maker: Any) -> Any:
+    from jitgraph.compile.profiling import ProfileStats
+
+    return ProfileStats(maker)
+
+
+def deepcopy_value(value: Any) -> Any:
+    return _copy.deepcopy(value)

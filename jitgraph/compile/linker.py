@@ -1,0 +1,213 @@
+"""Linkers: turn a rewritten FunctionGraph into a runnable program of thunks over storage cells.
+
+The ``py`` and ``vm`` linkers run each node's NumPy ``perform``. Backends register further
+linkers (``cvm``, ``c|py``, ``c``) in :data:`LINKERS`; until a backend is loaded, those names fall
+back to the Python VM with the same garbage-collection behaviour.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from jitgraph.graph.basic import Apply, Constant, Variable
+from jitgraph.graph.fg import FunctionGraph
+
+Cell = list  # a one-element list holding a value
+
+
+class Program:
+    """Thunks to run in order, with the cells holding the graph's inputs and outputs."""
+
+    def __init__(self, fgraph: FunctionGraph, order: list[Apply], thunks: list[Callable],
+                 storage: dict[Variable, Cell], free_after: list[list[Cell]],
+                 kinds: list[str]) -> None:
+        self.fgraph = fgraph
+        self.order = order
+        self.thunks = thunks
+        self.storage = storage
+        self.free_after = free_after
+        self.kinds = kinds  # per node: "Py", "Numba", "CUDA"
+        self.input_cells = [storage[i] for i in fgraph.inputs]
+        self.output_cells = [storage[o] for o in fgraph.outputs]
+        self.callback: Callable | None = None
+
+    def run(self) -> None:
+        """Run every thunk; errors are re-raised with the failing node described."""
+        thunks, free_after = self.thunks, self.free_after
+        i = 0
+        try:
+            for i, thunk in enumerate(thunks):
+                thunk()
+                for cell in free_after[i]:
+                    cell[0] = None
+        except Exception as exc:
+            raise_with_node(exc, self.order[i], i, self.storage)
+
+
+def make_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] | None = None,
+                 thunk_factory: Callable[[Apply, dict], tuple[Callable, str]] | None = None
+                 ) -> Program:
+    """Storage cells for every variable and one thunk per node (``perform`` by default)."""
+    order = list(order if order is not None else fgraph.toposort())
+    storage: dict[Variable, Cell] = {}
+    for var in fgraph.variables:
+        storage[var] = [var.data] if isinstance(var, Constant) else [None]
+    for var in fgraph.inputs:
+        storage.setdefault(var, [None])
+    factory = thunk_factory or perform_thunk
+    thunks, kinds = [], []
+    for node in order:
+        thunk, kind = factory(node, storage)
+        thunks.append(thunk)
+        kinds.append(kind)
+    free_after = _gc_plan(fgraph, order, storage) if allow_gc else [[] for _ in order]
+    return Program(fgraph, order, thunks, storage, free_after, kinds)
+
+
+def perform_thunk(node: Apply, storage: dict[Variable, Cell]) -> tuple[Callable, str]:
+    """A thunk running ``node.op.perform`` on the node's storage cells."""
+    in_cells = [storage[i] for i in node.inputs]
+    out_cells = [storage[o] for o in node.outputs]
+    perform = node.op.perform
+
+    def thunk() -> None:
+        perform(node, [c[0] for c in in_cells], out_cells)
+
+    return thunk, "Py"
+
+
+def _gc_plan(fgraph: FunctionGraph, order: list[Apply], storage: dict[Variable, Cell]
+             ) -> list[list[Cell]]:
+    """For each node, the cells of intermediates whose last reader it is."""
+    keep = set(fgraph.inputs) | set(fgraph.outputs)
+    last_use: dict[Variable, int] = {}
+    for i, node in enumerate(order):
+        for inp in node.inputs:
+            last_use[inp] = i
+        for out in node.outputs:
+            last_use.setdefault(out, i)  # unused outputs are freed right away
+    plan: list[list[Cell]] = [[] for _ in order]
+    for var, i in last_use.items():
+        if var in keep or isinstance(var, Constant) or var.owner is None:
+            continue
+        plan[i].append(storage[var])
+    return plan
+
+
+def raise_with_node(exc: Exception, node: Apply, index: int, storage: dict[Variable, Cell]
+                    ) -> None:
+    """Re-raise ``exc`` with the failing node, its input types, shapes and strides."""
+    from jitgraph.config import config
+
+    values = [storage[i][0] for i in node.inputs]
+    lines = [str(exc), f"Apply node that caused the error: {node}", f"Toposort index: {index}",
+             f"Inputs types: {[str(i.type) for i in node.inputs]}",
+             f"Inputs shapes: {[getattr(v, 'shape', 'no shape') for v in values]}",
+             f"Inputs strides: {[getattr(v, 'strides', 'no strides') for v in values]}",
+             f"Inputs values: {[_small(v) for v in values]}"]
+    if config.exception_verbosity == "high":
+        from jitgraph.graph.printing import debugprint
+
+        lines.append("Debugprint of the apply node:")
+        lines.append(debugprint(node.outputs, file="str"))
+    else:
+        lines.append("HINT: Use the flag 'exception_verbosity=high' for a debugprint of this "
+                     "apply node.")
+    trace = getattr(node.outputs[0].tag, "trace", None)
+    if trace:
+        lines.append("Backtrace when the node was created:")
+        lines.extend(f'  File "{f.filename}", line {f.lineno}, in {f.name}\n    {f.line}'
+                     for f in trace)
+    message = "\n".join(lines)
+    try:
+        new_exc = type(exc)(message)
+    except Exception:
+        raise exc
+    new_exc.__traceback__ = exc.__traceback__
+    raise new_exc from exc
+
+
+def _small(value: Any) -> str:
+    if isinstance(value, np.ndarray) and value.size > 10:
+        return "not shown"
+    return repr(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# The linker table
+
+class Linker:
+    """Builds a :class:`Program` for a FunctionGraph."""
+
+    name = "vm"
+    compiled = False
+
+    def __init__(self, allow_gc: bool | None = None) -> None:
+        self._allow_gc = allow_gc
+
+    @property
+    def allow_gc(self) -> bool:
+        if self._allow_gc is not None:
+            return self._allow_gc
+        from jitgraph.config import config
+
+        return config.allow_gc
+
+    def make_program(self, fgraph: FunctionGraph, order: Sequence[Apply] | None = None
+                     ) -> Program:
+        return make_program(fgraph, self.allow_gc, order)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+class PerformLinker(Linker):
+    """Every node runs its NumPy ``perform`` (the ``py`` linker)."""
+
+    name = "py"
+
+
+class VMLinker(Linker):
+    """The Python VM (``vm`` / ``vm_nogc``)."""
+
+    name = "vm"
+
+
+#: linker name -> factory taking no argument
+LINKERS: dict[str, Callable[[], Linker]] = {
+    "py": lambda: PerformLinker(),
+    "vm": lambda: VMLinker(),
+    "vm_nogc": lambda: VMLinker(allow_gc=False),
+}
+
+# Names whose compiled implementation comes from a backend; the Python VM stands in until then.
+COMPILED_LINKER_NAMES = ("cvm", "cvm_nogc", "c|py", "c|py_nogc", "c")
+
+
+def register_linker(name: str, factory: Callable[[], Linker]) -> None:
+    LINKERS[name] = factory
+
+
+def get_linker(name: str | Linker) -> Linker:
+    """The linker called ``name`` (any value of the ``linker`` flag), or ``name`` itself."""
+    if isinstance(name, Linker):
+        return name
+    _load_backends()
+    if name in LINKERS:
+        return LINKERS[name]()
+    if name in COMPILED_LINKER_NAMES:
+        return VMLinker(allow_gc=False if name.endswith("nogc") or name == "c" else None)
+    raise ValueError(f"unknown linker {name!r}; valid linkers: "
+                     f"{sorted(set(LINKERS) | set(COMPILED_LINKER_NAMES))}")
+
+
+_BACKEND_LINKER_MODULES: tuple[str, ...] = ()
+
+
+def _load_backends() -> None:
+    import importlib
+
+    for module in _BACKEND_LINKER_MODULES:
+        importlib.import_module(module)

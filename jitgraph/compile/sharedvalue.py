@@ -1,0 +1,98 @@
+"""Shared variables: graph inputs whose values live between function calls."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+import numpy as np
+
+from jitgraph.graph.basic import Variable
+from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.var import _TensorOperators
+
+
+class SharedVariable(Variable):
+    """A variable with a persistent value, an implicit input of every function that uses it.
+
+    ``default_update``, when set, is applied by every function using the variable unless the
+    function lists its own update for it or is built with ``no_default_updates``.
+    """
+
+    def __init__(self, type: Any, value: Any, name: str | None = None, strict: bool = False,
+                 allow_downcast: bool | None = None, borrow: bool = False) -> None:
+        super().__init__(type, None, None, name)
+        self.strict = strict
+        self.allow_downcast = allow_downcast
+        self._value = type.filter(value if borrow else copy.deepcopy(value), strict=strict,
+                                  allow_downcast=allow_downcast)
+
+    def get_value(self, borrow: bool = False, return_internal_type: bool = False) -> Any:
+        """The current value (a copy unless ``borrow``)."""
+        return self._value if borrow else copy.deepcopy(self._value)
+
+    def set_value(self, new_value: Any, borrow: bool = False) -> None:
+        """Replace the value; it is checked against the variable's type."""
+        value = self.type.filter(new_value, strict=self.strict, allow_downcast=self.allow_downcast)
+        if not borrow and value is new_value:
+            value = copy.deepcopy(value)
+        self._value = value
+
+    def clone(self) -> "SharedVariable":
+        # A clone shares the value container: functions over a cloned graph update the original.
+        return self
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_eval_cache", None)
+        return state
+
+
+class TensorSharedVariable(_TensorOperators, SharedVariable):
+    """A shared ndarray. Its broadcastable pattern is all False unless given, so that
+    ``set_value`` may later change any dimension."""
+
+    def set_value(self, new_value: Any, borrow: bool = False) -> None:
+        if isinstance(new_value, np.ndarray) and new_value.dtype.name != self.type.dtype \
+                and not self.strict:
+            raise TypeError(f"shared variable {self.name or self}: new value has dtype "
+                            f"{new_value.dtype}, the variable is {self.type}; cast it first")
+        super().set_value(new_value, borrow)
+
+
+_CONSTRUCTORS: list[Callable[..., SharedVariable | None]] = []
+
+
+def shared_constructor(fn: Callable[..., SharedVariable | None]) -> Callable:
+    """Register a constructor tried (most recent first) by :func:`shared`."""
+    _CONSTRUCTORS.insert(0, fn)
+    return fn
+
+
+def shared(value: Any, name: str | None = None, strict: bool = False,
+           allow_downcast: bool | None = None, borrow: bool = False, **kwargs: Any
+           ) -> SharedVariable:
+    """A shared variable holding ``value`` (copied unless ``borrow``)."""
+    for ctor in _CONSTRUCTORS:
+        var = ctor(value, name=name, strict=strict, allow_downcast=allow_downcast,
+                   borrow=borrow, **kwargs)
+        if var is not None:
+            return var
+    raise TypeError(f"no shared-variable type for a value of type {type(value).__name__}")
+
+
+@shared_constructor
+def tensor_constructor(value: Any, name: str | None = None, strict: bool = False,
+                       allow_downcast: bool | None = None, borrow: bool = False,
+                       broadcastable: Any = None, shape: Any = None, target: str | None = None
+                       ) -> TensorSharedVariable | None:
+    if target not in (None, "cpu"):
+        return None
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        value = np.asarray(value)
+    if not isinstance(value, np.ndarray):
+        return None
+    if broadcastable is None:
+        broadcastable = [False] * value.ndim if shape is None else [s == 1 for s in shape]
+    ttype = TensorType(value.dtype.name, broadcastable)
+    return TensorSharedVariable(ttype, value, name, strict, allow_downcast, borrow)

@@ -1,0 +1,353 @@
+"""The graph IR: variables, constants, Apply nodes, traversal and cloning.
+
+A graph is a bipartite DAG: a :class:`Variable` is produced by at most one :class:`Apply` node
+(its ``owner``) and an ``Apply`` applies an :class:`~jitgraph.graph.op.Op` to input variables.
+"""
+
+from __future__ import annotations
+
+import itertools
+import traceback
+from collections import deque
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+
+if TYPE_CHECKING:
+    from jitgraph.graph.op import Op
+    from jitgraph.graph.type import Type
+
+_variable_ids = itertools.count()
+
+
+class Scratchpad:
+    """Free-form annotations attached to a variable (``var.tag.test_value``, stack traces, ...)."""
+
+    def __repr__(self) -> str:
+        return f"Scratchpad({vars(self)!r})"
+
+    def update(self, other: "Scratchpad") -> None:
+        self.__dict__.update(other.__dict__)
+
+
+def _creation_trace() -> list:
+    """The user-level stack where a variable was created, cut to ``traceback.limit`` frames."""
+    from jitgraph.config import config
+
+    limit = config.traceback.limit
+    if limit == 0:
+        return []
+    frames = traceback.extract_stack()[:-2]
+    user = [f for f in frames if "/jitgraph/" not in f.filename.replace("\\", "/")]
+    user = user or frames
+    return user if limit < 0 else user[-limit:]
+
+
+class Variable:
+    """A symbolic value of a given :class:`Type`, the output of ``owner`` (or a graph input)."""
+
+    def __init__(self, type: "Type", owner: "Apply | None" = None, index: int | None = None,
+                 name: str | None = None) -> None:
+        self.type = type
+        self.owner = owner
+        self.index = index
+        self.name = name
+        self.tag = Scratchpad()
+        self.auto_name = f"auto_{next(_variable_ids)}"
+
+    def __str__(self) -> str:
+        if self.name is not None:
+            return self.name
+        if self.owner is not None:
+            op = self.owner.op
+            if self.index == op.default_output or len(self.owner.outputs) == 1:
+                return f"{op}.0" if self.index is None else f"{op}.{self.index}"
+            return f"{op}.{self.index}"
+        return f"<{self.type}>"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def clone(self) -> "Variable":
+        """A new variable of the same type and name, with no owner."""
+        cp = self.__class__(self.type, None, None, self.name)
+        cp.tag = _copy_tag(self.tag)
+        return cp
+
+    def get_parents(self) -> list["Apply"]:
+        return [self.owner] if self.owner is not None else []
+
+    def eval(self, inputs_to_values: dict | None = None) -> Any:
+        """Compile and run the graph computing this variable (memoised per set of inputs)."""
+        from jitgraph.compile.function import function
+
+        inputs_to_values = inputs_to_values or {}
+        inputs = tuple(sorted(inputs_to_values, key=id))
+        cache = self.__dict__.setdefault("_eval_cache", {})
+        if inputs not in cache:
+            cache[inputs] = function(list(inputs), self, on_unused_input="ignore")
+        return cache[inputs](*[inputs_to_values[v] for v in inputs])
+
+
+def _copy_tag(tag: Scratchpad) -> Scratchpad:
+    new = Scratchpad()
+    new.__dict__.update(tag.__dict__)
+    return new
+
+
+class Constant(Variable):
+    """A variable with a fixed value ``data``; constants with equal type and data are merged."""
+
+    def __init__(self, type: "Type", data: Any, name: str | None = None) -> None:
+        super().__init__(type, None, None, name)
+        self.data = type.filter(data)
+
+    def signature(self) -> tuple:
+        """Hashable identity used by merging: two constants with equal signatures are equal."""
+        return (self.type, self.type.value_signature(self.data))
+
+    def equals(self, other: Any) -> bool:
+        return isinstance(other, Constant) and self.signature() == other.signature()
+
+    def clone(self) -> "Constant":
+        cp = self.__class__(self.type, self.data, self.name)
+        cp.tag = _copy_tag(self.tag)
+        return cp
+
+    @property
+    def value(self) -> Any:
+        return self.data
+
+    def __str__(self) -> str:
+        if self.name is not None:
+            return self.name
+        return f"{type(self).__name__}{{{self.type.short_value_repr(self.data)}}}"
+
+
+class Apply:
+    """The application of ``op`` to ``inputs``, producing ``outputs``."""
+
+    def __init__(self, op: "Op", inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
+        self.op = op
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
+        self.tag = Scratchpad()
+        for i, out in enumerate(self.outputs):
+            if out.owner is not None and (out.owner is not self or out.index != i):
+                raise ValueError(f"output {i} of {op} already belongs to another node")
+            out.owner = self
+            out.index = i
+
+    @property
+    def out(self) -> Variable:
+        """The default output (the only one for single-output ops)."""
+        do = self.op.default_output
+        if do is not None:
+            return self.outputs[do]
+        if len(self.outputs) != 1:
+            raise AttributeError(f"{self.op} has {len(self.outputs)} outputs and no default output")
+        return self.outputs[0]
+
+    @property
+    def nin(self) -> int:
+        return len(self.inputs)
+
+    @property
+    def nout(self) -> int:
+        return len(self.outputs)
+
+    def __str__(self) -> str:
+        return f"{self.op}({', '.join(map(str, self.inputs))})"
+
+    __repr__ = __str__
+
+    def clone(self) -> "Apply":
+        """A node with the same op and inputs and fresh output variables."""
+        outs = [o.clone() for o in self.outputs]
+        for o in outs:
+            o.owner = None
+        cp = Apply(self.op, self.inputs, outs)
+        cp.tag = _copy_tag(self.tag)
+        return cp
+
+    def clone_with_new_inputs(self, inputs: Sequence[Variable], strict: bool = True) -> "Apply":
+        """Apply the same op to ``inputs``; with ``strict`` the input types must not change."""
+        if len(inputs) != len(self.inputs):
+            raise ValueError(f"{self.op} expects {len(self.inputs)} inputs, got {len(inputs)}")
+        if strict and all(n.type == o.type for n, o in zip(inputs, self.inputs)):
+            node = self.clone()
+            node.inputs = list(inputs)
+            return node
+        new = self.op.make_node(*inputs)
+        new.tag = _copy_tag(self.tag)
+        if strict:
+            for old_out, new_out in zip(self.outputs, new.outputs):
+                if old_out.type != new_out.type:
+                    raise TypeError(
+                        f"rebuilding {self.op} changed an output type: {old_out.type} -> {new_out.type}")
+        return new
+
+    def default_output_index(self) -> int:
+        return self.op.default_output or 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Traversal
+
+def ancestors(outputs: Iterable[Variable], blockers: Iterable[Variable] = ()) -> Iterator[Variable]:
+    """Every variable ``outputs`` depend on (outputs included), stopping at ``blockers``."""
+    blocked = set(blockers)
+    seen: set[int] = set()
+    stack = list(outputs)[::-1]
+    while stack:
+        var = stack.pop()
+        if id(var) in seen:
+            continue
+        seen.add(id(var))
+        yield var
+        if var.owner is not None and var not in blocked:
+            stack.extend(reversed(var.owner.inputs))
+
+
+def graph_inputs(outputs: Iterable[Variable], blockers: Iterable[Variable] = ()) -> list[Variable]:
+    """The ownerless variables (inputs, constants, shared variables) ``outputs`` depend on."""
+    blocked = set(blockers)
+    return [v for v in ancestors(outputs, blocked) if v.owner is None or v in blocked]
+
+
+def io_toposort(inputs: Iterable[Variable], outputs: Iterable[Variable]) -> list[Apply]:
+    """Apply nodes between ``inputs`` and ``outputs``, each after the nodes it depends on."""
+    stop = set(inputs)
+    order: list[Apply] = []
+    done: set[int] = set()
+    for out in outputs:
+        _visit_postorder(out, stop, done, order)
+    return order
+
+
+def _visit_postorder(root: Variable, stop: set, done: set[int], order: list[Apply]) -> None:
+    # Iterative DFS: deep graphs (long chains from unrolled loops) must not hit the recursion limit.
+    if root in stop or root.owner is None or id(root.owner) in done:
+        return
+    stack: list[tuple[Apply, int]] = [(root.owner, 0)]
+    on_stack = {id(root.owner)}
+    while stack:
+        node, i = stack.pop()
+        if i < len(node.inputs):
+            stack.append((node, i + 1))
+            inp = node.inputs[i]
+            parent = inp.owner
+            if inp in stop or parent is None or id(parent) in done:
+                continue
+            if id(parent) in on_stack:
+                raise ValueError(f"the graph has a cycle through {parent}")
+            on_stack.add(id(parent))
+            stack.append((parent, 0))
+        else:
+            on_stack.discard(id(node))
+            done.add(id(node))
+            order.append(node)
+
+
+def applys_between(inputs: Iterable[Variable], outputs: Iterable[Variable]) -> list[Apply]:
+    return io_toposort(inputs, outputs)
+
+
+def is_in_ancestors(node: Apply, candidate: Apply) -> bool:
+    """True if ``candidate`` is ``node`` or computes one of its (transitive) inputs."""
+    return any(v.owner is candidate for v in ancestors(node.outputs))
+
+
+# ---------------------------------------------------------------------------------------------
+# Cloning
+
+def clone_get_equiv(inputs: Sequence[Variable], outputs: Sequence[Variable], copy_inputs: bool = True,
+                    memo: dict | None = None) -> dict:
+    """Clone the graph between ``inputs`` and ``outputs``; return the old -> new mapping.
+
+    Constants are kept as they are (they are immutable); other ownerless variables that are not
+    listed in ``inputs`` are kept too (they are free variables such as shared variables).
+    """
+    memo = {} if memo is None else memo
+    for inp in inputs:
+        if inp not in memo:
+            memo[inp] = inp.clone() if copy_inputs else inp
+    for node in io_toposort(inputs, outputs):
+        for inp in node.inputs:
+            if inp not in memo:
+                memo[inp] = inp
+        new_node = node.clone_with_new_inputs([memo[i] for i in node.inputs], strict=True)
+        memo[node] = new_node
+        for old, new in zip(node.outputs, new_node.outputs):
+            memo[old] = new
+            new.name = old.name
+            new.tag = _copy_tag(old.tag)
+    for out in outputs:
+        memo.setdefault(out, out)
+    return memo
+
+
+def clone(inputs: Sequence[Variable], outputs: Sequence[Variable], copy_inputs: bool = True
+          ) -> tuple[list[Variable], list[Variable]]:
+    """Copies of ``inputs`` and ``outputs`` and the graph between them."""
+    equiv = clone_get_equiv(inputs, outputs, copy_inputs)
+    return [equiv[i] for i in inputs], [equiv[o] for o in outputs]
+
+
+def clone_replace(outputs: Variable | Sequence[Variable], replace: dict | Sequence | None = None
+                  ) -> Any:
+    """Copies of ``outputs`` in which each key of ``replace`` is replaced by its value."""
+    pairs = list(replace.items()) if isinstance(replace, dict) else list(replace or [])
+    single = isinstance(outputs, Variable)
+    outs = [outputs] if single else list(outputs)
+    memo: dict = {}
+    for old, new in pairs:
+        new_var = old.type.convert_variable(new) if hasattr(old.type, "convert_variable") else None
+        memo[old] = new if new_var is None else new_var
+    blockers = [old for old, _ in pairs]
+    inputs = graph_inputs(outs, blockers)
+    for inp in inputs:
+        memo.setdefault(inp, inp)
+    for node in io_toposort(inputs, outs):
+        if any(o in memo for o in node.outputs):
+            continue
+        new_inputs = [memo.get(i, i) for i in node.inputs]
+        if all(a is b for a, b in zip(new_inputs, node.inputs)):
+            for o in node.outputs:
+                memo[o] = o
+            continue
+        new_node = node.clone_with_new_inputs(new_inputs, strict=False)
+        for old, new in zip(node.outputs, new_node.outputs):
+            new.name = old.name
+            memo[old] = new
+    result = [memo.get(o, o) for o in outs]
+    return result[0] if single else result
+
+
+def equal_computations(xs: Sequence[Variable], ys: Sequence[Variable]) -> bool:
+    """True if the graphs computing ``xs`` and ``ys`` are structurally identical."""
+    memo: dict[int, int] = {}
+
+    def same(a: Variable, b: Variable) -> bool:
+        if id(a) in memo:
+            return memo[id(a)] == id(b)
+        if isinstance(a, Constant) or isinstance(b, Constant):
+            ok = isinstance(a, Constant) and isinstance(b, Constant) and a.equals(b)
+        elif a.owner is None or b.owner is None:
+            ok = a is b
+        else:
+            ok = (a.index == b.index and a.type == b.type and a.owner.op == b.owner.op
+                  and len(a.owner.inputs) == len(b.owner.inputs)
+                  and all(same(i, j) for i, j in zip(a.owner.inputs, b.owner.inputs)))
+        if ok:
+            memo[id(a)] = id(b)
+        return ok
+
+    return len(xs) == len(ys) and all(same(x, y) for x, y in zip(xs, ys))
+
+
+def as_list(x: Any) -> list:
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+creation_trace = _creation_trace

@@ -1,0 +1,67 @@
+"""Eager evaluation of graphs at build time (``compute_test_value``), to report errors early."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from jitgraph.graph.basic import Apply, Constant, Variable
+
+
+class TestValueError(ValueError):
+    """A test value is missing, or the op failed on the test values."""
+
+    __test__ = False  # not a pytest test class
+
+
+_MISSING = object()
+
+
+def get_test_value(var: Variable) -> Any:
+    """The value used for ``var`` under ``compute_test_value`` (constant, shared or tagged)."""
+    if isinstance(var, Constant):
+        return var.data
+    if hasattr(var, "get_value"):
+        return var.get_value(borrow=True)
+    value = getattr(var.tag, "test_value", _MISSING)
+    if value is _MISSING:
+        raise TestValueError(f"{var} has no test value (set {var}.tag.test_value)")
+    return var.type.filter(value, allow_downcast=True)
+
+
+def _missing(mode: str, var: Variable, node: Apply) -> None:
+    msg = (f"compute_test_value is {mode!r} but input {var} of {node.op} has no test value; "
+           f"set {var}.tag.test_value or change the flag")
+    if mode == "warn":
+        warnings.warn(msg, stacklevel=4)
+    elif mode in ("raise", "pdb"):
+        raise TestValueError(msg)
+
+
+def compute_test_values(node: Apply) -> None:
+    """Run ``node``'s perform on its inputs' test values and tag the outputs with the results."""
+    from jitgraph.config import config
+
+    mode = config.compute_test_value
+    if mode == "off":
+        return
+    values = []
+    for inp in node.inputs:
+        try:
+            values.append(get_test_value(inp))
+        except TestValueError:
+            _missing(mode, inp, node)
+            return
+    storage: list[list[Any]] = [[None] for _ in node.outputs]
+    try:
+        node.op.perform(node, values, storage)
+    except Exception as exc:
+        shapes = [getattr(v, "shape", ()) for v in values]
+        if mode == "pdb":
+            import pdb
+
+            pdb.post_mortem()
+        raise type(exc)(f"{exc}\n(computing test values of {node.op} with input shapes {shapes})"
+                        ) from exc
+    for out, cell in zip(node.outputs, storage):
+        out.tag.test_value = out.type.filter(cell[0], allow_downcast=True)

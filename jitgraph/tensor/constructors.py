@@ -1,0 +1,69 @@
+"""The Theano variable constructors: ``scalar``, ``vector``, ..., their dtype-prefixed forms
+(``b`` int8, ``w`` int16, ``i`` int32, ``l`` int64, ``f`` float32, ``d`` float64, ``c`` complex64,
+``z`` complex128) and the plural forms (``dmatrices('a b')``)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from jitgraph.tensor.type import TensorType
+
+_PATTERNS = {
+    "scalar": (), "vector": (False,), "row": (True, False), "col": (False, True),
+    "matrix": (False, False), "tensor3": (False,) * 3, "tensor4": (False,) * 4,
+    "tensor5": (False,) * 5, "tensor6": (False,) * 6, "tensor7": (False,) * 7,
+}
+_PLURALS = {"scalar": "scalars", "vector": "vectors", "row": "rows", "col": "cols",
+            "matrix": "matrices", "tensor3": "tensor3s", "tensor4": "tensor4s",
+            "tensor5": "tensor5s", "tensor6": "tensor6s", "tensor7": "tensor7s"}
+_PREFIXES = {"b": "int8", "w": "int16", "i": "int32", "l": "int64", "f": "float32",
+             "d": "float64", "c": "complex64", "z": "complex128"}
+
+
+def tensor(dtype: str | None = None, broadcastable: Sequence[bool] = (), name: str | None = None,
+           shape: Sequence[int | None] | None = None) -> Any:
+    """A symbolic tensor of the given dtype (default floatX) and broadcastable pattern."""
+    if shape is not None:
+        broadcastable = [s == 1 for s in shape]
+    return TensorType(dtype or "floatX", broadcastable).make_variable(name)
+
+
+def _make_single(pattern: tuple[bool, ...], fixed_dtype: str | None, kind: str):
+    def constructor(name: str | None = None, dtype: str | None = None) -> Any:
+        return TensorType(fixed_dtype or dtype or "floatX", pattern).make_variable(name)
+
+    dtype_doc = fixed_dtype or "config.floatX (or ``dtype``)"
+    constructor.__doc__ = f"A symbolic {kind} of dtype {dtype_doc}."
+    return constructor
+
+
+def _make_plural(single):
+    def constructor(names: str | int, dtype: str | None = None) -> list:
+        if isinstance(names, int):
+            return [single(None) if dtype is None else single(None, dtype)
+                    for _ in range(names)]
+        split = names.replace(",", " ").split()
+        return [single(n) if dtype is None else single(n, dtype) for n in split]
+
+    constructor.__doc__ = "Several symbolic variables, from a space-separated name string."
+    return constructor
+
+
+def _build() -> dict[str, Any]:
+    made: dict[str, Any] = {}
+    for kind, pattern in _PATTERNS.items():
+        generic = _make_single(pattern, None, kind)
+        made[kind] = generic
+        made[_PLURALS[kind]] = _make_plural(generic)
+        for prefix, dtype in _PREFIXES.items():
+            typed = _make_single(pattern, dtype, kind)
+            made[prefix + kind] = typed
+            made[prefix + _PLURALS[kind]] = _make_plural(typed)
+    for name, fn in made.items():
+        fn.__name__ = fn.__qualname__ = name
+    return made
+
+
+_CONSTRUCTORS = _build()
+globals().update(_CONSTRUCTORS)
+__all__ = ["tensor", *_CONSTRUCTORS]

@@ -1,0 +1,216 @@
+"""Elemwise (a scalar op applied with broadcasting) and DimShuffle (transpose / add / drop axes)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.op import Op
+from jitgraph.tensor import dtypes as dt
+from jitgraph.tensor.conversion import as_tensor_variable
+from jitgraph.tensor.scalar import ScalarOp
+from jitgraph.tensor.type import TensorType
+
+
+class Elemwise(Op):
+    """Apply ``scalar_op`` elementwise, broadcasting inputs against each other.
+
+    Dimensions marked broadcastable may have length 1 and stretch; other dimensions must agree
+    exactly at run time (gradients rely on the static broadcastable pattern).
+    ``inplace_pattern`` maps an output index to the input it overwrites.
+    """
+
+    __props__ = ("scalar_op", "inplace_pattern")
+
+    def __init__(self, scalar_op: ScalarOp, inplace_pattern: dict[int, int] | None = None,
+                 name: str | None = None) -> None:
+        self.scalar_op = scalar_op
+        self.inplace_pattern = tuple(sorted((inplace_pattern or {}).items()))
+        self.destroy_map = {o: [i] for o, i in self.inplace_pattern}
+        self.name = name
+
+    def __str__(self) -> str:
+        if self.name:
+            return self.name
+        if self.inplace_pattern:
+            return f"Elemwise{{{self.scalar_op}}}{list(self.inplace_pattern)}"
+        return f"Elemwise{{{self.scalar_op},no_inplace}}"
+
+    def make_node(self, *inputs: Any) -> Apply:
+        sop = self.scalar_op
+        if sop.nin not in (-1, len(inputs)):
+            raise TypeError(f"{sop.name} takes {sop.nin} inputs, got {len(inputs)}")
+        if not inputs:
+            raise TypeError(f"{sop.name} needs at least one input")
+        tensors = [as_tensor_variable(i) for i in inputs]
+        ndim = max(t.ndim for t in tensors)
+        tensors = [_pad_left(t, ndim) for t in tensors]
+        out_dtype = sop.output_dtype(*[t.dtype for t in tensors])
+        bcast = tuple(all(t.broadcastable[d] for t in tensors) for d in range(ndim))
+        for o, i in self.inplace_pattern:
+            src = tensors[i]
+            if src.dtype != out_dtype or src.broadcastable != bcast:
+                raise TypeError(f"{self} cannot write output {o} into input {i}: "
+                                f"{src.type} vs TensorType({out_dtype}, {bcast})")
+        return Apply(self, tensors, [TensorType(out_dtype, bcast).make_variable()])
+
+    def perform(self, node: Apply, inputs: Sequence[np.ndarray], output_storage: list) -> None:
+        _check_broadcast(node, inputs)
+        out_dtype = node.outputs[0].dtype
+        result = self.scalar_op.impl(*inputs)
+        if self.inplace_pattern:
+            target = inputs[self.inplace_pattern[0][1]]
+            np.copyto(target, result, casting="unsafe")
+            output_storage[0][0] = target
+            return
+        result = np.asarray(result)
+        if result.dtype.name != out_dtype:
+            result = result.astype(out_dtype)
+        elif any(result is i for i in inputs):
+            result = result.copy()
+        output_storage[0][0] = result
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list:
+        raw = self.scalar_op.grad(inputs, outputs[0], output_grads[0])
+        return [None if g is None else _fit_gradient(g, x) for x, g in zip(inputs, raw)]
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
+                    ) -> list[tuple]:
+        out = node.outputs[0]
+        dims = []
+        for d, b in enumerate(out.broadcastable):
+            if b:
+                dims.append(1)
+                continue
+            for inp, shp in zip(node.inputs, input_shapes):
+                if not inp.broadcastable[d]:
+                    dims.append(shp[d])
+                    break
+        return [tuple(dims)]
+
+
+def _pad_left(t: Variable, ndim: int) -> Variable:
+    if t.ndim == ndim:
+        return t
+    return dimshuffle(t, ["x"] * (ndim - t.ndim) + list(range(t.ndim)))
+
+
+def _check_broadcast(node: Apply, inputs: Sequence[np.ndarray]) -> None:
+    ndim = node.outputs[0].ndim
+    for d in range(ndim):
+        sizes = {inputs[k].shape[d] for k, v in enumerate(node.inputs)
+                 if not v.broadcastable[d]}
+        if len(sizes) > 1:
+            shapes = [np.shape(i) for i in inputs]
+            raise ValueError(f"{node.op}: input dimension mismatch on axis {d}: input shapes "
+                             f"{shapes} (only dimensions declared broadcastable may differ)")
+
+
+def _fit_gradient(g: Variable, x: Variable) -> Variable:
+    """Sum ``g`` over the axes ``x`` was broadcast along, and give it ``x``'s dtype."""
+    from jitgraph.tensor import math
+
+    g = as_tensor_variable(g)
+    axes = [d for d, (bx, bg) in enumerate(zip(x.broadcastable, g.broadcastable)) if bx and not bg]
+    if axes:
+        from jitgraph.tensor.reduction import sum as tsum
+
+        g = tsum(g, axis=axes, keepdims=True)
+    if g.broadcastable != x.broadcastable:
+        from jitgraph.tensor.shape import patternbroadcast
+
+        g = patternbroadcast(g, x.broadcastable)
+    if g.dtype != x.dtype and not dt.is_discrete(x.dtype):
+        g = math.cast(g, x.dtype)
+    return g
+
+
+class DimShuffle(Op):
+    """Reorder, insert ('x') or drop (broadcastable only) dimensions. The output is a view."""
+
+    __props__ = ("input_broadcastable", "new_order")
+    view_map = {0: [0]}
+
+    def __init__(self, input_broadcastable: Sequence[bool], new_order: Sequence[Any]) -> None:
+        self.input_broadcastable = tuple(bool(b) for b in input_broadcastable)
+        self.new_order = tuple("x" if o == "x" else int(o) for o in new_order)
+        ndim = len(self.input_broadcastable)
+        kept = [o for o in self.new_order if o != "x"]
+        if len(set(kept)) != len(kept) or any(not 0 <= o < ndim for o in kept):
+            raise ValueError(f"invalid dimshuffle pattern {new_order} for {ndim} dimensions")
+        for d in range(ndim):
+            if d not in kept and not self.input_broadcastable[d]:
+                raise ValueError(f"dimshuffle {new_order} drops dimension {d}, which is not "
+                                 "broadcastable (only length-1 dimensions may be dropped)")
+        self.shuffle = tuple(kept)
+        self.drop = tuple(d for d in range(ndim) if d not in kept)
+        self.augment = tuple(i for i, o in enumerate(self.new_order) if o == "x")
+
+    def __str__(self) -> str:
+        return "DimShuffle{" + ",".join(str(o) for o in self.new_order) + "}"
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        if x.broadcastable != self.input_broadcastable:
+            if len(x.broadcastable) != len(self.input_broadcastable) or any(
+                    b and not xb for b, xb in zip(self.input_broadcastable, x.broadcastable)):
+                raise TypeError(f"{self} expects an input with broadcastable pattern "
+                                f"{self.input_broadcastable}, got {x.type}")
+        bcast = tuple(True if o == "x" else x.broadcastable[o] for o in self.new_order)
+        return Apply(self, [x], [TensorType(x.dtype, bcast).make_variable()])
+
+    def perform(self, node: Apply, inputs: Sequence[np.ndarray], output_storage: list) -> None:
+        (x,) = inputs
+        res = x.transpose(self.shuffle + self.drop)
+        shape = list(res.shape[:len(self.shuffle)])
+        for i in self.augment:
+            shape.insert(i, 1)
+        output_storage[0][0] = res.reshape(shape)
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
+        (x,) = inputs
+        (gz,) = output_grads
+        if dt.is_discrete(x.dtype):
+            return [None]
+        gz = as_tensor_variable(gz)
+        # After dropping the inserted axes, axis k of the gradient is input axis shuffle[k].
+        order = [self.shuffle.index(d) if d in self.shuffle else "x" for d in range(x.ndim)]
+        grad_in = dimshuffle(_drop_augmented(gz, self.augment), order)
+        return [_fit_gradient(grad_in, x)]
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
+                    ) -> list[tuple]:
+        (shp,) = input_shapes
+        return [tuple(1 if o == "x" else shp[o] for o in self.new_order)]
+
+
+def _drop_augmented(gz: Variable, augment: tuple[int, ...]) -> Variable:
+    if not augment:
+        return gz
+    keep = [i for i in range(gz.ndim) if i not in augment]
+    bcast = list(gz.broadcastable)
+    for i in augment:
+        bcast[i] = True  # the inserted axes have length 1 in every value
+    from jitgraph.tensor.shape import patternbroadcast
+
+    return dimshuffle(patternbroadcast(gz, bcast), keep)
+
+
+def dimshuffle(x: Any, pattern: Sequence[Any]) -> Variable:
+    """``x`` with its axes reordered by ``pattern`` ('x' inserts a broadcastable axis)."""
+    x = as_tensor_variable(x)
+    pattern = tuple(pattern)
+    if pattern == tuple(range(x.ndim)):
+        return x
+    return DimShuffle(x.broadcastable, pattern)(x)
+
+
+def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
+    """``x`` with its axes permuted (reversed by default)."""
+    x = as_tensor_variable(x)
+    if axes is None:
+        axes = tuple(range(x.ndim - 1, -1, -1))
+    return dimshuffle(x, tuple(a % x.ndim if x.ndim else a for a in axes))

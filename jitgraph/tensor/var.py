@@ -1,0 +1,247 @@
+"""TensorVariable and TensorConstant: Python operators and NumPy-like methods on symbolic tensors.
+
+``==`` and ``!=`` keep Python identity semantics (variables are dict keys everywhere); use
+``T.eq`` / ``T.neq`` for elementwise comparison, as in Theano.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from jitgraph.graph.basic import Constant, Variable
+
+
+def _m():
+    from jitgraph.tensor import math
+
+    return math
+
+
+def _r():
+    from jitgraph.tensor import reduction
+
+    return reduction
+
+
+def _s():
+    from jitgraph.tensor import shape
+
+    return shape
+
+
+class _TensorOperators:
+    """Operators shared by tensor variables, constants and shared variables."""
+
+    __array_priority__ = 1000  # make ndarray <op> variable call our reflected operator
+
+    # -- arithmetic -----------------------------------------------------------------------
+    def __add__(self, other): return _m().add(self, other)
+    def __radd__(self, other): return _m().add(other, self)
+    def __sub__(self, other): return _m().sub(self, other)
+    def __rsub__(self, other): return _m().sub(other, self)
+    def __mul__(self, other): return _m().mul(self, other)
+    def __rmul__(self, other): return _m().mul(other, self)
+    def __truediv__(self, other): return _m().div_proxy(self, other)
+    def __rtruediv__(self, other): return _m().div_proxy(other, self)
+    def __floordiv__(self, other): return _m().int_div(self, other)
+    def __rfloordiv__(self, other): return _m().int_div(other, self)
+    def __mod__(self, other): return _m().mod(self, other)
+    def __rmod__(self, other): return _m().mod(other, self)
+    def __pow__(self, other): return _m().pow(self, other)
+    def __rpow__(self, other): return _m().pow(other, self)
+    def __neg__(self): return _m().neg(self)
+    def __pos__(self): return self
+    def __abs__(self): return _m().abs(self)
+    def __invert__(self): return _m().invert(self)
+    def __and__(self, other): return _m().and_(self, other)
+    def __rand__(self, other): return _m().and_(other, self)
+    def __or__(self, other): return _m().or_(self, other)
+    def __ror__(self, other): return _m().or_(other, self)
+    def __xor__(self, other): return _m().xor(self, other)
+    def __rxor__(self, other): return _m().xor(other, self)
+    def __lt__(self, other): return _m().lt(self, other)
+    def __le__(self, other): return _m().le(self, other)
+    def __gt__(self, other): return _m().gt(self, other)
+    def __ge__(self, other): return _m().ge(self, other)
+    def __matmul__(self, other): return _m().matmul(self, other)
+    def __rmatmul__(self, other): return _m().matmul(other, self)
+
+    def __bool__(self) -> bool:
+        raise TypeError("a symbolic variable has no truth value; use T.switch, T.eq, ... "
+                        "for elementwise logic")
+
+    def __iter__(self):
+        try:
+            n = int(self.shape[0].eval())  # only constant-shaped graphs can be iterated
+        except Exception as exc:
+            raise TypeError("a symbolic tensor cannot be iterated over: its length is not "
+                            "known until run time") from exc
+        return (self[i] for i in range(n))
+
+    def __len__(self) -> int:
+        raise TypeError("len() of a symbolic tensor is unknown before run time; use x.shape[0]")
+
+    def __getitem__(self, index: Any):
+        from jitgraph.tensor.subtensor import getitem
+
+        return getitem(self, index)
+
+    # -- attributes -----------------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return self.type.ndim
+
+    @property
+    def dtype(self) -> str:
+        return self.type.dtype
+
+    @property
+    def broadcastable(self) -> tuple[bool, ...]:
+        return self.type.broadcastable
+
+    @property
+    def shape(self):
+        return _s().shape(self)
+
+    @property
+    def size(self):
+        return _r().prod(self.shape)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    # -- methods --------------------------------------------------------------------------
+    def dimshuffle(self, *pattern: Any):
+        from jitgraph.tensor.elemwise import dimshuffle
+
+        if len(pattern) == 1 and isinstance(pattern[0], (list, tuple)):
+            pattern = tuple(pattern[0])
+        return dimshuffle(self, pattern)
+
+    def transpose(self, *axes: Any):
+        from jitgraph.tensor.elemwise import transpose
+
+        if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
+            axes = tuple(axes[0])
+        return transpose(self, axes or None)
+
+    def reshape(self, *shape: Any, ndim: int | None = None):
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = shape[0]
+        return _s().reshape(self, shape, ndim=ndim)
+
+    def flatten(self, ndim: int = 1):
+        return _s().flatten(self, ndim)
+
+    def ravel(self):
+        return _s().flatten(self, 1)
+
+    def squeeze(self, axis: Any = None):
+        return _s().squeeze(self, axis)
+
+    def repeat(self, repeats: Any, axis: int | None = None):
+        from jitgraph.tensor.basic import repeat
+
+        return repeat(self, repeats, axis)
+
+    def astype(self, dtype: str):
+        return _m().cast(self, dtype)
+
+    def copy(self, name: str | None = None):
+        out = _m().identity(self)
+        out.name = name
+        return out
+
+    def clip(self, a_min: Any, a_max: Any):
+        return _m().clip(self, a_min, a_max)
+
+    def dot(self, other: Any):
+        return _m().dot(self, other)
+
+    def sum(self, axis: Any = None, dtype: str | None = None, keepdims: bool = False,
+            acc_dtype: str | None = None):
+        return _r().sum(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def prod(self, axis: Any = None, dtype: str | None = None, keepdims: bool = False,
+             acc_dtype: str | None = None):
+        return _r().prod(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def mean(self, axis: Any = None, dtype: str | None = None, keepdims: bool = False,
+             acc_dtype: str | None = None):
+        return _r().mean(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+
+    def var(self, axis: Any = None, ddof: int = 0, keepdims: bool = False):
+        return _r().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis: Any = None, ddof: int = 0, keepdims: bool = False):
+        return _r().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+
+    def max(self, axis: Any = None, keepdims: bool = False):
+        return _r().max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis: Any = None, keepdims: bool = False):
+        return _r().min(self, axis=axis, keepdims=keepdims)
+
+    def argmax(self, axis: Any = None, keepdims: bool = False):
+        return _r().argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis: Any = None, keepdims: bool = False):
+        return _r().argmin(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis: Any = None, keepdims: bool = False):
+        return _r().all(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis: Any = None, keepdims: bool = False):
+        return _r().any(self, axis=axis, keepdims=keepdims)
+
+    def norm(self, L: int = 2, axis: Any = None):
+        if L == 1:
+            return _r().sum(abs(self), axis=axis)
+        return _m().sqrt(_r().sum(_m().sqr(self), axis=axis))
+
+    def zeros_like(self, dtype: str | None = None):
+        from jitgraph.tensor.basic import zeros_like
+
+        return zeros_like(self, dtype)
+
+    def ones_like(self, dtype: str | None = None):
+        from jitgraph.tensor.basic import ones_like
+
+        return ones_like(self, dtype)
+
+    def fill(self, value: Any):
+        return _m().fill(self, value)
+
+    def nonzero_values(self):
+        return self.flatten()[_m().neq(self.flatten(), 0).nonzero()[0]]
+
+    def __str__(self) -> str:
+        text = Variable.__str__(self)  # type: ignore[arg-type]
+        from jitgraph.config import config
+
+        if config.print_test_value and hasattr(self.tag, "test_value"):
+            text += f" (test value: {self.tag.test_value!r})"
+        return text
+
+
+class TensorVariable(_TensorOperators, Variable):
+    """A symbolic ndarray."""
+
+
+class TensorConstant(_TensorOperators, Constant):
+    """A constant ndarray embedded in a graph."""
+
+    def __str__(self) -> str:
+        return Constant.__str__(self)
+
+
+def is_tensor(x: Any) -> bool:
+    return isinstance(x, _TensorOperators)
+
+
+def numpy_value(x: Any) -> np.ndarray | None:
+    """The value of a constant tensor, or None if it is not a constant."""
+    return x.data if isinstance(x, TensorConstant) else None
