@@ -1,0 +1,194 @@
+"""The compile directories: ``base_compiledir``, ``compiledir_format`` and ``compiledir``.
+
+``compiledir = base_compiledir / (compiledir_format % keys)`` where runs of parentheses, commas
+and whitespace in the expanded format are replaced by ``_`` (as Theano does). Computing the keys
+is lazy and never imports numba or llvmlite (versions come from package metadata). Nothing is
+created on disk until ``ensure_compiledir()`` runs, at the first compile.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from jitgraph.config.params import ConfigError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from jitgraph.config.core import Config
+
+DEFAULT_COMPILEDIR_FORMAT = (
+    "compiledir_%(short_platform)s-%(processor)s-%(python_version)s-%(python_bitwidth)s"
+)
+
+#: The substitution keys of ``compiledir_format`` and what they mean (printed in the flag's doc).
+COMPILEDIR_KEYS = {
+    "platform": "platform.platform()",
+    "short_platform": "platform.platform() without kernel patch numbers (survives kernel updates)",
+    "processor": "platform.processor() (often empty on Linux)",
+    "python_version": "platform.python_version()",
+    "python_bitwidth": "pointer size in bits (64 or 32)",
+    "python_int_bitwidth": "C long size in bits",
+    "hostname": "platform.node()",
+    "numpy_version": "NumPy's version",
+    "jitgraph_version": "jitgraph's version (theano_version and pytensor_version are aliases)",
+    "numba_version": "Numba's version",
+    "llvm_version": "llvmlite's version (it pins the LLVM that Numba uses)",
+    "device": "the device flag",
+    "gxx_version": "'numba-<numba version>': jitgraph compiles with Numba, not g++",
+}
+_ALIASES = {"theano_version": "jitgraph_version", "pytensor_version": "jitgraph_version"}
+
+
+def default_base_compiledir(environ: Mapping[str, str]) -> str:
+    """``%LOCALAPPDATA%\\jitgraph`` on Windows when set, else ``~/.jitgraph``."""
+    from jitgraph.config.sources import home_dir
+
+    if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
+        return os.path.join(environ["LOCALAPPDATA"], "jitgraph")
+    return os.path.join(home_dir(environ), ".jitgraph")
+
+
+def short_platform(release: str | None = None, full: str | None = None) -> str:
+    """``platform.platform()`` with the kernel's patch numbers dropped.
+
+    The release ``5.4.0-42-generic`` becomes ``5.4--generic`` and ``2.6.32-504.el6.x86_64`` becomes
+    ``2.6-el6.x86_64``: keep the first two numbers of the first ``-`` part, drop the leading
+    all-digit ``.`` items of the second part, keep the rest. Anything of another shape is returned
+    unchanged, so other operating systems are left alone.
+    """
+    import platform
+
+    release = platform.release() if release is None else release
+    full = platform.platform() if full is None else full
+    parts = release.split("-")
+    numbers = parts[0].split(".")
+    if len(parts) < 2 or len(numbers) <= 2:
+        return full
+    parts[0] = ".".join(numbers[:2])
+    rest = parts[1].split(".")
+    while rest and rest[0].isdigit():
+        rest.pop(0)
+    parts[1] = ".".join(rest)
+    return full.replace(release, "-".join(parts))
+
+
+def _dist_version(name: str) -> str:
+    """A distribution's version from its metadata: importing numba/llvmlite would cost ~0.5 s."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
+def _jitgraph_version() -> str:
+    pkg = sys.modules.get("jitgraph")
+    version = getattr(pkg, "__version__", None)
+    return version if isinstance(version, str) else _dist_version("jitgraph")
+
+
+def compiledir_keys(device: str = "cpu") -> dict[str, str]:
+    """The values of every ``compiledir_format`` substitution key on this machine."""
+    import platform
+    import struct
+
+    numpy = sys.modules.get("numpy")
+    numba_version = _dist_version("numba")
+    keys = {
+        "platform": platform.platform(),
+        "short_platform": short_platform(),
+        "processor": platform.processor(),
+        "python_version": platform.python_version(),
+        "python_bitwidth": str(struct.calcsize("P") * 8),
+        "python_int_bitwidth": str(struct.calcsize("l") * 8),
+        "hostname": platform.node(),
+        "numpy_version": numpy.__version__ if numpy is not None else _dist_version("numpy"),
+        "jitgraph_version": _jitgraph_version(),
+        "numba_version": numba_version,
+        "llvm_version": _dist_version("llvmlite"),
+        "device": device,
+        "gxx_version": f"numba-{numba_version}",
+    }
+    keys.update({alias: keys[target] for alias, target in _ALIASES.items()})
+    return keys
+
+
+class _KeyProbe(dict):  # type: ignore[type-arg]
+    """Formats any known key as ``''`` and records unknown ones, without computing anything."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unknown: list[str] = []
+
+    def __missing__(self, key: str) -> str:
+        if key not in COMPILEDIR_KEYS and key not in _ALIASES:
+            self.unknown.append(key)
+        return ""
+
+
+def check_compiledir_format(fmt: str) -> str:
+    """Validator of ``compiledir_format``: every ``%(key)s`` must be a known key."""
+    probe = _KeyProbe()
+    try:
+        fmt % probe
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"not a valid %-format string ({exc})") from None
+    if probe.unknown:
+        known = ", ".join(sorted([*COMPILEDIR_KEYS, *_ALIASES]))
+        raise ValueError(f"unknown substitution key(s) {probe.unknown}; known keys: {known}")
+    return fmt
+
+
+def expand_compiledir_format(fmt: str, keys: Mapping[str, str]) -> str:
+    """``fmt % keys`` with runs of ``()``, ``,`` and whitespace replaced by ``_``."""
+    import re
+
+    return re.sub(r"[(),\s]+", "_", fmt % keys)
+
+
+def default_compiledir(cfg: Config) -> str:
+    """``base_compiledir / expanded compiledir_format`` for the given config."""
+    keys = compiledir_keys(str(cfg.get("device")))
+    name = expand_compiledir_format(cfg.get("compiledir_format"), keys)
+    return os.path.join(cfg.get("base_compiledir"), name)
+
+
+def ensure_compiledir(cfg: Config | None = None) -> str:
+    """Create ``config.compiledir`` if needed (mode 0o770) and check that it is usable.
+
+    Called by the compile cache at the first compile, never at import. Returns the real path.
+    Raises ``ConfigError`` naming the folder and the flag to change when it cannot be created or
+    is not readable, writable and listable.
+    """
+    if cfg is None:
+        from jitgraph.config import config
+
+        cfg = config
+    path = os.path.realpath(str(cfg.get("compiledir")))
+    flag = "compiledir" if cfg.source_of("compiledir") != "default" else "base_compiledir"
+    how = (
+        f"Set the {flag} flag to a writable folder, e.g. "
+        f"JITGRAPH_FLAGS='{flag}=/tmp/$USER/jitgraph' or {flag} = ... in ~/.jitgraphrc "
+        f"(current {flag} comes from {cfg.source_of(flag)})."
+    )
+    try:
+        os.makedirs(path, mode=0o770, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"Unable to create the compiledir {path!r}: {exc.strerror or exc}. {how}"
+        ) from exc
+    if not os.path.isdir(path) or not os.access(path, os.R_OK | os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"The compiledir {path!r} exists but is not a folder you can read, write and list. "
+            f"{how}"
+        )
+    return path
+
+
+def describe_keys() -> str:
+    """One line per substitution key, for the ``compiledir_format`` doc."""
+    return "\n".join(f"  {key}: {meaning}" for key, meaning in COMPILEDIR_KEYS.items())
