@@ -10,7 +10,7 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.scalar import ScalarOp
+from jitgraph.tensor.scalar_ops import ScalarOp
 from jitgraph.tensor.type import TensorType
 
 
@@ -47,40 +47,47 @@ class Elemwise(Op):
         tensors = [as_tensor_variable(i) for i in inputs]
         ndim = max(t.ndim for t in tensors)
         tensors = [_pad_left(t, ndim) for t in tensors]
-        out_dtype = sop.output_dtype(*[t.dtype for t in tensors])
+        out_dtypes = sop.output_dtypes(*[t.dtype for t in tensors])
         bcast = tuple(all(t.broadcastable[d] for t in tensors) for d in range(ndim))
         for o, i in self.inplace_pattern:
             src = tensors[i]
-            if src.dtype != out_dtype or src.broadcastable != bcast:
+            if src.dtype != out_dtypes[o] or src.broadcastable != bcast:
                 raise TypeError(f"{self} cannot write output {o} into input {i}: "
-                                f"{src.type} vs TensorType({out_dtype}, {bcast})")
-        return Apply(self, tensors, [TensorType(out_dtype, bcast).make_variable()])
+                                f"{src.type} vs TensorType({out_dtypes[o]}, {bcast})")
+        return Apply(self, tensors, [TensorType(d, bcast).make_variable() for d in out_dtypes])
 
     def perform(self, node: Apply, inputs: Sequence[np.ndarray], output_storage: list) -> None:
         _check_broadcast(node, inputs)
-        out_dtype = node.outputs[0].dtype
-        result = self.scalar_op.impl(*inputs)
-        if self.inplace_pattern:
-            target = inputs[self.inplace_pattern[0][1]]
-            np.copyto(target, result, casting="unsafe")
-            output_storage[0][0] = target
-            return
-        result = np.asarray(result)
-        if result.dtype.name != out_dtype:
-            result = result.astype(out_dtype)
-        elif any(result is i for i in inputs):
-            result = result.copy()
-        output_storage[0][0] = result
+        if len(node.outputs) == 1:
+            results = (self.scalar_op.compute(inputs, node.outputs[0].dtype),)
+        else:
+            results = self.scalar_op.impl(*inputs)
+        destroyed = dict(self.inplace_pattern)
+        for k, (out, result) in enumerate(zip(node.outputs, results)):
+            if k in destroyed:
+                target = inputs[destroyed[k]]
+                np.copyto(target, result, casting="unsafe")
+                output_storage[k][0] = target
+                continue
+            result = np.asarray(result)
+            if result.dtype.name != out.dtype:
+                result = result.astype(out.dtype)
+            elif any(result is i for i in inputs):
+                result = result.copy()
+            output_storage[k][0] = result
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list:
+        if len(outputs) != 1:
+            raise NotImplementedError(f"{self} has several outputs; differentiate the unfused "
+                                      "graph instead")
         raw = self.scalar_op.grad(inputs, outputs[0], output_grads[0])
         return [None if g is None else _fit_gradient(g, x) for x, g in zip(inputs, raw)]
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
         out = node.outputs[0]
-        dims = []
+        dims: list[Any] = []
         for d, b in enumerate(out.broadcastable):
             if b:
                 dims.append(1)
@@ -89,7 +96,7 @@ class Elemwise(Op):
                 if not inp.broadcastable[d]:
                     dims.append(shp[d])
                     break
-        return [tuple(dims)]
+        return [tuple(dims)] * len(node.outputs)
 
 
 def _pad_left(t: Variable, ndim: int) -> Variable:

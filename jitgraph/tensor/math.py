@@ -10,7 +10,7 @@ import numpy as np
 
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor import dtypes as dt
-from jitgraph.tensor import scalar
+from jitgraph.tensor import scalar_ops as scalar
 from jitgraph.tensor.conversion import as_tensor_variable, constant
 from jitgraph.tensor.elemwise import Elemwise
 

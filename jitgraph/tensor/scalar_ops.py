@@ -58,7 +58,7 @@ class ScalarOp:
     def __init__(self, name: str, nin: int, impl: Callable, out_dtype: Callable[..., str],
                  grad: GradFn | None = None, commutative: bool = False,
                  associative: bool = False, identity: Any = None, differentiable: bool = True,
-                 doc: str = "") -> None:
+                 doc: str = "", cast_inputs: Any = "all") -> None:
         self.name = name
         self.nin = nin  # -1: any number of inputs (add, mul)
         self.impl = impl
@@ -68,6 +68,11 @@ class ScalarOp:
         self.associative = associative
         self.identity = identity
         self.differentiable = differentiable
+        # Which inputs are converted to the output dtype before ``impl`` runs: "all", "none", or
+        # a tuple of booleans. Computing in the output dtype is what makes bool+bool -> int8 give
+        # 2 and exp(int8) -> float32 avoid NumPy's float16 intermediate.
+        self.cast_inputs = cast_inputs
+        self.nout = 1
         self.__doc__ = doc
 
     @property
@@ -91,6 +96,10 @@ class ScalarOp:
     def output_dtype(self, *in_dtypes: str) -> str:
         return self.out_dtype(*in_dtypes)
 
+    def output_dtypes(self, *in_dtypes: str) -> list[str]:
+        """One dtype per output (multi-output ops such as fused composites override this)."""
+        return [self.out_dtype(*in_dtypes)]
+
     def grad(self, inputs: Sequence[Any], output: Any, gz: Any) -> list:
         """Gradients of the inputs (None where disconnected), given ``gz`` = d cost / d output."""
         if self._grad is None:
@@ -102,6 +111,20 @@ class ScalarOp:
     def __call__(self, *values: Any) -> Any:
         return self.impl(*values)
 
+    def prepare_inputs(self, values: Sequence[Any], out_dtype: str) -> list:
+        """``values`` converted as ``cast_inputs`` says, ready for ``impl``."""
+        policy = self.cast_inputs
+        if policy == "none":
+            return list(values)
+        flags = [True] * len(values) if policy == "all" else policy
+        return [np.asarray(v, dtype=out_dtype) if f and np.asarray(v).dtype.name != out_dtype
+                else v for v, f in zip(values, flags)]
+
+    def compute(self, values: Sequence[Any], out_dtype: str) -> np.ndarray:
+        """``impl`` applied in the output dtype, as an ndarray of that dtype."""
+        result = np.asarray(self.impl(*self.prepare_inputs(values, out_dtype)))
+        return result if result.dtype.name == out_dtype else result.astype(out_dtype)
+
 
 class Cast(ScalarOp):
     """Conversion to a given dtype."""
@@ -109,7 +132,8 @@ class Cast(ScalarOp):
     def __init__(self, dtype: str) -> None:
         dtype = dt.normalize_dtype(dtype)
         super().__init__(f"convert_to_{dtype}", 1, lambda x: np.asarray(x).astype(dtype),
-                         lambda *_: dtype, _cast_grad, doc=f"Cast to {dtype}.")
+                         lambda *_: dtype, _cast_grad, doc=f"Cast to {dtype}.",
+                         cast_inputs="none")
         self.dtype = dtype
 
     def __reduce__(self) -> Any:
@@ -236,7 +260,7 @@ def _erfc_impl(x: np.ndarray) -> np.ndarray:
 def _sigmoid_impl(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x)
     # 1/(1+exp(-x)) overflows exp for very negative x; exp(x)/(1+exp(x)) is exact there.
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # inf/inf in the unused branch
         pos = 1.0 / (1.0 + np.exp(-x))
         e = np.exp(x)
         neg = e / (1.0 + e)
@@ -287,7 +311,7 @@ def _build_table() -> None:
         # name, nin, impl, dtype rule, grad, extra
         ("identity", 1, _identity, same_out, u(lambda x, o, g: g), {}),
         ("neg", 1, np.negative, same_out, u(lambda x, o, g: -g), {}),
-        ("abs", 1, np.abs, real_out, u(lambda x, o, g: g * T().sgn(x)), {}),
+        ("abs", 1, np.abs, real_out, u(lambda x, o, g: g * T().sgn(x)), {"cast_inputs": "none"}),
         ("sgn", 1, _sgn, same_out, None, {"differentiable": False}),
         ("exp", 1, np.exp, float_out, u(lambda x, o, g: g * o), {}),
         ("exp2", 1, np.exp2, float_out, u(lambda x, o, g: g * o * T().const_like(np.log(2.0), o)), {}),
@@ -328,8 +352,8 @@ def _build_table() -> None:
          u(lambda x, o, g: -g * T().const_like(2.0 / _SQRT_PI, o) * T().exp(-T().sqr(x))), {}),
         ("sigmoid", 1, _sigmoid_impl, float_out, u(lambda x, o, g: g * o * (1 - o)), {}),
         ("softplus", 1, _softplus_impl, float_out, u(lambda x, o, g: g * T().sigmoid(x)), {}),
-        ("isnan", 1, np.isnan, bool_out, None, {"differentiable": False}),
-        ("isinf", 1, np.isinf, bool_out, None, {"differentiable": False}),
+        ("isnan", 1, np.isnan, bool_out, None, {"differentiable": False, "cast_inputs": "none"}),
+        ("isinf", 1, np.isinf, bool_out, None, {"differentiable": False, "cast_inputs": "none"}),
         ("invert", 1, np.invert, discrete_or_bool_out, None, {"differentiable": False}),
         # binary and n-ary
         ("add", -1, None, upcast_out_nobool, _add_grad,
@@ -350,20 +374,22 @@ def _build_table() -> None:
         ("arctan2", 2, np.arctan2, float_out,
          _binary(lambda y, x, o, g: (g * x / (T().sqr(x) + T().sqr(y)),
                                      -g * y / (T().sqr(x) + T().sqr(y)))), {}),
-        ("eq", 2, np.equal, bool_out, None, {"differentiable": False, "commutative": True}),
-        ("neq", 2, np.not_equal, bool_out, None, {"differentiable": False, "commutative": True}),
-        ("lt", 2, np.less, bool_out, None, {"differentiable": False}),
-        ("le", 2, np.less_equal, bool_out, None, {"differentiable": False}),
-        ("gt", 2, np.greater, bool_out, None, {"differentiable": False}),
-        ("ge", 2, np.greater_equal, bool_out, None, {"differentiable": False}),
+        ("eq", 2, np.equal, bool_out, None, {"cast_inputs": "none", "differentiable": False, "commutative": True}),
+        ("neq", 2, np.not_equal, bool_out, None, {"cast_inputs": "none", "differentiable": False, "commutative": True}),
+        ("lt", 2, np.less, bool_out, None, {"cast_inputs": "none", "differentiable": False}),
+        ("le", 2, np.less_equal, bool_out, None, {"cast_inputs": "none", "differentiable": False}),
+        ("gt", 2, np.greater, bool_out, None, {"cast_inputs": "none", "differentiable": False}),
+        ("ge", 2, np.greater_equal, bool_out, None, {"cast_inputs": "none", "differentiable": False}),
         ("and_", 2, np.bitwise_and, discrete_or_bool_out, None,
          {"differentiable": False, "commutative": True, "associative": True, "identity": True}),
         ("or_", 2, np.bitwise_or, discrete_or_bool_out, None,
          {"differentiable": False, "commutative": True, "associative": True, "identity": False}),
         ("xor", 2, np.bitwise_xor, discrete_or_bool_out, None,
          {"differentiable": False, "commutative": True, "associative": True}),
-        ("second", 2, _second, lambda a, b: b, lambda i, o, g: [None, g], {}),
-        ("switch", 3, np.where, lambda c, a, b: dt.upcast(a, b), _switch_grad, {}),
+        ("second", 2, _second, lambda a, b: b, lambda i, o, g: [None, g],
+         {"cast_inputs": (False, True)}),
+        ("switch", 3, np.where, lambda c, a, b: dt.upcast(a, b), _switch_grad,
+         {"cast_inputs": (False, True, True)}),
         ("clip", 3, np.clip, lambda x, lo, hi: dt.upcast(x, lo, hi), _clip_grad, {}),
     ]
     for name, nin, impl, rule, grad, extra in entries:
