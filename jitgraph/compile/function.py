@@ -124,6 +124,7 @@ class FunctionMaker:
         _check_missing(explicit + self.shared_inputs, needed)
         if fgraph is None:
             fgraph = FunctionGraph(explicit + self.shared_inputs, needed, clone=True)
+            self._protect(fgraph)
         self.fgraph = fgraph
         t1 = time.perf_counter()
         self.rewrite_stats = mode.rewrite(fgraph) if rewrite else None
@@ -131,6 +132,18 @@ class FunctionMaker:
         self.program = mode.linker.make_program(fgraph)
         t3 = time.perf_counter()
         self.compile_times = {"graph": t1 - t0, "rewrite": t2 - t1, "link": t3 - t2}
+
+    def _protect(self, fgraph: FunctionGraph) -> None:
+        """Only inputs passed as ``In(mutable=True)`` and shared variables whose old value the
+        update replaces may be overwritten by in-place ops."""
+        from jitgraph.compile.rewriting import protect_inputs
+
+        n = len(self.inputs)
+        updated = {v for v, _ in self.updates}
+        mutable = [fgraph.inputs[k] for k, inp in enumerate(self.inputs) if inp.mutable]
+        mutable += [fgraph.inputs[n + k] for k, var in enumerate(self.shared_inputs)
+                    if var in updated]
+        protect_inputs(fgraph, mutable)
 
     def _add_default_updates(self, out_vars: list, update_exprs: list, explicit: list,
                              no_default_updates: Any) -> None:

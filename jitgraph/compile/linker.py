@@ -157,6 +157,10 @@ class Linker:
 
     def make_program(self, fgraph: FunctionGraph, order: Sequence[Apply] | None = None
                      ) -> Program:
+        if order is None:
+            from jitgraph.compile.rewriting import schedule
+
+            order = schedule(fgraph)
         return make_program(fgraph, self.allow_gc, order)
 
     def __repr__(self) -> str:

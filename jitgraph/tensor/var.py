@@ -26,9 +26,11 @@ def _r():
 
 
 def _s():
-    from jitgraph.tensor import shape
+    # Not "from jitgraph.tensor import shape": the package re-exports the function shape(),
+    # which hides the submodule of the same name.
+    import importlib
 
-    return shape
+    return importlib.import_module("jitgraph.tensor.shape")
 
 
 class _TensorOperators:
@@ -73,8 +75,12 @@ class _TensorOperators:
                         "for elementwise logic")
 
     def __iter__(self):
+        from jitgraph.tensor.basic import get_vector_length
+
         try:
-            n = int(self.shape[0].eval())  # only constant-shaped graphs can be iterated
+            # A vector of known length (x.shape, make_vector, ...) iterates; so does a
+            # constant-shaped graph.
+            n = get_vector_length(self) if self.ndim == 1 else int(self.shape[0].eval())
         except Exception as exc:
             raise TypeError("a symbolic tensor cannot be iterated over: its length is not "
                             "known until run time") from exc
@@ -214,9 +220,6 @@ class _TensorOperators:
 
     def fill(self, value: Any):
         return _m().fill(self, value)
-
-    def nonzero_values(self):
-        return self.flatten()[_m().neq(self.flatten(), 0).nonzero()[0]]
 
     def __str__(self) -> str:
         text = Variable.__str__(self)  # type: ignore[arg-type]
