@@ -84,7 +84,16 @@ from jitgraph.rewrite.stats import RewriteStats
 from jitgraph.rewrite.validate import GraphValidityError, check_graph
 
 #: modules (dotted names) that register the tensor rewrites; imported by load_tensor_rewrites()
-TENSOR_REWRITE_MODULES: tuple[str, ...] = ()
+TENSOR_REWRITE_MODULES: tuple[str, ...] = (
+    "jitgraph.rewrite.canonicalize",
+    "jitgraph.rewrite.shape",
+    "jitgraph.rewrite.sigmoid",
+    "jitgraph.rewrite.stabilize",
+    "jitgraph.rewrite.specialize",
+    "jitgraph.rewrite.blas",
+    "jitgraph.rewrite.fusion",
+    "jitgraph.rewrite.inplace",
+)
 
 
 def load_tensor_rewrites() -> None:

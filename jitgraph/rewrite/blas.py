@@ -1,0 +1,3 @@
+"""dot specialized into the BLAS ops Dot22, Gemv, Gemm and Ger."""
+
+from __future__ import annotations
