@@ -38,14 +38,22 @@ def _make_single(pattern: tuple[bool, ...], fixed_dtype: str | None, kind: str):
 
 
 def _make_plural(single):
-    def constructor(names: str | int, dtype: str | None = None) -> list:
-        if isinstance(names, int):
-            return [single(None) if dtype is None else single(None, dtype)
-                    for _ in range(names)]
-        split = names.replace(",", " ").split()
-        return [single(n) if dtype is None else single(n, dtype) for n in split]
+    def constructor(*names: Any, dtype: str | None = None) -> Any:
+        make = single if dtype is None else (lambda n: single(n, dtype))
+        if len(names) == 1 and isinstance(names[0], int):
+            return [make(None) for _ in range(names[0])]
+        if len(names) == 1 and isinstance(names[0], str):
+            text = names[0]
+            # "x y" / "x,y" name several variables; Theano also reads "xy" letter by letter,
+            # and a single letter gives a single variable rather than a list.
+            names = tuple(text.replace(",", " ").split()) if (" " in text or "," in text) \
+                else tuple(text)
+            if len(names) == 1:
+                return make(names[0])
+        return [make(n) for n in names]
 
-    constructor.__doc__ = "Several symbolic variables, from a space-separated name string."
+    constructor.__doc__ = ("Several symbolic variables: ``dmatrices('a', 'b')``, "
+                           "``dmatrices('a b')`` or ``dmatrices(3)``.")
     return constructor
 
 
