@@ -1,1 +1,10 @@
-"""The on-disk compiledir (keys, locks, atomic entries). Built in the compile-cache issue."""
+"""The on-disk compiledir: keys with named parts, per-module locks, atomic entries, ageing, and
+the ``jitgraph-cache`` command. See :mod:`jitgraph.cache.store` for the layout."""
+
+from jitgraph.cache.keys import CacheKey, environment_parts, make_key
+from jitgraph.cache.locking import ModuleLock, force_unlock
+from jitgraph.cache.modules import CachedModule
+from jitgraph.cache.store import STATS, CacheStats, CacheWarning, Entry, compiledir
+
+__all__ = ["CacheKey", "make_key", "environment_parts", "ModuleLock", "force_unlock",
+           "CachedModule", "STATS", "CacheStats", "CacheWarning", "Entry", "compiledir"]

@@ -1,0 +1,121 @@
+"""Cache keys built from named parts, each hashed on its own so that a miss can be explained.
+
+The parts: the kernel's structure (op parameters, dtypes, layouts), the flags that change
+generated code, the backend, and the versions of everything that compiles or runs the code
+(jitgraph, numba, llvmlite, numpy, Python, the CPU target). Constants never appear: kernels take
+them as arguments.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata
+from typing import Any, Mapping
+
+#: bump when the layout of entries or the meaning of a part changes
+FORMAT_VERSION = 1
+
+
+def _stable_repr(value: Any) -> str:
+    """A repr that does not depend on dict/set ordering or object addresses."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_stable_repr(k)}: {_stable_repr(v)}"
+                               for k, v in sorted(value.items(), key=lambda kv: repr(kv[0]))) + "}"
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(sorted(_stable_repr(v) for v in value)) + "}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_stable_repr(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner},)"
+    if isinstance(value, (str, int, float, bool, type(None), bytes)):
+        return repr(value)
+    raise TypeError(f"cache key parts must be plain data (tuples, str, numbers); got "
+                    f"{type(value).__name__}: {value!r}")
+
+
+def part_digest(value: Any) -> str:
+    return hashlib.sha256(_stable_repr(value).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    """A full cache key: an ordered tuple of ``(name, value)`` parts."""
+
+    parts: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def from_parts(cls, parts: Mapping[str, Any]) -> "CacheKey":
+        return cls(tuple((name, parts[name]) for name in sorted(parts)))
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.parts)
+
+    def part_digests(self) -> dict[str, str]:
+        return {name: part_digest(value) for name, value in self.parts}
+
+    def digest(self) -> str:
+        joined = "\n".join(f"{n}={d}" for n, d in self.part_digests().items())
+        return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+
+    def kernel_digest(self) -> str:
+        """The digest of the kernel structure alone (entries of one kernel share it)."""
+        return part_digest(self.as_dict().get("kernel"))
+
+    def folder_name(self) -> str:
+        """``<kernel digest>-<full digest>``: a lookup is a path test, and the entries of one
+        kernel built under other versions or flags are found by prefix (for ``explain``)."""
+        return f"k{self.kernel_digest()[:20]}-{self.digest()[:20]}"
+
+    def differences(self, other: "CacheKey") -> list[str]:
+        """Names of the parts whose values differ (or exist on one side only)."""
+        mine, theirs = self.part_digests(), other.part_digests()
+        return sorted(n for n in set(mine) | set(theirs) if mine.get(n) != theirs.get(n))
+
+
+@lru_cache(maxsize=None)
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+@lru_cache(maxsize=None)
+def cpu_target() -> tuple[str, str]:
+    """The LLVM host CPU name and feature string (a kernel compiled for one CPU may use
+    instructions another lacks)."""
+    import llvmlite.binding as llvm
+
+    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+
+
+def environment_parts(backend: str) -> dict[str, Any]:
+    """The parts every key of ``backend`` ('numba' or 'cuda') carries besides the kernel."""
+    from jitgraph import __version__
+    from jitgraph.config import config
+
+    parts: dict[str, Any] = {
+        "format": FORMAT_VERSION,
+        "backend": backend,
+        "jitgraph": __version__,
+        "numpy": _version("numpy"),
+        "python": f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}",
+        "platform": f"{platform.system()}-{platform.machine()}",
+        "flags": config.code_affecting_items(),
+    }
+    if backend == "numba":
+        parts["numba"] = _version("numba")
+        parts["llvmlite"] = _version("llvmlite")
+        parts["target"] = cpu_target()
+    return parts
+
+
+def make_key(kernel: Any, backend: str = "numba", **extra: Any) -> CacheKey:
+    """The key of a kernel structure compiled by ``backend`` in this environment."""
+    parts = environment_parts(backend)
+    parts["kernel"] = kernel
+    parts.update(extra)
+    return CacheKey.from_parts(parts)
