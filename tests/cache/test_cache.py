@@ -1,0 +1,239 @@
+"""The compiledir: concurrency, crashes, corruption and the jitgraph-cache command.
+
+Each test uses its own base_compiledir through JITGRAPH_FLAGS in child processes (the flag is
+read-only in a running process, as in Theano).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+# A tiny generated module: a kernel compiled with an explicit signature.
+KERNEL_SOURCE = '''
+import math
+from numba import types as _nt
+SIG_f = _nt.void(_nt.float64[::1], _nt.float64[::1])
+def f(x, out):
+    for i in range(x.shape[0]):
+        out[i] = math.exp(x[i]) * {factor}
+'''
+
+CHILD = textwrap.dedent('''
+    import sys, time, json
+    import numba, numpy as np
+    from jitgraph.cache.keys import make_key
+    from jitgraph.cache.modules import CachedModule
+    from jitgraph.cache import store
+    factor = float(sys.argv[1])
+    hold = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+    source = {source!r}.format(factor=factor)
+    cm = CachedModule(make_key(("test-kernel", factor)), source, {{"kind": "test"}})
+    def build(fn):
+        if hold:
+            print("HOLDING", flush=True)
+            time.sleep(hold)
+        return numba.njit(cm.module.SIG_f, cache=True)(fn)
+    disp = cm.compile("f", build)
+    out = np.empty(3)
+    disp(np.zeros(3), out)
+    print(json.dumps({{"value": out.tolist(), "hits": store.STATS.hits,
+                      "misses": store.STATS.misses, "rebuilt": store.STATS.rebuilt}}))
+''').format(source=KERNEL_SOURCE)
+
+
+def env_for(base: Path, extra: str = "") -> dict:
+    env = dict(os.environ)
+    env["JITGRAPH_FLAGS"] = f"base_compiledir={base},compile.wait=1,compile.timeout=4{extra}"
+    env.pop("THEANO_FLAGS", None)
+    return env
+
+
+def run_child(base: Path, factor: float = 2.0, extra: str = "") -> dict:
+    import json
+
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(factor)], env=env_for(base, extra),
+                          capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1]) | {"stderr": proc.stderr}
+
+
+def compiledir_of(base: Path) -> Path:
+    dirs = [p for p in base.iterdir() if p.name.startswith("compiledir_")]
+    assert len(dirs) == 1
+    return dirs[0]
+
+
+def entries_of(base: Path) -> list[Path]:
+    return [p for p in compiledir_of(base).iterdir() if p.name.startswith("k")]
+
+
+def test_second_process_loads_instead_of_compiling(tmp_path):
+    first = run_child(tmp_path)
+    assert first["misses"] == 1 and first["hits"] == 0
+    second = run_child(tmp_path)
+    assert second["hits"] == 1 and second["misses"] == 0
+    assert second["value"] == first["value"] == [2.0, 2.0, 2.0]
+    (entry,) = entries_of(tmp_path)
+    assert {"key.pkl", "mod.py", "info.json"} <= {p.name for p in entry.iterdir()}
+
+
+def test_changed_flags_miss_and_explain_names_the_part(tmp_path):
+    run_child(tmp_path)
+    run_child(tmp_path, extra=",gcc.cxxflags=-O1")
+    assert len(entries_of(tmp_path)) == 2
+    out = subprocess.run([sys.executable, "-m", "jitgraph.cache", "explain"],
+                         env=env_for(tmp_path), capture_output=True, text=True, check=True)
+    assert "flags" in out.stdout
+
+
+@pytest.mark.slow
+def test_eight_processes_compile_each_module_once(tmp_path):
+    procs = [subprocess.Popen([sys.executable, "-c", CHILD, str(2.0 + (k % 2))],
+                              env=env_for(tmp_path), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for k in range(8)]
+    import json
+
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        results.append(json.loads(out.strip().splitlines()[-1]) | {"stderr": err})
+    for k, res in enumerate(results):
+        assert res["value"] == [2.0 + (k % 2)] * 3
+    assert sum(r["misses"] for r in results) == 2  # two distinct modules, each compiled once
+    assert sum(r["hits"] for r in results) == 6
+    root = compiledir_of(tmp_path)
+    assert len(entries_of(tmp_path)) == 2
+    assert not [p for p in root.iterdir() if p.name.startswith("tmp-")]
+    for res in results:  # a waiter says so once per wait, not in a loop
+        assert res["stderr"].count("waiting for the compile lock") <= 1
+
+
+def test_killed_while_holding_the_lock(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, "2.0", "60"], env=env_for(tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "HOLDING"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    start = time.monotonic()
+    res = run_child(tmp_path)  # the OS lock died with its holder: no wait for compile.timeout
+    assert res["value"] == [2.0] * 3
+    assert time.monotonic() - start < 60
+
+
+def test_stale_owner_file_on_a_lock_nobody_holds_is_ignored(tmp_path):
+    run_child(tmp_path)  # creates the compiledir
+    lock_dir = compiledir_of(tmp_path) / "lock_dir"
+    for name in ("x.owner",):
+        (lock_dir / name).write_text(f"999999\n{os.uname().nodename}\nabc\n0\n")
+    from jitgraph.cache.locking import ModuleLock
+
+    with ModuleLock(lock_dir, "x", timeout=1, wait=0.1, quiet=True) as lock:
+        assert lock.waited < 1
+
+
+def test_killed_while_writing_an_entry_leaves_nothing_loadable(tmp_path):
+    run_child(tmp_path)
+    root = compiledir_of(tmp_path)
+    # What a process killed in the middle of publish leaves: a tmp folder without key.pkl.
+    partial = root / "tmp-deadbeef"
+    partial.mkdir()
+    (partial / "mod.py").write_text("garbage = (")
+    res = run_child(tmp_path, factor=5.0)
+    assert res["value"] == [5.0] * 3
+    assert partial.exists()  # ignored, and removed by cleanup once old
+    old = time.time() - 3 * 24 * 3600
+    os.utime(partial, (old, old))
+    subprocess.run([sys.executable, "-m", "jitgraph.cache", "cleanup"], env=env_for(tmp_path),
+                   check=True, capture_output=True)
+    assert not partial.exists()
+
+
+def test_corrupt_key_file_is_rebuilt_with_a_warning(tmp_path):
+    run_child(tmp_path)
+    (entry,) = entries_of(tmp_path)
+    (entry / "key.pkl").write_bytes(b"\x80\x04truncated")
+    res = run_child(tmp_path)
+    assert res["value"] == [2.0] * 3
+    assert "unusable" in res["stderr"] and res["misses"] == 1
+
+
+def test_wrong_key_in_a_folder_is_rebuilt(tmp_path):
+    run_child(tmp_path)
+    (entry,) = entries_of(tmp_path)
+    from jitgraph.cache.keys import CacheKey
+
+    (entry / "key.pkl").write_bytes(pickle.dumps(CacheKey((("kernel", "other"),))))
+    res = run_child(tmp_path)
+    assert res["value"] == [2.0] * 3 and "unusable" in res["stderr"]
+
+
+def test_corrupt_compiled_artifact_is_rebuilt_with_a_warning(tmp_path):
+    run_child(tmp_path)
+    (entry,) = entries_of(tmp_path)
+    artifacts = list((entry / "__pycache__").glob("*.nbi"))
+    assert artifacts
+    for path in artifacts:
+        path.write_bytes(path.read_bytes()[:20])  # truncated index
+    res = run_child(tmp_path)
+    assert res["value"] == [2.0] * 3
+    assert "rebuilt" in res["stderr"]
+    fresh = run_child(tmp_path)
+    assert fresh["hits"] == 1  # the rebuilt artifact is good
+
+
+def cli(base: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "jitgraph.cache", *args], env=env_for(base),
+                          capture_output=True, text=True)
+
+
+def test_every_cli_command(tmp_path):
+    run_child(tmp_path)
+    root = compiledir_of(tmp_path)
+    assert cli(tmp_path).stdout.strip() == str(root)
+    listing = cli(tmp_path, "list")
+    assert listing.returncode == 0 and "1 entries" in listing.stdout and "test" in listing.stdout
+    stats = cli(tmp_path, "stats")
+    assert "entries:           1" in stats.stdout
+    entry = entries_of(tmp_path)[0].name
+    assert "kernel" in cli(tmp_path, "explain", entry).stdout
+    (root / "lock_dir" / "stuck.lock").write_text("")
+    assert "removed" in cli(tmp_path, "unlock").stdout
+    assert not (root / "lock_dir" / "stuck.lock").exists()
+    assert "removed 0 old entries" in cli(tmp_path, "cleanup").stdout
+    assert cli(tmp_path, "basecompiledir").stdout.strip() == str(tmp_path)
+    assert "Sub-directories" in cli(tmp_path, "basecompiledir", "list").stdout
+    assert "removed 1 entries" in cli(tmp_path, "clear").stdout
+    assert entries_of(tmp_path) == []
+    cli(tmp_path, "purge")
+    assert not root.exists()
+    bad = cli(tmp_path, "frobnicate")
+    assert bad.returncode == 1 and "not recognized" in bad.stderr
+    assert cli(tmp_path, "help").returncode == 0
+    cli(tmp_path, "basecompiledir", "purge")
+    assert not tmp_path.exists()
+
+
+def test_unwritable_compiledir_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    env = env_for(blocker)
+    proc = subprocess.run([sys.executable, "-c", "from jitgraph.cache import compiledir; "
+                                                 "compiledir()"], env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode != 0 and "base_compiledir" in proc.stderr
+
+
+def test_import_creates_nothing(tmp_path):
+    subprocess.run([sys.executable, "-c", "import jitgraph, jitgraph.cache"],
+                   env=env_for(tmp_path / "base"), check=True)
+    assert not (tmp_path / "base").exists()
