@@ -27,6 +27,16 @@ def rewrite_for_mode(fgraph: FunctionGraph, optimizer: Any, include: tuple = (),
 
 def schedule(fgraph: FunctionGraph) -> list:
     """Node order for the linker: topological, with in-place ops after the other readers."""
-    from jitgraph.rewrite import toposort_with_orderings
+    from jitgraph.rewrite import DestroyHandler, get_destroy_handler, toposort_with_orderings
 
+    if get_destroy_handler(fgraph) is None and any(n.op.destroy_map for n in fgraph.apply_nodes):
+        # A copied or unpickled graph has lost its DestroyHandler, and with it the orderings
+        # that run an in-place node after the other readers of the value it overwrites.
+        # A temporary one (checking nothing: every input mutable) recomputes them.
+        handler = DestroyHandler(mutable=fgraph.inputs)
+        fgraph.attach_feature(handler)
+        try:
+            return toposort_with_orderings(fgraph)
+        finally:
+            fgraph.remove_feature(handler)
     return toposort_with_orderings(fgraph)

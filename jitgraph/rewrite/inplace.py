@@ -1,3 +1,142 @@
-"""In-place rewrites: elementwise ops and inc/set_subtensor that overwrite an input when it is safe."""
+"""In-place rewrites: elementwise ops, inc/set_subtensor and BLAS ops that overwrite an input.
+
+They run after fusion, once ``add_destroy_handler`` (position 49.5) has made sure a
+:class:`~jitgraph.rewrite.destroyhandler.DestroyHandler` guards the graph. All carry the tags
+``fast_run`` and ``inplace`` (so ``optimizer_excluding=inplace`` and the level ``o3`` skip them):
+
+============================  ========  =====================================================
+name                          position  what
+============================  ========  =====================================================
+``inplace_incsubtensor``      60        IncSubtensor, AdvancedIncSubtensor1 and
+                                        AdvancedIncSubtensor write into ``x``
+``inplace_blas``              70        Gemv, Gemm and Ger write into ``y`` / ``Z`` / ``A``
+``inplace_elemwise``          75        Elemwise (fused composites included) write each output
+                                        into an input of the same type
+============================  ========  =====================================================
+
+Safety is the DestroyHandler's decision, not the rewrites': it rejects (and the engine rolls
+back) any replacement that would overwrite a constant, a graph input the user did not pass with
+``In(mutable=True)``, a shared variable that is not updated, a value still returned as an output,
+or a value other nodes read unless they can all run first. The elementwise pass therefore tries
+the candidate inputs of each output in order and keeps the first one the handler accepts.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from jitgraph.graph.basic import Apply, Constant, Variable
+from jitgraph.graph.fg import FunctionGraph
+from jitgraph.rewrite.context import RewriteContext, copy_stack_trace
+from jitgraph.rewrite.destroyhandler import (
+    DestroyHandler,
+    ensure_destroy_handler,
+    get_destroy_handler,
+)
+from jitgraph.rewrite.engine import GraphRewriter, node_rewriter
+from jitgraph.rewrite.phases import register_inplace
+from jitgraph.tensor.blas import Gemm, Gemv, Ger
+from jitgraph.tensor.elemwise import Elemwise
+from jitgraph.tensor.subtensor_ops import AdvancedIncSubtensor, AdvancedIncSubtensor1, IncSubtensor
+
+
+def _destroyable(var: Variable, handler: DestroyHandler | None) -> bool:
+    """A cheap necessary condition (the full check is validating the graph)."""
+    if isinstance(var, Constant):
+        return False
+    return handler is None or handler.can_destroy(var)
+
+
+def elemwise_candidates(node: Apply, out_idx: int, taken: set[int]) -> list[int]:
+    """The inputs output ``out_idx`` of the Elemwise ``node`` could overwrite, in order.
+
+    An input qualifies when it has the output's exact type (same dtype, same broadcastable
+    pattern, hence the same shape at run time), is not a constant, is not already overwritten
+    by another output, and is not passed twice (overwriting one would change the other).
+    """
+    out = node.outputs[out_idx]
+    found = []
+    for i, inp in enumerate(node.inputs):
+        if i in taken or isinstance(inp, Constant) or inp.type != out.type:
+            continue
+        if sum(1 for other in node.inputs if other is inp) > 1:
+            continue
+        found.append(i)
+    return found
+
+
+class InplaceElemwise(GraphRewriter):
+    """Makes Elemwise nodes write their outputs into inputs when the DestroyHandler agrees."""
+
+    def __init__(self, name: str = "inplace_elemwise") -> None:
+        super().__init__(name)
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        ensure_destroy_handler(fgraph)
+
+    def apply(self, fgraph: FunctionGraph, ctx: RewriteContext) -> None:
+        handler = get_destroy_handler(fgraph)
+        for node in fgraph.toposort():
+            if node in fgraph.apply_nodes and isinstance(node.op, Elemwise):
+                self.make_inplace(fgraph, node, ctx, handler)
+
+    def make_inplace(self, fgraph: FunctionGraph, node: Apply, ctx: RewriteContext,
+                     handler: DestroyHandler | None) -> Apply:
+        """Give each output of ``node`` the first acceptable input; returns the final node."""
+        for out_idx in range(len(node.outputs)):
+            pattern = dict(node.op.inplace_pattern)
+            if out_idx in pattern:
+                continue
+            for i in elemwise_candidates(node, out_idx, set(pattern.values())):
+                if not _destroyable(node.inputs[i], handler):
+                    continue
+                new_op = Elemwise(node.op.scalar_op, {**pattern, out_idx: i})
+                new_node = new_op.make_node(*node.inputs)
+                pairs = list(zip(node.outputs, new_node.outputs))
+                for old, new in pairs:
+                    copy_stack_trace(old, new)
+                if ctx.apply_replacements(fgraph, pairs, self, node):
+                    node = new_node
+                    break
+        return node
+
+
+def _with_inplace(op: Any) -> Any:
+    """The same op with ``inplace=True`` (every such op takes its props as keywords)."""
+    params = {p: getattr(op, p) for p in op.__props__}
+    params["inplace"] = True
+    return type(op)(**params)
+
+
+def _inplace_first_input(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    if node.op.inplace or not _destroyable(node.inputs[0], get_destroy_handler(fgraph)):
+        return None
+    new_out = _with_inplace(node.op).make_node(*node.inputs).outputs[0]
+    copy_stack_trace(node.outputs[0], new_out)
+    return [new_out]
+
+
+@node_rewriter([IncSubtensor, AdvancedIncSubtensor1, AdvancedIncSubtensor], inplace=True)
+def inplace_incsubtensor(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """``inc_subtensor(x, y)`` / ``set_subtensor`` writing into ``x``."""
+    return _inplace_first_input(fgraph, node)
+
+
+@node_rewriter([Gemv, Gemm, Ger], inplace=True)
+def inplace_blas(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """Gemv/Gemm writing into ``y``/``Z`` and Ger into ``A``."""
+    return _inplace_first_input(fgraph, node)
+
+
+def inplace_ops(fgraph: FunctionGraph) -> Sequence[Apply]:
+    """The nodes of ``fgraph`` that overwrite an input (for tests and diagnostics)."""
+    return [n for n in fgraph.toposort() if n.op.destroy_map]
+
+
+register_inplace(inplace_incsubtensor, name="inplace_incsubtensor", position=60)
+register_inplace(inplace_blas, name="inplace_blas", position=70)
+register_inplace(InplaceElemwise(), name="inplace_elemwise", position=75)
+
+__all__ = ["InplaceElemwise", "elemwise_candidates", "inplace_blas", "inplace_incsubtensor",
+           "inplace_ops"]

@@ -52,7 +52,7 @@ CHILD = textwrap.dedent('''
 
 def env_for(base: Path, extra: str = "") -> dict:
     env = dict(os.environ)
-    env["JITGRAPH_FLAGS"] = f"base_compiledir={base},compile.wait=1,compile.timeout=4{extra}"
+    env["JITGRAPH_FLAGS"] = f"base_compiledir={base},compile.wait=1,compile.timeout=60{extra}"
     env.pop("THEANO_FLAGS", None)
     return env
 
