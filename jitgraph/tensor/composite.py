@@ -60,11 +60,27 @@ class Composite(ScalarOp):
         return self.dtype_of(self.outputs[0])
 
     def _describe(self) -> str:
+        """``Composite{t0=sub(i0, i1); gt(sigmoid(t0), i2), ...}``: steps used more than once
+        are named, so that the text shows each computation once."""
         nin = len(self.in_dtypes)
+        uses = [0] * (nin + len(self.steps))
+        for _, args, _ in self.steps:
+            for a in args:
+                uses[a] += 1
+        for r in self.outputs:
+            uses[r] += 1
         names = [f"i{k}" for k in range(nin)]
-        for op, args, _ in self.steps:
-            names.append(f"{op.name}({', '.join(names[a] for a in args)})")
-        return "Composite{" + ", ".join(names[r] for r in self.outputs) + "}"
+        bindings = []
+        for k, (op, args, _) in enumerate(self.steps):
+            text = f"{op.name}({', '.join(names[a] for a in args)})"
+            ref = nin + k
+            if uses[ref] > 1 and ref not in self.outputs:
+                names.append(f"t{len(bindings)}")
+                bindings.append(f"{names[-1]}={text}")
+            else:
+                names.append(text)
+        body = ", ".join(names[r] for r in self.outputs)
+        return "Composite{" + "; ".join(bindings + [body]) + "}"
 
     def _evaluate(self, *inputs: Any) -> Any:
         values = list(inputs)
