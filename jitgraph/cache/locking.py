@@ -80,7 +80,7 @@ class ModuleLock:
     def __enter__(self) -> "ModuleLock":
         self.lock_dir.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
-        announced_for: str | None = None
+        announced = False
         seen: tuple[str, float] | None = None
         seen_since = time.monotonic()
         while True:
@@ -96,8 +96,8 @@ class ModuleLock:
             marker = (owner.ident, owner.refreshed) if owner else ("unknown", 0.0)
             if marker != seen:
                 seen, seen_since = marker, time.monotonic()
-            if announced_for != (owner.ident if owner else "unknown"):
-                announced_for = owner.ident if owner else "unknown"
+            if not announced:  # one message per wait, even if the lock changes hands
+                announced = True
                 self._announce(owner)
             stale = time.monotonic() - seen_since > self.timeout
             if (owner is not None and owner.is_dead()) or stale:

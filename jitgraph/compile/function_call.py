@@ -22,9 +22,11 @@ class Function:
         self.maker = maker
         self.name = maker.name
         self.trust_input = False
-        self.profile = _make_profile(maker) if maker.profile else None
         program = maker.program
         self._program = program
+        self.profile = _make_profile(maker)
+        # What a call runs: the program, or the profiler's timed loop around it.
+        self._run = program.run if self.profile is None else self.profile.attach(maker, program)
         self._n_explicit = len(maker.inputs)
         self._input_cells = program.input_cells[:self._n_explicit]
         self._shared_cells = list(zip(maker.shared_inputs, program.input_cells[self._n_explicit:]))
@@ -64,7 +66,7 @@ class Function:
 
         t1 = time.perf_counter()
         with np.errstate(**config.seterr_kwargs()):
-            self._program.run()
+            self._run()
         t2 = time.perf_counter()
         outputs = []
         for cell, needs_copy in zip(self._output_cells, self._copy_output):
@@ -230,8 +232,21 @@ def _unpickle_function(state: dict) -> Any:
 
 
 def _make_profile(maker: Any) -> Any:
+    """The function's ProfileStats: the one passed as ``profile=``, else one from the mode
+    (ProfileMode gathers its functions' profiles), else a new one when ``profile`` is true."""
+    spec = maker.profile
+    from_mode = getattr(maker.mode, "make_profile", None)
+    if not spec and from_mode is None:
+        return None
     from jitgraph.compile.profiling import ProfileStats
 
+    if getattr(maker.mode, "supports_profiling", True) is False:
+        raise ValueError(f"{type(maker.mode).__name__} does not support profiling "
+                         "(profile=True); profile with another mode")
+    if isinstance(spec, ProfileStats):
+        return spec
+    if from_mode is not None:
+        return from_mode(maker)
     return ProfileStats(maker)
 
 

@@ -7,6 +7,7 @@ back to the Python VM with the same garbage-collection behaviour.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -32,6 +33,12 @@ class Program:
         self.input_cells = [storage[i] for i in fgraph.inputs]
         self.output_cells = [storage[o] for o in fgraph.outputs]
         self.callback: Callable | None = None
+        # Hooks of run_nodes() (checking modes, the profiler); run() never looks at them.
+        #: called once at the start of run_nodes() (NanGuardMode checks the inputs there)
+        self.before_run: Callable[[], None] | None = None
+        #: ``pre_node(i, node, thunk)`` / ``post_node(i, node, thunk)`` around node ``i``
+        self.pre_node: Callable[[int, Apply, Callable], None] | None = None
+        self.post_node: Callable[[int, Apply, Callable], None] | None = None
 
     def run(self) -> None:
         """Run every thunk; errors are re-raised with the failing node described."""
@@ -44,6 +51,38 @@ class Program:
                     cell[0] = None
         except Exception as exc:
             raise_with_node(exc, self.order[i], i, self.storage)
+
+    def run_nodes(self, times: list[float] | None = None,
+                  sync: Callable[[], None] | None = None) -> None:
+        """Run the thunks one by one, calling the hooks around each (slower than :meth:`run`).
+
+        ``times[i]`` accumulates the seconds of node ``i``; ``sync`` is called after each
+        ``CUDA`` node inside the timed region (``gpuarray.sync``). An error in a thunk is
+        re-raised with the node described; an error in a hook propagates unchanged.
+        """
+        thunks, free_after, order, kinds = self.thunks, self.free_after, self.order, self.kinds
+        pre, post = self.pre_node, self.post_node
+        if self.before_run is not None:
+            self.before_run()
+        clock = time.perf_counter
+        for i, thunk in enumerate(thunks):
+            if pre is not None:
+                pre(i, order[i], thunk)
+            try:
+                if times is None:
+                    thunk()
+                else:
+                    t0 = clock()
+                    thunk()
+                    if sync is not None and kinds[i] == "CUDA":
+                        sync()
+                    times[i] += clock() - t0
+            except Exception as exc:
+                raise_with_node(exc, order[i], i, self.storage)
+            if post is not None:
+                post(i, order[i], thunk)
+            for cell in free_after[i]:
+                cell[0] = None
 
 
 def make_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] | None = None,

@@ -102,9 +102,9 @@ def _named(name: str) -> Mode:
 
         return NanGuardMode(True, True, True)
     if name in ("ProfileMode", "PROFILE_MODE"):
-        from jitgraph.compile.profilemode import ProfileMode
+        from jitgraph.compile.profilemode import named_profile_mode
 
-        return ProfileMode()
+        return named_profile_mode()  # a ProfileMode whose profiles are printed at exit
     raise ValueError(f"unknown mode {name!r}; valid modes: {sorted(_MODE_NAMES)}")
 
 

@@ -1,0 +1,594 @@
+"""DebugMode: run every node with the NumPy reference and the compiled kernel, and check both.
+
+``function(..., mode='DebugMode')`` (or ``DEBUG_MODE``, or ``DebugMode(...)`` with options):
+
+* **Rewrites** are checked twice. At compile time the graph is rewritten ``DebugMode.patience``
+  times from identical copies; different results raise :class:`StochasticOrder`. Every
+  replacement is recorded (a FunctionGraph feature), and at each call both the replaced and the
+  replacing variable are evaluated: a difference raises :class:`BadOptimization` naming the
+  rewrite.
+* **Implementations**: each node runs ``perform`` (``check_py``) and the compiled backend's
+  kernel (``check_c``: Numba, or CUDA on a GPU) on copies of the same inputs; outputs are
+  compared with ``type.values_eq_approx`` (tolerances from ``tensor.cmp_sloppy``), else
+  :class:`BadThunkOutput`. ``check_preallocated_output`` re-runs them with output buffers
+  prepared in various layouts; ``check_strides`` compares the strides.
+* **Memory safety**: an input that changed without being in ``destroy_map`` raises
+  :class:`BadDestroyMap`; an output sharing memory with an input (or another output) that
+  ``view_map``/``destroy_map`` do not declare raises :class:`BadViewMap`;
+  ``warn_input_not_reused`` warns when a declared in-place output did not reuse its input.
+* **Values**: every output must be a valid value of its type, and finite under
+  ``check_finite`` (the graph inputs too), else :class:`InvalidValueError`.
+
+The compiled side comes from :func:`compiled_program`, which asks the backends listed in
+:data:`COMPILED_BACKENDS` for a program over the same graph and node order and uses its per-node
+thunks. Values that flow to the next node are always the reference (``perform``) values, so a
+wrong kernel is reported at the node that is wrong.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+import numpy as np
+
+from jitgraph.compile.debugmode_errors import (BadDestroyMap, BadOptimization, BadThunkOutput,
+                                               BadViewMap, DebugModeError, DebugModeWarning,
+                                               InvalidValueError, StochasticOrder,
+                                               StridesMismatch)
+from jitgraph.compile.debugmode_values import (approx_equal, copy_value, effective_strides,
+                                               evaluate, garbage, has_non_finite, identical,
+                                               is_valid, nonempty, replacement_equal,
+                                               shares_memory, strided_garbage, type_mismatch)
+from jitgraph.compile.linker import Linker, Program, make_program, raise_with_node
+from jitgraph.compile.mode import Mode
+from jitgraph.graph.basic import Apply, Constant, Variable
+from jitgraph.graph.fg import Feature, FunctionGraph
+
+PREALLOCATED_KINDS = ("initial", "previous", "c_contiguous", "f_contiguous", "strided",
+                      "wrong_size")
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiled side
+
+def _cpu_backend(fgraph: FunctionGraph, order: list[Apply]) -> Program | None:
+    from jitgraph.config import config
+
+    if not config.cxx:
+        return None
+    try:
+        from jitgraph.backend_cpu import build_program  # the backend's public entry point
+    except ImportError:
+        return None
+    return build_program(fgraph, False, order)
+
+
+def _gpu_backend(fgraph: FunctionGraph, order: list[Apply]) -> Program | None:
+    import importlib
+
+    from jitgraph.config import config
+
+    if not str(config.device).startswith("cuda"):
+        return None
+    build = getattr(importlib.import_module("jitgraph.backend_gpu"), "build_program", None)
+    return None if build is None else build(fgraph, False, order)
+
+
+#: Builders of compiled programs, tried in order (the first that gives one wins). A builder takes
+#: ``(fgraph, order)`` and returns None (backend off or absent) or a Program over the same
+#: nodes with ``thunks[i]`` running ``order[i]`` on ``storage`` cells and ``kinds[i]`` saying
+#: what runs it ("Numba", "CUDA", "BLAS", "Py"); built with ``allow_gc=False``. Tests put
+#: simulated backends first.
+COMPILED_BACKENDS: list[Callable[[FunctionGraph, list[Apply]], Program | None]] = [
+    _gpu_backend, _cpu_backend]
+
+
+def compiled_program(fgraph: FunctionGraph, order: list[Apply]) -> Program | None:
+    """The compiled backend's program for ``fgraph`` in ``order``, or None (none available)."""
+    for builder in COMPILED_BACKENDS:
+        try:
+            program = builder(fgraph, order)
+        except Exception as exc:  # noqa: BLE001 - the check must not make compiling impossible
+            warnings.warn(f"DebugMode could not build the compiled program "
+                          f"({type(exc).__name__}: {exc}); only perform() is checked",
+                          DebugModeWarning, stacklevel=4)
+            return None
+        if program is not None:
+            return program
+    return None
+
+
+def _compared_nodes(program: Program) -> set[int]:
+    """Nodes whose compiled implementation differs from ``perform`` (worth comparing)."""
+    lowered = getattr(program, "lowered", None)
+    out = set()
+    for i, kind in enumerate(program.kinds):
+        if kind != "Py" or (lowered is not None and getattr(lowered[i], "registered", False)):
+            out.add(i)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Options and the mode
+
+@dataclass(frozen=True)
+class DebugOptions:
+    """What DebugMode checks (defaults from the ``DebugMode.*`` flags)."""
+
+    patience: int = 10
+    check_c: bool = True
+    check_py: bool = True
+    check_finite: bool = True
+    check_strides: int = 0
+    warn_input_not_reused: bool = True
+    preallocated: tuple[str, ...] = ()
+    preallocated_ndim: int = 4
+
+    @classmethod
+    def from_config(cls) -> "DebugOptions":
+        from jitgraph.config import config
+
+        d = config.DebugMode
+        return cls(int(d.patience), bool(d.check_c), bool(d.check_py), bool(d.check_finite),
+                   int(d.check_strides), bool(d.warn_input_not_reused),
+                   _parse_preallocated(d.check_preallocated_output),
+                   int(d.check_preallocated_output_ndim))
+
+
+def _parse_preallocated(spec: str | tuple | list | None) -> tuple[str, ...]:
+    if not spec:
+        return ()
+    items = spec.split(":") if isinstance(spec, str) else list(spec)
+    kinds: list[str] = []
+    for item in items:
+        item = item.strip()
+        if item == "ALL":
+            kinds.extend(PREALLOCATED_KINDS)
+        elif item in PREALLOCATED_KINDS:
+            kinds.append(item)
+        elif item:
+            raise ValueError(f"unknown check_preallocated_output kind {item!r}; valid: "
+                             f"{', '.join(PREALLOCATED_KINDS)}, ALL")
+    return tuple(k for k in dict.fromkeys(kinds) if k != "initial")
+
+
+class DebugMode(Mode):
+    """A mode that checks rewrites, implementations, memory safety and values (slow).
+
+    Arguments left as None take the ``DebugMode.*`` flags: ``stability_patience``
+    (``patience``), ``check_c_code`` (compiled kernels), ``check_py_code`` (``perform``),
+    ``check_isfinite``, ``check_preallocated_output`` (a list of kinds or a ':'-separated
+    string), ``require_matching_strides`` (0/1/2). DebugMode always uses its own linker.
+    """
+
+    #: profiling would time the checks, not the program
+    supports_profiling = False
+
+    def __init__(self, optimizer: Any = "default", stability_patience: int | None = None,
+                 check_c_code: bool | None = None, check_py_code: bool | None = None,
+                 check_isfinite: bool | None = None, check_preallocated_output: Any = None,
+                 require_matching_strides: int | None = None, linker: Any = None,
+                 include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
+                 require: tuple[str, ...] = ()) -> None:
+        if linker is not None and not isinstance(linker, DebugLinker):
+            raise ValueError("DebugMode can only use its own linker!")
+        super().__init__("py", optimizer, include, exclude, require, name="DebugMode")
+        opts = DebugOptions.from_config()
+        changes: dict[str, Any] = {}
+        for field_name, value in (("patience", stability_patience), ("check_c", check_c_code),
+                                  ("check_py", check_py_code), ("check_finite", check_isfinite),
+                                  ("check_strides", require_matching_strides)):
+            if value is not None:
+                changes[field_name] = type(getattr(opts, field_name))(value)
+        if check_preallocated_output is not None:
+            changes["preallocated"] = _parse_preallocated(check_preallocated_output)
+        opts = replace(opts, **changes)
+        if opts.patience < 1:
+            raise ValueError("DebugMode stability_patience must be at least 1")
+        if not (opts.check_c or opts.check_py):
+            raise ValueError("DebugMode has to check at least one of c and py code")
+        self.options = opts
+        self.linker = DebugLinker(opts)
+
+    # Theano's attribute names
+    stability_patience = property(lambda self: self.options.patience)
+    check_c_code = property(lambda self: self.options.check_c)
+    check_py_code = property(lambda self: self.options.check_py)
+    check_isfinite = property(lambda self: self.options.check_finite)
+    require_matching_strides = property(lambda self: self.options.check_strides)
+    check_preallocated_output = property(lambda self: list(self.options.preallocated))
+
+    def rewrite(self, fgraph: FunctionGraph) -> Any:
+        """Rewrite ``fgraph`` while recording every replacement, then rewrite ``patience - 1``
+        identical copies and compare the results (:class:`StochasticOrder`)."""
+        fgraph.attach_feature(ReplacementTracker())
+        copies = [_copy_for_rewrite(fgraph) for _ in range(self.options.patience - 1)]
+        stats = super().rewrite(fgraph)
+        reference = graph_signature(fgraph)
+        for run, other in enumerate(copies, start=2):
+            super().rewrite(other)
+            signature = graph_signature(other)
+            if signature != reference:
+                raise StochasticOrder(_stochastic_message(fgraph, other, reference, signature,
+                                                          run, self.options.patience))
+        return stats
+
+    def __str__(self) -> str:
+        return (f"DebugMode(optimizer={self.optimizer}, patience={self.options.patience}, "
+                f"check_c={self.options.check_c}, check_py={self.options.check_py})")
+
+    __repr__ = __str__
+
+
+@dataclass
+class Replacement:
+    """One replacement, with the graph around it as it was when the rewrite made it.
+
+    ``old_inputs`` are the inputs of ``old``'s node then, ``new_nodes`` the nodes the rewrite
+    built (with their inputs then, in topological order); both sides read the ``frontier``
+    variables, which existed before. Checking the replacement evaluates the frontier once and
+    both sides from it, so later rewrites of the surrounding graph cannot blur the comparison.
+    """
+
+    old: Variable
+    new: Variable
+    reason: Any
+    old_inputs: tuple[Variable, ...]
+    new_nodes: list[tuple[Apply, tuple[Variable, ...]]]
+    frontier: list[Variable]
+
+
+class ReplacementTracker(Feature):
+    """Records every replacement made in a graph (rollbacks excluded) as :class:`Replacement`."""
+
+    def __init__(self) -> None:
+        self.replacements: list[Replacement] = []
+        self._seen: set[tuple[int, int]] = set()
+        self._fresh: set[Apply] = set()  # nodes imported since the last replacement
+
+    def on_import(self, fgraph: FunctionGraph, node: Apply, reason: Any) -> None:
+        self._fresh.add(node)
+
+    def on_change_input(self, fgraph: FunctionGraph, node: Any, i: int, old: Variable,
+                        new: Variable, reason: Any) -> None:
+        fresh, self._fresh = self._fresh, set()
+        # History undoing a refused change is not a claim of equality; a replaced input
+        # (not a computed variable) has nothing to compare.
+        if reason == "revert" or old.owner is None or isinstance(old, Constant):
+            return
+        key = (id(old), id(new))
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        new_nodes: list[tuple[Apply, tuple[Variable, ...]]] = []
+        frontier: dict[Variable, None] = dict.fromkeys(old.owner.inputs)
+        done: set[Apply] = set()
+        stack: list[tuple[Variable, bool]] = [(new, False)]
+        while stack:  # post-order walk of the freshly built part of ``new``
+            var, expanded = stack.pop()
+            owner = var.owner
+            if owner is None or owner not in fresh:
+                frontier.setdefault(var)
+                continue
+            if owner in done:
+                continue
+            if expanded:
+                done.add(owner)
+                new_nodes.append((owner, tuple(owner.inputs)))
+                continue
+            stack.append((var, True))
+            stack.extend((inp, False) for inp in reversed(owner.inputs))
+        self.replacements.append(Replacement(old, new, reason, tuple(old.owner.inputs),
+                                             new_nodes, list(frontier)))
+
+
+def _copy_for_rewrite(fgraph: FunctionGraph) -> FunctionGraph:
+    from jitgraph.rewrite import DestroyHandler, get_destroy_handler
+
+    copy, equiv = fgraph.clone_get_equiv()
+    handler = get_destroy_handler(fgraph)
+    if handler is not None:
+        copy.attach_feature(DestroyHandler(
+            mutable=[equiv[v] for v in handler.mutable if v in equiv],
+            protected=[equiv[v] for v in handler.protected if v in equiv]))
+    return copy
+
+
+def graph_signature(fgraph: FunctionGraph) -> list[str]:
+    """One line per node (op and where its inputs come from), independent of variable ids."""
+    names: dict[Variable, str] = {v: f"in{k}" for k, v in enumerate(fgraph.inputs)}
+
+    def ref(var: Variable) -> str:
+        if var in names:
+            return names[var]
+        if isinstance(var, Constant):
+            return f"{var}#{hash(var.signature()) & 0xFFFFFF:06x}"
+        return f"?{var}"
+
+    lines = []
+    for n, node in enumerate(fgraph.toposort()):
+        lines.append(f"{n}: {node.op}({', '.join(ref(i) for i in node.inputs)})")
+        for k, out in enumerate(node.outputs):
+            names[out] = f"n{n}.{k}"
+    lines.append("outputs: " + ", ".join(ref(o) for o in fgraph.outputs))
+    return lines
+
+
+def _stochastic_message(fgraph: FunctionGraph, other: FunctionGraph, ref: list[str],
+                        sig: list[str], run: int, patience: int) -> str:
+    first = next((k for k, (a, b) in enumerate(zip(ref, sig)) if a != b), min(len(ref), len(sig)))
+    line_a = ref[first] if first < len(ref) else "(no more nodes)"
+    line_b = sig[first] if first < len(sig) else "(no more nodes)"
+    from jitgraph.graph.printing import debugprint
+
+    return (f"StochasticOrder: rewriting identical copies of the graph gave different results "
+            f"(run 1 and run {run} of DebugMode.patience={patience}); some rewrite depends on "
+            f"something other than the graph (set/dict order, ids, global state).\n"
+            f"  first difference at line {first}:\n    run 1:   {line_a}\n"
+            f"    run {run}: {line_b}\n"
+            f"  run 1 graph:\n{debugprint(fgraph, file='str')}"
+            f"  run {run} graph:\n{debugprint(other, file='str')}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The linker and the checking program
+
+class DebugLinker(Linker):
+    """Builds a :class:`DebugProgram` (a perform program plus, with ``check_c``, the compiled
+    backend's program over the same nodes)."""
+
+    name = "debug"
+
+    def __init__(self, options: DebugOptions) -> None:
+        super().__init__(None)
+        self.options = options
+
+    def make_program(self, fgraph: FunctionGraph, order: Any = None) -> "DebugProgram":
+        if order is None:
+            from jitgraph.compile.rewriting import schedule
+
+            order = schedule(fgraph)
+        order = list(order)
+        base = make_program(fgraph, False, order)
+        compiled = compiled_program(fgraph, order) if self.options.check_c else None
+        tracker = next((f for f in fgraph.features if isinstance(f, ReplacementTracker)), None)
+        return DebugProgram(base, compiled, tracker.replacements if tracker else [],
+                            self.options)
+
+
+class DebugProgram(Program):
+    """Runs each node with every implementation and checks the results (see module doc)."""
+
+    def __init__(self, base: Program, compiled: Program | None,
+                 replacements: list[Replacement], options: DebugOptions
+                 ) -> None:
+        kinds = list(compiled.kinds) if compiled is not None else ["Py"] * len(base.order)
+        super().__init__(base.fgraph, base.order, base.thunks, base.storage, base.free_after,
+                         kinds)
+        self.compiled = compiled
+        self.compared = _compared_nodes(compiled) if compiled is not None else set()
+        # Nodes the backend evaluated while linking (constant inputs): their thunk writes
+        # nothing, so preallocated output buffers would be read back as their result.
+        lowered = getattr(compiled, "lowered", None) or []
+        self.precomputed = {i for i, lw in enumerate(lowered)
+                            if getattr(lw, "constant_outputs", None) is not None}
+        self.replacements = replacements
+        self.options = options
+        self.check_py = options.check_py or compiled is None
+        self._previous: list[list[Any] | None] = [None] * len(self.order)
+
+    def run(self) -> None:
+        values: dict[Variable, Any] = {}
+        for var in self.fgraph.inputs:
+            values[var] = self.storage[var][0]
+            if self.options.check_finite and has_non_finite(values[var]):
+                raise InvalidValueError(var, values[var], hint="graph input",
+                                        specific_hint="non-finite elements not allowed")
+        for i, node in enumerate(self.order):
+            self._run_node(i, node, values)
+        if self.replacements:
+            self._check_replacements(values)
+        for var in self.fgraph.outputs:
+            self.storage[var][0] = values[var]
+
+    # -- one node -------------------------------------------------------------------------
+    def _run_node(self, i: int, node: Apply, values: dict) -> None:
+        in_vals = [var.data if isinstance(var, Constant) else values[var]
+                   for var in node.inputs]
+        ref: list[Any] | None = None
+        if self.check_py:
+            ref = self._perform(i, node, in_vals, [None] * len(node.outputs))
+            self._check_outputs(node, ref, "perform output")
+        if i in self.compared:
+            kind = self.kinds[i]
+            out = self._compiled(i, node, in_vals, None)
+            if ref is None:
+                ref = [copy_value(v) for v in out]
+                self._check_outputs(node, ref, f"{kind} output")
+            else:
+                self._compare(node, in_vals, ref, "perform", out, kind)
+                self._check_strides(node, ref, out, kind)
+        elif ref is None:  # check_py off and no compiled kernel for this node
+            ref = self._perform(i, node, in_vals, [None] * len(node.outputs))
+            self._check_outputs(node, ref, "perform output")
+        if self.options.preallocated:
+            self._check_preallocated(i, node, in_vals, ref)
+        for var, value in zip(node.outputs, ref):
+            values[var] = value
+
+    def _perform(self, i: int, node: Apply, in_vals: list, prealloc: list) -> list:
+        args = [copy_value(v) for v in in_vals]
+        cells = [[p] for p in prealloc]
+        try:
+            node.op.perform(node, args, cells)
+        except DebugModeError:
+            raise
+        except Exception as exc:
+            raise_with_node(exc, node, i, {v: [x] for v, x in zip(node.inputs, in_vals)})
+        outs = [c[0] for c in cells]
+        self._check_destroyed(node, in_vals, args, "perform")
+        self._check_views(node, args, outs)
+        return outs
+
+    def _compiled(self, i: int, node: Apply, in_vals: list, prealloc: list | None) -> list:
+        program = self.compiled
+        assert program is not None
+        storage = program.storage
+        args: list[Any] = []
+        for var, value in zip(node.inputs, in_vals):
+            if isinstance(var, Constant):
+                args.append(value)
+                continue
+            arg = copy_value(value)
+            storage[var][0] = arg
+            args.append(arg)
+        if prealloc is not None:
+            for var, buf in zip(node.outputs, prealloc):
+                storage[var][0] = buf
+        try:
+            program.thunks[i]()
+        except Exception as exc:
+            raise_with_node(exc, node, i, storage)
+        outs = [storage[var][0] for var in node.outputs]
+        self._check_destroyed(node, in_vals, args, self.kinds[i])
+        return outs
+
+    # -- checks ---------------------------------------------------------------------------
+    def _check_outputs(self, node: Apply, outs: list, hint: str) -> None:
+        for var, value in zip(node.outputs, outs):
+            if not is_valid(var, value):
+                raise InvalidValueError(var, value, hint=hint,
+                                        specific_hint=type_mismatch(var, value))
+            if self.options.check_finite and has_non_finite(value):
+                raise InvalidValueError(var, value, hint=hint,
+                                        specific_hint="non-finite elements not allowed")
+
+    def _compare(self, node: Apply, in_vals: list, ref: list, name1: str, outs: list,
+                 name2: str) -> None:
+        for var, a, b in zip(node.outputs, ref, outs):
+            if not approx_equal(var, a, b):
+                raise BadThunkOutput(var, name1, a, name2, b, in_vals)
+
+    def _check_destroyed(self, node: Apply, originals: list, args: list, impl: str) -> None:
+        destroyed = {j for js in node.op.destroy_map.values() for j in js}
+        for j, (orig, now) in enumerate(zip(originals, args)):
+            if j not in destroyed and now is not orig and not identical(orig, now):
+                raise BadDestroyMap(node, j, orig, now, impl)
+
+    def _check_views(self, node: Apply, args: list, outs: list) -> None:
+        op = node.op
+        for k, out in enumerate(outs):
+            declared = set(op.view_map.get(k, [])) | set(op.destroy_map.get(k, []))
+            for j, arg in enumerate(args):
+                if j not in declared and shares_memory(out, arg):
+                    raise BadViewMap(node, k, out, in_alias_idx=j)
+            for m in range(k + 1, len(outs)):
+                if shares_memory(out, outs[m]):
+                    raise BadViewMap(node, k, out, out_alias_idx=m)
+            if declared and self.options.warn_input_not_reused and nonempty(out) \
+                    and not any(shares_memory(out, args[j]) for j in declared):
+                what = "destroyed" if k in op.destroy_map else "viewed"
+                warnings.warn(f"input {sorted(declared)} of {node} is declared {what} by "
+                              f"output {k}, but the output does not reuse its memory",
+                              DebugModeWarning, stacklevel=2)
+
+    def _check_strides(self, node: Apply, ref: list, outs: list, kind: str) -> None:
+        level = self.options.check_strides
+        if not level:
+            return
+        for var, a, b in zip(node.outputs, ref, outs):
+            sa, sb = effective_strides(a), effective_strides(b)
+            if sa is None or sb is None or sa == sb:
+                continue
+            msg = (f"strides of output {var.index} of {node} differ: perform {a.strides}, "
+                   f"{kind} {b.strides} (shape {a.shape})")
+            if level >= 2:
+                raise StridesMismatch(msg)
+            warnings.warn(msg, DebugModeWarning, stacklevel=2)
+
+    def _check_preallocated(self, i: int, node: Apply, in_vals: list, ref: list) -> None:
+        for label, buffers in self._preallocations(i, ref):
+            if self.check_py:
+                outs = self._perform(i, node, in_vals, buffers)
+                self._compare(node, in_vals, ref, "perform", outs,
+                              f"perform with {label} output")
+            if i in self.compared and i not in self.precomputed:
+                kind = self.kinds[i]
+                outs = self._compiled(i, node, in_vals,
+                                      [copy_value(b) for b in buffers])
+                self._compare(node, in_vals, ref, "perform" if self.check_py else kind, outs,
+                              f"{kind} with {label} output")
+        self._previous[i] = [copy_value(r) for r in ref]
+
+    def _preallocations(self, i: int, ref: list) -> list[tuple[str, list]]:
+        kinds = self.options.preallocated
+        result: list[tuple[str, list]] = []
+        if "previous" in kinds and self._previous[i] is not None:
+            result.append(("previous", [copy_value(v) for v in self._previous[i]]))
+        arrays = [r if isinstance(r, np.ndarray) else None for r in ref]
+        if not any(a is not None for a in arrays):
+            return result
+
+        def each(make: Callable[[np.ndarray], np.ndarray | None]) -> list:
+            return [None if a is None else make(a) for a in arrays]
+
+        if "c_contiguous" in kinds:
+            result.append(("c_contiguous", each(lambda a: garbage(a.shape, a.dtype))))
+        if "f_contiguous" in kinds and any(a is not None and a.ndim >= 2 for a in arrays):
+            result.append(("f_contiguous",
+                           each(lambda a: np.asfortranarray(garbage(a.shape, a.dtype)))))
+        if "strided" in kinds:
+            ndim = min(self.options.preallocated_ndim,
+                       max((a.ndim for a in arrays if a is not None), default=0))
+            for steps in itertools.product((1, -2), repeat=ndim):
+                if all(s == 1 for s in steps):
+                    continue
+                result.append((f"strided {steps}",
+                               each(lambda a, st=steps: strided_garbage(a, st))))
+        if "wrong_size" in kinds:
+            for delta in (1, -1):
+                result.append((f"wrong_size ({delta:+d})", each(
+                    lambda a, d=delta: garbage(tuple(max(n + d, 0) for n in a.shape),
+                                                a.dtype))))
+        return result
+
+    def _check_replacements(self, values: dict) -> None:
+        from jitgraph.graph.printing import debugprint
+
+        memo = dict(values)
+        for rep in self.replacements:
+            try:
+                old_val, new_val = _evaluate_replacement(rep, memo)
+            except DebugModeError:
+                raise
+            except Exception:  # noqa: BLE001 - e.g. an abstract op only rewrites can replace
+                continue
+            if not replacement_equal(rep.old, rep.new, old_val, new_val):
+                raise BadOptimization(rep.old, rep.new, old_val, new_val, rep.reason,
+                                      debugprint(rep.old, file="str"),
+                                      debugprint(rep.new, file="str"))
+
+
+def _evaluate_replacement(rep: Replacement, memo: dict) -> tuple[Any, Any]:
+    """Both sides of a replacement, from the same values of its frontier variables."""
+    local = {var: evaluate(var, memo) for var in rep.frontier}
+    node = rep.old.owner
+    cells: list[list[Any]] = [[None] for _ in node.outputs]
+    node.op.perform(node, [copy_value(local[v]) for v in rep.old_inputs], cells)
+    old_val = cells[rep.old.index][0]
+    for new_node, inputs in rep.new_nodes:
+        cells = [[None] for _ in new_node.outputs]
+        new_node.op.perform(new_node, [copy_value(local[v]) for v in inputs], cells)
+        for out, cell in zip(new_node.outputs, cells):
+            local[out] = cell[0]
+    return old_val, local[rep.new]
+
+
+__all__ = ["DebugMode", "DebugModeError", "DebugModeWarning", "BadThunkOutput",
+           "BadOptimization", "BadDestroyMap", "BadViewMap", "StochasticOrder",
+           "StridesMismatch", "InvalidValueError", "DebugLinker", "DebugProgram", "DebugOptions",
+           "Replacement", "ReplacementTracker", "COMPILED_BACKENDS", "compiled_program",
+           "graph_signature"]
