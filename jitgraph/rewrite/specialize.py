@@ -1,3 +1,171 @@
-"""Specialization: small integer powers, division by constants, reductions of dimshuffles."""
+"""Specialization: small integer powers, division by constants, reductions of dimshuffles.
+
+These run in the ``specialize`` phase (position 2, tag fast_run): they turn the canonical form
+into cheaper operations, and are not needed for correctness or stability, so FAST_COMPILE skips
+them. The canonical clean-ups (constants collected, ``--x``, ``x * -1``, useless fills and
+dimshuffles) are registered here again because the stabilize phase can create such patterns.
+
+* ``local_pow_specialize``: ``x ** n`` for a constant integer ``|n| <= 16`` -> ``sqr``/``mul``
+  by repeated squaring (negative ``n``: ``reciprocal`` of that, floats only); ``x ** 0.5`` ->
+  ``sqrt``; ``x ** -0.5`` -> ``reciprocal(sqrt(x))``.
+* ``local_div_to_mul_constant``: ``x / c`` -> ``x * (1 / c)`` for a float constant ``c``
+  (rounding can differ in the last bit, hence fast_run only).
+* ``local_mul_self_to_sqr``: ``x * x`` -> ``sqr(x)``.
+* ``local_reduce_dimshuffle``: ``sum(dimshuffle(x), axes)`` (and every other reduction, so
+  ``mean`` too) -> a reduction of ``x`` over the matching axes, followed by a dimshuffle of
+  what is left.
+"""
 
 from __future__ import annotations
+
+import numpy as np
+
+from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.fg import FunctionGraph
+from jitgraph.rewrite.canonicalize import (local_collect_constants, local_dimshuffle_merge,
+                                           local_int_div_one, local_maximum_of_nonnegative,
+                                           local_neg_mul_constant, local_neg_neg,
+                                           local_sub_canonical, local_useless_cast,
+                                           local_useless_dimshuffle, local_useless_fill,
+                                           local_useless_switch)
+from jitgraph.rewrite.engine import node_rewriter
+from jitgraph.rewrite.merge import MergeGraphRewriter
+from jitgraph.rewrite.phases import register_specialize
+from jitgraph.rewrite.tensor_utils import (broadcast_like, const_like_var, elemwise,
+                                           get_constant, scalar_constant, scalar_op_name)
+from jitgraph.tensor import dtypes as dt
+from jitgraph.tensor.elemwise import DimShuffle, Elemwise, dimshuffle
+from jitgraph.tensor.math import cast
+from jitgraph.tensor.reduction import CAReduce
+
+__all__: list[str] = []
+
+register_specialize(MergeGraphRewriter("specialize_merge"), "merge", final=True)
+
+# Also the integer identities: the shape graphs that specialize inserts (alloc sizes) need them.
+for _rw in (local_collect_constants, local_neg_neg, local_neg_mul_constant, local_useless_fill,
+            local_useless_dimshuffle, local_dimshuffle_merge, local_useless_cast,
+            local_sub_canonical, local_int_div_one, local_maximum_of_nonnegative,
+            local_useless_switch):
+    register_specialize(_rw)
+
+#: the largest integer exponent expanded into multiplications
+MAX_POW_EXPONENT = 16
+
+
+def _int_power(x: Variable, n: int) -> Variable:
+    """``x ** n`` for an integer ``n >= 1`` by repeated squaring."""
+    result: Variable | None = None
+    base = x
+    while True:
+        if n & 1:
+            result = base if result is None else elemwise("mul", result, base)
+        n >>= 1
+        if not n:
+            break
+        base = elemwise("sqr", base)
+    assert result is not None
+    return result
+
+
+@register_specialize
+@node_rewriter([Elemwise])
+def local_pow_specialize(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """``x ** c`` for a few constants ``c``: sqr/mul chains, sqrt, reciprocal."""
+    if scalar_op_name(node) != "pow":
+        return None
+    x, y = node.inputs
+    out = node.outputs[0]
+    c = get_constant(y)  # a uniform non-scalar exponent is fine: broadcast_like restores it
+    if c is None or not np.isfinite(c) or c in (0, 1):
+        return None  # 0 and 1 are canonicalize's
+    is_float = dt.is_float(out.dtype)
+    base = x if x.dtype == out.dtype else cast(x, out.dtype)
+    if float(c) == int(c) and 0 < abs(int(c)) <= MAX_POW_EXPONENT:
+        n = int(c)
+        if n < 0 and not is_float:
+            return None  # NumPy refuses negative integer powers of integers
+        new = _int_power(base, abs(n))
+        if n < 0:
+            new = elemwise("reciprocal", new)
+    elif is_float and c == 0.5:
+        new = elemwise("sqrt", base)
+    elif is_float and c == -0.5:
+        new = elemwise("reciprocal", elemwise("sqrt", base))
+    else:
+        return None
+    return [broadcast_like(new, out, fgraph)]
+
+
+@register_specialize
+@node_rewriter([Elemwise])
+def local_div_to_mul_constant(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """``x / c`` -> ``x * (1/c)`` for a non-zero float constant ``c`` (a multiplication is
+    cheaper than a division; the result can differ in the last bit)."""
+    if scalar_op_name(node) != "true_div":
+        return None
+    x, y = node.inputs
+    out = node.outputs[0]
+    c = scalar_constant(y)
+    if c is None or not dt.is_float(out.dtype) or dt.is_discrete(y.dtype):
+        return None
+    with np.errstate(all="ignore"):
+        inv = np.asarray(1, dtype=out.dtype) / np.asarray(c, dtype=out.dtype)
+    if c == 0 or not np.isfinite(inv):
+        return None
+    new = elemwise("mul", x, const_like_var(inv, out))
+    if new.dtype != out.dtype:
+        return None
+    return [broadcast_like(new, out, fgraph)]
+
+
+@register_specialize
+@node_rewriter([Elemwise])
+def local_mul_self_to_sqr(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """``x * x`` -> ``sqr(x)`` (and ``x * x * y`` -> ``sqr(x) * y``)."""
+    if scalar_op_name(node) != "mul" or len(node.inputs) < 2:
+        return None
+    inputs = list(node.inputs)
+    for i in range(len(inputs)):
+        for j in range(i + 1, len(inputs)):
+            if inputs[i] is inputs[j] and inputs[i].dtype == node.outputs[0].dtype:
+                sq = elemwise("sqr", inputs[i])
+                rest = [v for k, v in enumerate(inputs) if k not in (i, j)]
+                new = elemwise("mul", sq, *rest) if rest else sq
+                return [broadcast_like(new, node.outputs[0], fgraph)]
+    return None
+
+
+@register_specialize
+@node_rewriter([CAReduce])
+def local_reduce_dimshuffle(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """``reduce(dimshuffle(x), axes)`` -> ``dimshuffle(reduce(x, matching axes))``.
+
+    Reduced axes that the dimshuffle inserted have length 1 and disappear; the others map to
+    axes of ``x``. What survives is reordered by a DimShuffle of the (smaller) result.
+    """
+    op = node.op
+    if op.pre_op is not None or len(node.inputs) != 1:
+        return None
+    ds = node.inputs[0]
+    if ds.owner is None or not isinstance(ds.owner.op, DimShuffle):
+        return None
+    x = ds.owner.inputs[0]
+    order = ds.owner.op.new_order
+    reduced = op.reduced_axes(ds.ndim)
+    x_axes = sorted(order[k] for k in reduced if order[k] != "x")
+    kept_out = [k for k in range(ds.ndim) if k not in reduced]
+    out = node.outputs[0]
+    if not x_axes:
+        if out.dtype != x.dtype:
+            return None  # nothing left to reduce, but the reduction changes the dtype
+        new = dimshuffle(x, [order[k] for k in kept_out])
+        return [broadcast_like(new, out, fgraph)]
+    axis = None if len(x_axes) == x.ndim else tuple(x_axes)
+    reduced_x = op.clone_with(axis=axis)(x)
+    remaining = [d for d in range(x.ndim) if d not in x_axes]
+    pattern = ["x" if order[k] == "x" else remaining.index(order[k]) for k in kept_out]
+    new = dimshuffle(reduced_x, pattern)
+    if new.dtype != out.dtype:
+        return None
+    return [broadcast_like(new, out, fgraph)]

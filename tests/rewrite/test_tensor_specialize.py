@@ -1,0 +1,160 @@
+"""Specialization rewrites: powers, division by constants, reductions of dimshuffles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jitgraph
+import jitgraph.tensor as T
+from jitgraph.graph.basic import Constant, graph_inputs, io_toposort
+from jitgraph.rewrite import rewrite_graph
+from jitgraph.tensor.elemwise import Elemwise
+from jitgraph.tensor.reduction import CAReduce
+from jitgraph.tensor.scalar_ops import Cast
+
+RNG = np.random.default_rng(11)
+
+
+# A rewrite that loops or breaks the graph warns; here that is a failure.
+pytestmark = pytest.mark.filterwarnings("error::jitgraph.rewrite.RewriteWarning")
+
+@pytest.fixture(autouse=True)
+def _raise_on_rewrite_errors(flags):
+    flags["on_opt_error"] = "raise"
+
+
+def nodes(outputs):
+    outs = outputs if isinstance(outputs, list) else [outputs]
+    ins = [v for v in graph_inputs(outs) if not isinstance(v, Constant)]
+    return io_toposort(ins, outs)
+
+
+def names(outputs) -> list[str]:
+    found = []
+    for node in nodes(outputs):
+        if isinstance(node.op, Elemwise):
+            sop = node.op.scalar_op
+            found.append("cast" if isinstance(sop, Cast) else sop.name)
+        else:
+            found.append(type(node.op).__name__)
+    return found
+
+
+def run(inputs, outputs, args, level):
+    mode = jitgraph.Mode(linker="py", optimizer=level)
+    return jitgraph.function(inputs, outputs, mode=mode, on_unused_input="ignore")(*args)
+
+
+def check_values(inputs, outputs, args, rtol=1e-12):
+    ref = run(inputs, outputs, args, None)
+    got = run(inputs, outputs, args, "fast_run")
+    outs = got if isinstance(outputs, list) else [got]
+    refs = ref if isinstance(outputs, list) else [ref]
+    for g, r in zip(outs, refs):
+        assert np.asarray(g).dtype == np.asarray(r).dtype
+        assert np.shape(g) == np.shape(r)
+        np.testing.assert_allclose(g, r, rtol=rtol)
+
+
+def spec(outputs):
+    return rewrite_graph(outputs, "fast_run", exclude=["fusion", "inplace"])
+
+
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, expected", [(2, ["sqr"]), (3, ["sqr", "mul"]),
+                                         (4, ["sqr", "sqr"]), (-1, ["reciprocal"]),
+                                         (-2, ["sqr", "reciprocal"]), (0.5, ["sqrt"]),
+                                         (-0.5, ["sqrt", "reciprocal"])])
+def test_pow_specialized(n, expected):
+    x = T.dvector("x")
+    expr = x ** n
+    assert names(spec(expr)) == expected
+    check_values([x], expr, [RNG.uniform(0.5, 2.0, size=4)], rtol=1e-14)
+
+
+def test_pow_large_and_fractional_exponents_kept():
+    x = T.dvector("x")
+    assert names(spec(x ** 17)) == ["pow"]
+    assert names(spec(x ** 1.5)) == ["pow"]
+
+
+def test_pow_integer_dtypes_and_float32():
+    i = T.ivector("i")
+    expr = i ** 3
+    out = spec(expr)
+    assert "pow" not in names(out) and out.dtype == expr.dtype
+    check_values([i], expr, [np.array([1, -2, 3], dtype="int32")])
+    assert "pow" in names(spec(i ** -1))  # NumPy refuses negative powers of integers
+    f = T.fvector("f")
+    e32 = f ** 2
+    out32 = spec(e32)
+    assert out32.dtype == e32.dtype and names(out32) == ["sqr"]
+    b = T.bvector("b")
+    mixed = b ** np.float64(2.0)  # int8 ** float64 computes in float64: cast, then square
+    out_mixed = spec(mixed)
+    assert out_mixed.dtype == "float64" and names(out_mixed) == ["cast", "sqr"]
+    check_values([b, f], [mixed, e32], [np.array([100, -7], dtype="int8"),
+                                        np.array([1.5, -2.0], dtype="float32")])
+
+
+def test_pow_broadcasting_exponent():
+    r = T.drow("r")
+    expr = r ** np.full((3, 1), 2.0)  # a uniform (3, 1) exponent: the result has 3 rows
+    out = spec(expr)
+    assert out.type == expr.type and "pow" not in names(out)
+    check_values([r], expr, [np.array([[1.0, 2.0]])])
+
+
+def test_div_by_constant_becomes_mul():
+    x = T.dmatrix("x")
+    expr = x / 4.0
+    assert names(spec(expr)) == ["mul"]
+    assert names(rewrite_graph(expr, "fast_compile")) == ["true_div"]  # fast_run only
+    assert names(spec(x / 0.0)) == ["true_div"]
+    xi = T.lvector("xi")
+    assert "true_div" in names(spec(T.true_div(xi, np.int64(3))))  # not a float constant
+    check_values([x], [expr, x / 3.0], [RNG.normal(size=(2, 2))], rtol=1e-15)
+
+
+def test_mul_self_is_sqr():
+    x, y = T.dvectors("x", "y")
+    expr = x * x * y
+    assert sorted(names(spec(expr))) == ["mul", "sqr"]
+    check_values([x, y], expr, [RNG.normal(size=3), RNG.normal(size=3)])
+
+
+def test_sum_and_mean_of_dimshuffle():
+    x = T.dmatrix("x")
+    exprs = [x.T.sum(axis=0), x.T.mean(axis=1), x.dimshuffle(1, "x", 0).sum(axis=(0, 1)),
+             x.dimshuffle("x", 0, 1).sum(axis=0), x.T.max(axis=0), x.T.sum()]
+    for expr in exprs:
+        out = spec(expr)
+        reductions = [n for n in nodes(out) if isinstance(n.op, CAReduce)]
+        assert "DimShuffle" not in names(out)[:1], names(out)
+        assert out is x or (reductions and all(n.inputs[0] is x for n in reductions))
+    assert spec(exprs[3]) is x  # summing only an inserted length-1 axis is nothing
+    ints = T.bmatrix("b")
+    expr = ints.dimshuffle(1, "x", 0).sum(axis=1)  # only a length-1 axis is summed
+    out = spec(expr)
+    assert out.dtype == "int64"
+    check_values([x, ints], exprs + [expr], [RNG.normal(size=(2, 3)),
+                                            np.arange(6, dtype="int8").reshape(2, 3)])
+
+
+def test_sum_of_dimshuffle_dropping_broadcastable_axis():
+    c = T.dcol("c")
+    expr = c.dimshuffle(0).sum()
+    out = spec(expr)
+    assert [n for n in nodes(out) if isinstance(n.op, CAReduce)][0].inputs[0] is c
+    check_values([c], expr, [np.ones((3, 1))])
+
+
+def test_neg_of_mul_by_constant_and_mul_minus_one():
+    x = T.dvector("x")
+    expr = -(x * 2.5)
+    out = spec(expr)
+    assert names(out) == ["mul"]
+    check_values([x], [expr, x * -1.0], [RNG.normal(size=3)])
+    assert names(spec(x * -1.0)) == ["neg"]
