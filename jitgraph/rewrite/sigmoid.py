@@ -14,30 +14,16 @@ from typing import Any
 
 from jitgraph.graph.basic import Variable
 from jitgraph.rewrite import copy_stack_trace, node_rewriter, register_stabilize
+from jitgraph.rewrite.tensor_utils import (broadcast_like, is_constant_value, mul_factors,
+                                           scalar_op_name)
 from jitgraph.tensor.elemwise import Elemwise
-
-
-def _scalar_name(var: Variable) -> str | None:
-    owner = var.owner
-    if owner is None or not isinstance(owner.op, Elemwise) or len(owner.outputs) != 1:
-        return None
-    return owner.op.scalar_op.name
-
-
-def _is_constant(var: Variable, value: float) -> bool:
-    from jitgraph.tensor.basic import NotScalarConstantError, get_scalar_constant_value
-
-    try:
-        return float(get_scalar_constant_value(var)) == value
-    except (NotScalarConstantError, TypeError, ValueError):
-        return False
 
 
 def _negate(var: Variable) -> Variable:
     """``-var``, without stacking negations: -(-v) is v and -(a - b) is b - a."""
     from jitgraph.tensor import math
 
-    name = _scalar_name(var)
+    name = scalar_op_name(var)
     if name == "neg":
         return var.owner.inputs[0]
     if name == "sub":
@@ -46,40 +32,21 @@ def _negate(var: Variable) -> Variable:
     return math.neg(var)
 
 
-def _fit(new: Variable, old: Variable) -> Variable | None:
-    """``new`` with exactly ``old``'s type, or None when that is not possible."""
-    from jitgraph.tensor import math
-
-    if new.dtype != old.dtype:
-        new = math.cast(new, old.dtype)
-    if new.broadcastable == old.broadcastable:
-        return new
-    if new.ndim != old.ndim:
-        return None
-    if all(o or not n for n, o in zip(new.broadcastable, old.broadcastable)):
-        from jitgraph.tensor.shape import unbroadcast
-
-        return unbroadcast(new, *[i for i, (n, o) in enumerate(zip(new.broadcastable,
-                                                                    old.broadcastable)) if n and not o])
-    return None
-
-
 def _one_plus_exp_argument(var: Variable) -> Variable | None:
     """``u`` when ``var`` is ``1 + exp(u)`` (in either order), else None."""
-    if _scalar_name(var) != "add" or len(var.owner.inputs) != 2:
+    if scalar_op_name(var) != "add" or len(var.owner.inputs) != 2:
         return None
     a, b = var.owner.inputs
     for one, other in ((a, b), (b, a)):
-        if _is_constant(one, 1.0) and _scalar_name(other) == "exp":
+        if is_constant_value(one, 1.0) and scalar_op_name(other) == "exp":
             return other.owner.inputs[0]
     return None
 
 
-def _replace(node: Any, new: Variable) -> list[Variable] | None:
+def _replace(fgraph: Any, node: Any, new: Variable) -> list[Variable]:
+    """``new`` as the replacement of ``node``'s output, with exactly its type and shape."""
     old = node.outputs[0]
-    fitted = _fit(new, old)
-    if fitted is None:
-        return None
+    fitted = broadcast_like(new, old, fgraph)
     copy_stack_trace(old, fitted)
     return [fitted]
 
@@ -91,7 +58,7 @@ def local_inv_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     from jitgraph.tensor import math
 
     name = node.op.scalar_op.name
-    if name == "true_div" and _is_constant(node.inputs[0], 1.0):
+    if name == "true_div" and is_constant_value(node.inputs[0], 1.0):
         denominator = node.inputs[1]
     elif name == "reciprocal":
         denominator = node.inputs[0]
@@ -100,7 +67,7 @@ def local_inv_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     u = _one_plus_exp_argument(denominator)
     if u is None:
         return None
-    return _replace(node, math.sigmoid(_negate(u)))
+    return _replace(fgraph, node, math.sigmoid(_negate(u)))
 
 
 @register_stabilize("fast_compile")
@@ -114,15 +81,15 @@ def local_1msigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
         one, s = node.inputs
     elif name == "add" and len(node.inputs) == 2:
         a, b = node.inputs
-        one, negated = (a, b) if _scalar_name(b) == "neg" else (b, a)
-        if _scalar_name(negated) != "neg":
+        one, negated = (a, b) if scalar_op_name(b) == "neg" else (b, a)
+        if scalar_op_name(negated) != "neg":
             return None
         s = negated.owner.inputs[0]
     else:
         return None
-    if not _is_constant(one, 1.0) or _scalar_name(s) != "sigmoid":
+    if not is_constant_value(one, 1.0) or scalar_op_name(s) != "sigmoid":
         return None
-    return _replace(node, math.sigmoid(_negate(s.owner.inputs[0])))
+    return _replace(fgraph, node, math.sigmoid(_negate(s.owner.inputs[0])))
 
 
 @register_stabilize("fast_compile")
@@ -131,10 +98,10 @@ def local_log_sigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
     """log(sigmoid(x)) -> -softplus(-x), finite for every x."""
     from jitgraph.tensor import math
 
-    if node.op.scalar_op.name != "log" or _scalar_name(node.inputs[0]) != "sigmoid":
+    if node.op.scalar_op.name != "log" or scalar_op_name(node.inputs[0]) != "sigmoid":
         return None
     x = node.inputs[0].owner.inputs[0]
-    return _replace(node, math.neg(math.softplus(_negate(x))))
+    return _replace(fgraph, node, math.neg(math.softplus(_negate(x))))
 
 
 @register_stabilize("fast_compile")
@@ -148,17 +115,7 @@ def local_log1p_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     u = _one_plus_exp_argument(node.inputs[0])
     if u is None:
         return None
-    return _replace(node, math.softplus(u))
-
-
-def _mul_factors(var: Variable) -> list[Variable]:
-    """The factors of a (possibly nested) product."""
-    if _scalar_name(var) != "mul":
-        return [var]
-    factors: list[Variable] = []
-    for inp in var.owner.inputs:
-        factors.extend(_mul_factors(inp))
-    return factors
+    return _replace(fgraph, node, math.softplus(u))
 
 
 @register_stabilize("fast_compile")
@@ -173,9 +130,9 @@ def local_cancel_div_mul(fgraph: Any, node: Any) -> list[Variable] | None:
 
     if node.op.scalar_op.name != "mul":
         return None
-    factors = _mul_factors(node.outputs[0])
+    factors = mul_factors(node.outputs[0])
     for k, factor in enumerate(factors):
-        if _scalar_name(factor) != "true_div":
+        if scalar_op_name(factor) != "true_div":
             continue
         numerator, denominator = factor.owner.inputs
         if denominator not in factors:
@@ -184,10 +141,42 @@ def local_cancel_div_mul(fgraph: Any, node: Any) -> list[Variable] | None:
         rest.pop(k)
         rest.remove(denominator)
         product = math.mul(numerator, *rest) if rest else numerator
-        old = node.outputs[0]
-        if product.broadcastable != old.broadcastable:
-            # The cancelled factors are the numerator's divisor and its twin: broadcasting the
-            # product against the divisor restores the output's shape.
-            product = math.second(denominator, product)
-        return _replace(node, product)
+        return _replace(fgraph, node, product)
+    return None
+
+
+@register_stabilize("fast_compile")
+@node_rewriter([Elemwise])
+def local_exp_over_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
+    """exp(u)/(1+exp(u)) -> sigmoid(u), also as factors of a product:
+    (a / (1+exp(u))) * exp(u) * rest -> a * sigmoid(u) * rest.
+
+    The derivative of 1/(1+exp(u)) has this shape; exp(u) overflows to inf for u > ~709 and the
+    product becomes inf/inf = NaN, although sigmoid(u) is just 1."""
+    from jitgraph.tensor import math
+
+    name = node.op.scalar_op.name
+    if name == "true_div":
+        numerator, denominator = node.inputs
+        u = _one_plus_exp_argument(denominator)
+        if u is not None and scalar_op_name(numerator) == "exp" and numerator.owner.inputs[0] is u:
+            return _replace(fgraph, node, math.sigmoid(u))
+        return None
+    if name != "mul":
+        return None
+    factors = mul_factors(node.outputs[0])
+    for k, factor in enumerate(factors):
+        if scalar_op_name(factor) != "true_div":
+            continue
+        numerator, denominator = factor.owner.inputs
+        u = _one_plus_exp_argument(denominator)
+        if u is None:
+            continue
+        partner = next((f for f in factors if scalar_op_name(f) == "exp"
+                        and f.owner.inputs[0] is u), None)
+        if partner is None:
+            continue
+        rest = [f for j, f in enumerate(factors) if j != k]
+        rest.remove(partner)
+        return _replace(fgraph, node, math.mul(numerator, math.sigmoid(u), *rest))
     return None

@@ -35,7 +35,7 @@ from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.merge import MergeGraphRewriter
 from jitgraph.rewrite.phases import register_stabilize
-from jitgraph.rewrite.tensor_utils import (broadcast_like, elemwise, is_constant_value,
+from jitgraph.rewrite.tensor_utils import (broadcast_like, elemwise, is_constant_value, mul_factors,
                                            is_elemwise, same_expression, scalar_constant,
                                            scalar_op_name, shape_of)
 from jitgraph.tensor import dtypes as dt
@@ -382,11 +382,12 @@ def local_mul_div_distribute(fgraph: FunctionGraph, node: Apply) -> list[Variabl
     if scalar_op_name(node) != "mul" or len(node.inputs) < 2:
         return None
     out = node.outputs[0]
-    for k, total in enumerate(node.inputs):
+    factors = mul_factors(out)
+    for k, total in enumerate(factors):
         kind = scalar_op_name(total)
         if kind not in ("add", "sub") or total.dtype != out.dtype:
             continue
-        others = [v for j, v in enumerate(node.inputs) if j != k]
+        others = [v for j, v in enumerate(factors) if j != k]
         new_terms = []
         for term in total.owner.inputs:
             negated = is_elemwise(term, "neg")

@@ -51,6 +51,17 @@ def is_elemwise(x: Variable | Apply | None, *names: str) -> bool:
     return scalar_op_name(x) in names
 
 
+def mul_factors(var: Variable) -> list[Variable]:
+    """The factors of a product, looking through nested ``mul`` nodes (rewrites of other
+    phases leave products nested; canonicalize flattens them only once)."""
+    if scalar_op_name(var) != "mul":
+        return [var]
+    factors: list[Variable] = []
+    for inp in var.owner.inputs:
+        factors.extend(mul_factors(inp))
+    return factors
+
+
 def elemwise(name: str, *inputs: Any) -> Variable:
     """A new node of the shared Elemwise for scalar op ``name``.
 

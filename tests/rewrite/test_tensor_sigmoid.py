@@ -88,3 +88,23 @@ def test_cancelled_division_keeps_the_shape():
     out = (a / x) * x  # the result must keep x's length
     f = compiled([a, x], out, "fast_compile")
     np.testing.assert_allclose(f(2.0, np.array([1.0, 4.0, 0.0])), [2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_logistic_regression_gradient_finite_beyond_exp_overflow(level):
+    x, y = T.dvectors("x y")
+    p = 1 / (1 + T.exp(-x))
+    xent = (-y * T.log(p) - (1 - y) * T.log(1 - p)).mean()
+    f = compiled([x, y], T.grad(xent, x), level)
+    z = np.array([-900.0, -900.0, 900.0, 900.0, 0.0])
+    labels = np.array([0.0, 1.0, 0.0, 1.0, 1.0])
+    with np.errstate(over="ignore"):
+        expected = (1 / (1 + np.exp(-z)) - labels) / len(z)
+    np.testing.assert_allclose(f(z, labels), expected, rtol=1e-12, atol=1e-300)
+
+
+def test_exp_over_one_plus_exp():
+    x = T.dvector("x")
+    f = compiled([x], T.exp(x) / (1 + T.exp(x)), "fast_run")
+    assert "sigmoid" in scalar_names(f)
+    np.testing.assert_allclose(f(np.array([-800.0, 0.0, 800.0])), [0.0, 0.5, 1.0])
