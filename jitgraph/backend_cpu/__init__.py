@@ -1,1 +1,68 @@
-"""CPU backend: graphs lowered to Numba (LLVM) kernels. Built in the CPU-backend issue."""
+"""CPU backend: graphs lowered to Numba (LLVM) kernels, run by one generated driver per graph.
+
+Pipeline (one module per step):
+
+* :mod:`.registry` -- op type -> lowering (``register_lowering``; ``lower`` is a
+  ``functools.singledispatch``). ``lower_elemwise``, ``lower_reduce``, ``lower_blas``,
+  ``lower_nnet``, ``lower_views`` register the lowerings of the tensor library.
+* :mod:`.scalar_templates` -- one Numba code template per scalar-op name.
+* :mod:`.elemwise_codegen`, :mod:`.reduce_codegen` -- generated kernel sources, one loop nest per
+  ``Elemwise``/fused ``Composite`` (or reduction, with a fused elementwise ``pre_op``).
+* :mod:`.vecmath` -- vectorized exp/log/log1p/sin/cos block functions kernels call.
+* :mod:`.kernels` -- :class:`~.kernels.KernelSource` (structural key + module source that can be
+  written to ``mod.py`` and imported again) and the in-process memo: each distinct kernel is
+  compiled once per process, with an explicit signature, whatever graph needs it.
+* :mod:`.driver` -- builds the :class:`~.driver.CompiledProgram` of a graph: a straight-line
+  Python function calling the kernels with preallocated cells.
+* :mod:`.parallel` -- ``openmp=True``: the same kernels on chunks of the outer axis, on threads.
+* :mod:`.options` -- ``cxx``/``gcc.cxxflags``/``cmodule.*`` mapped to Numba/LLVM options.
+* :mod:`.linker` -- the ``cvm``, ``cvm_nogc``, ``c|py``, ``c|py_nogc`` and ``c`` linkers
+  (registered when imported; ``jitgraph.compile.linker`` imports it lazily).
+
+Importing this package does not import Numba.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["build_program", "register_lowering", "lower", "compile_stats", "kernel_keys",
+           "LINKER_MODULE"]
+
+#: the module to list in ``jitgraph.compile.linker._BACKEND_LINKER_MODULES``
+LINKER_MODULE = "jitgraph.backend_cpu.linker"
+
+
+def build_program(fgraph: Any, allow_gc: bool = True, order: Any = None, strict: bool = False
+                  ) -> Any:
+    """Lower ``fgraph`` and return its :class:`~.driver.CompiledProgram`."""
+    from jitgraph.backend_cpu.driver import build_program as _build
+
+    return _build(fgraph, allow_gc, order, strict)
+
+
+def register_lowering(*op_types: type) -> Any:
+    """Decorator: ``fn(op, node, ctx) -> Lowered | None`` lowers nodes of ``op_types``."""
+    from jitgraph.backend_cpu.registry import register_lowering as _reg
+
+    return _reg(*op_types)
+
+
+def lower(op: Any, node: Any, ctx: Any) -> Any:
+    from jitgraph.backend_cpu.registry import load_lowerings, lower as _lower
+
+    load_lowerings()
+    return _lower(op, node, ctx)
+
+
+def compile_stats() -> dict:
+    """Kernels compiled in this process and the seconds spent compiling them."""
+    from jitgraph.backend_cpu.kernels import compile_stats as _stats
+
+    return _stats()
+
+
+def kernel_keys(fn: Any) -> list:
+    """The structural keys of the kernels a compiled ``jitgraph.function`` uses."""
+    program = getattr(fn, "_program", fn)
+    return program.kernel_keys() if hasattr(program, "kernel_keys") else []

@@ -111,9 +111,13 @@ def _drop_artifacts(entry_dir: Path, name: str) -> bool:
     return removed
 
 
-def _was_cache_hit(dispatcher: Any) -> bool:
-    stats = getattr(dispatcher, "stats", None)
-    return bool(stats is not None and sum(getattr(stats, "cache_hits", {}).values()))
+def _was_cache_hit(compiled: Any) -> bool:
+    """Whether Numba loaded ``compiled`` from its cache (a dispatcher counts hits per
+    signature in ``stats``; a cfunc has a plain ``cache_hits`` count)."""
+    stats = getattr(compiled, "stats", None)
+    if stats is not None:
+        return bool(sum(getattr(stats, "cache_hits", {}).values()))
+    return bool(getattr(compiled, "cache_hits", 0))
 
 
 def _record_compile_time(entry: store.Entry, name: str, seconds: float) -> None:

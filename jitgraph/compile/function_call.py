@@ -37,6 +37,15 @@ class Function:
         self._names = {inp.name: k for k, inp in enumerate(maker.inputs) if inp.name}
         self._defaults = [inp.value for inp in maker.inputs]
         self._filters = [self._input_filter(inp) for inp in maker.inputs]
+        # An ndarray of exactly the input's dtype and rank needs no conversion when the type has
+        # no broadcastable dimension to check: the common case skips TensorType.filter.
+        self._fast_types = [_fast_type(inp.variable.type) for inp in maker.inputs]
+        from jitgraph.config import config
+
+        # The numpy.seterr_* flags are read-only: their errstate is fixed for the process.
+        self._seterr = config.seterr_kwargs()
+        self._needs_errstate = getattr(program, "needs_errstate", True) and bool(self._seterr)
+        self._clear_outputs = bool(maker.mode.linker.allow_gc)
 
     def _input_filter(self, inp: Any):
         allow = inp.allow_downcast
@@ -48,37 +57,45 @@ class Function:
 
     # -- calling --------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        t0 = time.perf_counter()
-        values = self._bind(args, kwargs)
+        profile = self.profile
+        t0 = time.perf_counter() if profile is not None else 0.0
+        if kwargs or len(args) != self._n_explicit:
+            args = self._bind(args, kwargs)
         cells = self._input_cells
         if self.trust_input:
-            for cell, value in zip(cells, values):
+            for cell, value in zip(cells, args):
                 cell[0] = value
         else:
-            for k, (cell, value) in enumerate(zip(cells, values)):
+            for k, value in enumerate(args):
+                fast = self._fast_types[k]
+                if (fast is not None and type(value) is np.ndarray and value.dtype is fast[0]
+                        and value.ndim == fast[1]):
+                    cells[k][0] = value
+                    continue
                 try:
-                    cell[0] = self._filters[k](value)
+                    cells[k][0] = self._filters[k](value)
                 except (TypeError, ValueError) as exc:
                     raise _bad_input(self.maker.inputs[k], k, value, exc) from None
         for var, cell in self._shared_cells:
             cell[0] = var._value
-        from jitgraph.config import config
-
-        t1 = time.perf_counter()
-        with np.errstate(**config.seterr_kwargs()):
+        t1 = time.perf_counter() if profile is not None else 0.0
+        if self._needs_errstate:
+            with np.errstate(**self._seterr):
+                self._run()
+        else:
             self._run()
-        t2 = time.perf_counter()
+        t2 = time.perf_counter() if profile is not None else 0.0
         outputs = []
         for cell, needs_copy in zip(self._output_cells, self._copy_output):
             value = cell[0]
             outputs.append(value.copy() if needs_copy and hasattr(value, "copy") else value)
         for var, cell in self._update_cells:
             var._value = cell[0]
-        if self._program is not None and self.maker.mode.linker.allow_gc:
+        if self._clear_outputs:
             for cell in self._output_cells:
                 cell[0] = None
-        if self.profile is not None:
-            self.profile.record_call(t2 - t1, time.perf_counter() - t0)
+        if profile is not None:
+            profile.record_call(t2 - t1, time.perf_counter() - t0)
         if self.maker.unpack_single:
             return outputs[0]
         return outputs
@@ -159,6 +176,14 @@ class Function:
 
 
 _MISSING = object()
+
+
+def _fast_type(vtype: Any) -> tuple[np.dtype, int] | None:
+    dtype = getattr(vtype, "dtype", None)
+    bcast = getattr(vtype, "broadcastable", None)
+    if dtype is None or bcast is None or any(bcast):
+        return None
+    return np.dtype(dtype), len(bcast)
 
 
 def _rewire(fgraph: Any, old: Variable, new: Variable) -> None:

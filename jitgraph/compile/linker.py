@@ -246,7 +246,7 @@ def get_linker(name: str | Linker) -> Linker:
                      f"{sorted(set(LINKERS) | set(COMPILED_LINKER_NAMES))}")
 
 
-_BACKEND_LINKER_MODULES: tuple[str, ...] = ()
+_BACKEND_LINKER_MODULES: tuple[str, ...] = ("jitgraph.backend_cpu.linker",)
 
 
 def _load_backends() -> None:

@@ -74,7 +74,8 @@ class TensorType(Type):
                ) -> np.ndarray:
         """``data`` as an ndarray of this type, or a TypeError saying why it does not fit."""
         if isinstance(data, np.ndarray) and data.dtype.name == self.dtype:
-            arr = data
+            # Byte-swapped data has the right dtype name but compiled kernels need native order.
+            arr = data if data.dtype.isnative else data.astype(data.dtype.newbyteorder("="))
         elif strict:
             raise TypeError(f"expected an ndarray of dtype {self.dtype}, got "
                             f"{type(data).__name__}"

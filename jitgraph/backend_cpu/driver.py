@@ -1,0 +1,335 @@
+"""The program driver: one generated, straight-line Python function per compiled graph.
+
+Instead of a VM looping over thunks, :func:`build_program` asks each node's lowering for a few
+lines of Python (read the input cells, allocate outputs, call the kernel, store the outputs) and
+joins them, in order, into one function ``run()``; kernels, dtypes and cells are globals of that
+function. Garbage collection (``allow_gc``) is a ``cell[0] = None`` after the last reader; errors
+go through :func:`jitgraph.compile.linker.raise_with_node` with the failing node. The same lines
+also make one thunk per node (``Program.thunks``) for tools that run nodes one by one.
+
+With ``allow_gc=False`` the output buffers of intermediate results are kept between calls and
+reused while their shape repeats. Buffers of graph outputs (and of anything a graph output is a
+view of or was computed in place into) are never reused: the caller owns what it was returned.
+
+Nodes whose inputs are all constants and whose lowering can precompute them (views such as the
+``DimShuffle`` that pads a literal to the rank of an elementwise operation) are evaluated once
+here and read as constants by the nodes that use them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from jitgraph.compile.linker import Program, raise_with_node
+from jitgraph.graph.basic import Apply, Constant, Variable
+from jitgraph.graph.fg import FunctionGraph
+
+from jitgraph.backend_cpu.registry import BLAS, NUMBA, PY, Lowered, load_lowerings, lower
+from jitgraph.backend_cpu.scalar_templates import Unsupported
+
+
+class MissingLowering(NotImplementedError):
+    """The strict (``c``) linker met an op without a compiled lowering."""
+
+
+class BuildContext:
+    """What lowerings need while a program is built (flags, the namespace of the driver)."""
+
+    def __init__(self, fgraph: FunctionGraph, storage: dict, allow_gc: bool, options: Any,
+                 openmp: bool, minsize: int, nthreads: int) -> None:
+        self.fgraph = fgraph
+        self.storage = storage
+        self.allow_gc = allow_gc
+        self.options = options
+        self.openmp = openmp and nthreads > 1
+        self.minsize = minsize
+        self.nthreads = nthreads
+        self.ns: dict[str, Any] = {"np": np, "empty": np.empty}
+        self._names = itertools.count()
+        self._ids: dict[int, str] = {}
+        self.known: dict[Variable, Any] = {}  # constants and precomputed values
+        self.escaping: set[Variable] = set()
+
+    def ref(self, obj: Any, hint: str = "g") -> str:
+        """A global name of the driver bound to ``obj`` (one name per object)."""
+        name = self._ids.get(id(obj))
+        if name is None:
+            name = f"{hint}{next(self._names)}"
+            self.ns[name] = obj
+            self._ids[id(obj)] = name
+        return name
+
+    def new_global(self, obj: Any, hint: str) -> str:
+        name = f"{hint}{next(self._names)}"
+        self.ns[name] = obj
+        return name
+
+    def dtype(self, dtype: str) -> str:
+        return self.ref(np.dtype(dtype), f"dt_{dtype}_")
+
+    def known_value(self, var: Variable) -> Any:
+        """The value of a constant (or precomputed) variable, else None."""
+        return self.known.get(var)
+
+
+class NodeContext:
+    """Names and helpers for the lines of one node."""
+
+    def __init__(self, bctx: BuildContext, node: Apply, index: int) -> None:
+        self.b = bctx
+        self.node = node
+        self.index = index
+        self.locals: list[str] = []
+
+    def local(self, hint: str) -> str:
+        name = f"{hint}_{self.index}_{len(self.locals)}"
+        self.locals.append(name)
+        return name
+
+    def cell(self, var: Variable) -> str:
+        return self.b.ref(self.b.storage[var], "c")
+
+    def inp(self, j: int) -> str:
+        var = self.node.inputs[j]
+        if var in self.b.known:
+            return self.b.new_global(self.b.known[var], "k")
+        return f"{self.cell(var)}[0]"
+
+    def set_out(self, k: int, expr: str) -> str:
+        return f"{self.cell(self.node.outputs[k])}[0] = {expr}"
+
+    def can_reuse(self, k: int) -> bool:
+        return not self.b.allow_gc and self.node.outputs[k] not in self.b.escaping
+
+    def alloc(self, k: int, shape: str, dtype: str) -> tuple[list[str], str]:
+        """Lines allocating output ``k`` (reusing last call's buffer when allowed)."""
+        out = self.local("o")
+        dt = self.b.dtype(dtype)
+        if not self.can_reuse(k):
+            return [f"{out} = empty({shape}, {dt})"], out
+        buf = self.b.new_global([None], "buf")
+        shp = self.local("shp")
+        return [f"{shp} = {shape}", f"{out} = {buf}[0]",
+                f"if {out} is None or {out}.shape != {shp}:",
+                f"    {out} = {buf}[0] = empty({shp}, {dt})"], out
+
+    def kernel_call(self, fn_c: str, fn_a: str, check: list[str], args: list[str],
+                    outer: str, size: str) -> list[str]:
+        """Call the C variant when every array in ``check`` is C-contiguous, else the strided
+        one; with openmp and at least ``minsize`` elements, on all threads."""
+        kern = fn_c
+        lines: list[str] = []
+        if check:
+            kern = self.local("kern")
+            cond = " and ".join(f"{a}.flags.c_contiguous" for a in check)
+            lines.append(f"{kern} = {fn_c} if {cond} else {fn_a}")
+        call = f"{kern}({', '.join(args)}, 0, {outer})"
+        if self.b.openmp:
+            from jitgraph.backend_cpu.parallel import run_chunks
+
+            par = self.b.ref(run_chunks, "run_chunks")
+            lines += [f"if {size} >= {self.b.minsize}:",
+                      f"    {par}({kern}, ({', '.join(args)},), {outer})",
+                      "else:", f"    {call}"]
+        else:
+            lines.append(call)
+        return lines
+
+
+def _perform_lowering(node: Apply, registered: bool = False) -> Lowered:
+    def emit(nc: NodeContext) -> list[str]:
+        perform = nc.b.ref(node.op.perform, "perform")
+        n = nc.b.new_global(node, "node")
+        outs = nc.b.new_global([nc.b.storage[o] for o in node.outputs], "outcells")
+        args = ", ".join(nc.inp(j) for j in range(len(node.inputs)))
+        return [f"{perform}({n}, [{args}], {outs})"]
+
+    return Lowered(PY, emit, registered=registered)
+
+
+def _escaping(fgraph: FunctionGraph, order: Sequence[Apply]) -> set[Variable]:
+    """Graph outputs and every variable one of them may share memory with."""
+    esc = set(fgraph.outputs)
+    for node in reversed(order):
+        for k, out in enumerate(node.outputs):
+            if out in esc:
+                for j in node.op.view_map.get(k, []) + node.op.destroy_map.get(k, []):
+                    esc.add(node.inputs[j])
+    return esc
+
+
+def _gc_plan(fgraph: FunctionGraph, order: Sequence[Apply], storage: dict, skip: set
+             ) -> list[list[Variable]]:
+    keep = set(fgraph.inputs) | set(fgraph.outputs) | skip
+    last: dict[Variable, int] = {}
+    for i, node in enumerate(order):
+        for inp in node.inputs:
+            last[inp] = i
+        for out in node.outputs:
+            last.setdefault(out, i)
+    plan: list[list[Variable]] = [[] for _ in order]
+    for var, i in last.items():
+        if var in keep or isinstance(var, Constant) or var.owner is None:
+            continue
+        plan[i].append(var)
+    return plan
+
+
+class CompiledProgram(Program):
+    """A :class:`Program` whose ``run`` is the generated driver."""
+
+    def __init__(self, fgraph: FunctionGraph, order: list[Apply], thunks: list[Callable],
+                 storage: dict, free_after: list, kinds: list[str], run: Callable,
+                 source: str, lowered: list[Lowered]) -> None:
+        super().__init__(fgraph, order, thunks, storage, free_after, kinds)
+        self.run = run  # type: ignore[method-assign]
+        self.driver_source = source
+        self.lowered = lowered
+        #: variables evaluated once at link time (views of constants)
+        self.precomputed: set[Variable] = set()
+        self.compiled_while_linking: dict = {"compiled": 0, "compile_seconds": 0.0}
+        #: False when every node is a compiled kernel or BLAS call, which never raise NumPy
+        #: floating-point warnings: the caller may skip ``np.errstate``.
+        self.needs_errstate = any(k == PY and not lw.constant_outputs
+                                  for k, lw in zip(kinds, lowered))
+
+    def kernel_keys(self) -> list[tuple]:
+        return [k for lw in self.lowered for k in lw.kernel_keys]
+
+    def compile_report(self) -> dict:
+        """Kernels compiled while this program was linked (the profiler prints it); kernels
+        other graphs had compiled already are reused and not counted."""
+        return dict(self.compiled_while_linking)
+
+
+def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] | None = None,
+                  strict: bool = False) -> CompiledProgram:
+    """Lower every node and generate the driver (see the module docstring)."""
+    from jitgraph.config import config
+
+    from jitgraph.backend_cpu.options import current_options, num_threads
+
+    from jitgraph.backend_cpu.kernels import COMPILE_LOG
+
+    load_lowerings()
+    n_compiled = len(COMPILE_LOG)
+    order = list(order if order is not None else fgraph.toposort())
+    storage: dict[Variable, list] = {}
+    for var in fgraph.variables:
+        storage[var] = [var.data] if isinstance(var, Constant) else [None]
+    for var in fgraph.inputs:
+        storage.setdefault(var, [None])
+    bctx = BuildContext(fgraph, storage, allow_gc, current_options(), bool(config.openmp),
+                        int(config.openmp_elemwise_minsize), num_threads())
+    for var in fgraph.variables:
+        if isinstance(var, Constant):
+            bctx.known[var] = var.data
+    bctx.escaping = _escaping(fgraph, order)
+    outputs = set(fgraph.outputs)
+    lowered: list[Lowered] = []
+    precomputed: set[Variable] = set()
+    for node in order:
+        lw = _lower_node(node, bctx, strict)
+        if lw.constant_outputs is not None and not any(o in outputs for o in node.outputs):
+            for out, value in zip(node.outputs, lw.constant_outputs):
+                bctx.known[out] = value
+                storage[out][0] = value
+                precomputed.add(out)
+        elif lw.constant_outputs is not None:
+            lw = _perform_lowering(node, registered=True)
+        lowered.append(lw)
+    plan = _gc_plan(fgraph, order, storage, precomputed) if allow_gc else [[] for _ in order]
+    node_lines: list[list[str]] = []
+    for i, (node, lw) in enumerate(zip(order, lowered)):
+        nc = NodeContext(bctx, node, i)
+        lines = [] if node.outputs[0] in precomputed else list(lw.emit(nc))
+        if allow_gc:
+            lines += [f"{nc.cell(v)}[0] = None" for v in plan[i]]
+            if nc.locals:
+                lines.append(f"del {', '.join(nc.locals)}")
+        node_lines.append(lines)
+    program = _assemble(fgraph, order, storage, bctx, lowered, node_lines,
+                        [[storage[v] for v in p] for p in plan])
+    program.precomputed = precomputed
+    built = COMPILE_LOG[n_compiled:]
+    program.compiled_while_linking = {"compiled": len(built),
+                                      "compile_seconds": sum(r.seconds for r in built)}
+    return program
+
+
+def _lower_node(node: Apply, bctx: BuildContext, strict: bool) -> Lowered:
+    try:
+        lw = lower(node.op, node, bctx)
+    except Unsupported as exc:
+        lw, reason = None, str(exc)
+    else:
+        reason = "no Numba lowering is registered for this op"
+    if lw is None:
+        if strict:
+            raise MissingLowering(f"linker 'c' needs a compiled implementation of every op, but "
+                                  f"{node.op} ({type(node.op).__name__}) has none: {reason}. "
+                                  "Use linker='c|py' or 'cvm' to run it with its perform().")
+        lw = _perform_lowering(node)
+    return lw
+
+
+def _assemble(fgraph: FunctionGraph, order: list[Apply], storage: dict, bctx: BuildContext,
+              lowered: list[Lowered], node_lines: list[list[str]], free_after: list
+              ) -> CompiledProgram:
+    src: list[str] = []
+    for i, lines in enumerate(node_lines):
+        src.append(f"def thunk_{i}():")
+        src.extend(f"    {line}" for line in lines or ["pass"])
+        src.append("")
+    src.append("def run():")
+    src.append("    _n = 0")
+    src.append("    try:")
+    for i, lines in enumerate(node_lines):
+        if not lines:
+            continue
+        src.append(f"        _n = {i}")
+        src.extend(f"        {line}" for line in lines)
+    src.append("        pass")
+    src.append("    except Exception as _exc:")
+    src.append("        _fail(_exc, _n)")
+    source = "\n".join(src) + "\n"
+    ns = bctx.ns
+    ns["_fail"] = _failure_handler(order, storage, lowered)
+    exec(compile(source, "<jitgraph driver>", "exec"), ns)
+    thunks = [ns[f"thunk_{i}"] for i in range(len(order))]
+    kinds = [lw.kind for lw in lowered]
+    return CompiledProgram(fgraph, order, thunks, storage, free_after, kinds, ns["run"], source,
+                           lowered)
+
+
+def _failure_handler(order: list[Apply], storage: dict, lowered: list[Lowered]) -> Callable:
+    def fail(exc: Exception, index: int) -> None:
+        node = order[index]
+        if lowered[index].kind in (NUMBA, BLAS):
+            exc = _reference_error(node, storage) or exc
+        raise_with_node(exc, node, index, storage)
+
+    return fail
+
+
+def _reference_error(node: Apply, storage: dict) -> Exception | None:
+    """The error ``perform`` gives on the same inputs (kernels raise terse messages)."""
+    values = [storage[i][0] for i in node.inputs]
+    try:
+        node.op.perform(node, values, [[None] for _ in node.outputs])
+    except Exception as exc:  # noqa: BLE001 - any reference error explains the failure
+        return exc
+    return None
+
+
+def describe(program: CompiledProgram) -> str:
+    """One line per node: index, kind, op (what the profiler prints)."""
+    return "\n".join(f"{i:3d} {kind:5s} {node.op}"
+                     for i, (node, kind) in enumerate(zip(program.order, program.kinds)))
+
+
+__all__ = ["BuildContext", "NodeContext", "CompiledProgram", "build_program", "MissingLowering",
+           "describe", "NUMBA", "PY"]

@@ -1,0 +1,162 @@
+"""BLAS ops (``Dot``, ``Dot22``, ``Gemv``, ``Gemm``, ``Ger``) through NumPy's BLAS, called from
+the driver.
+
+Choice: the matrix products call ``numpy.dot`` (NumPy's bundled OpenBLAS, or whatever BLAS the
+installed NumPy links) from Python, not from inside a Numba kernel. Numba's own ``np.dot`` needs
+SciPy at run time and, as PyTensor's Numba backend shows, is much slower for transposed
+matrix-vector products; NumPy dispatches every layout (transposed views included) to the right
+BLAS call and adds no dependency. With ``allow_gc=False`` the product is written with
+``np.dot(..., out=buffer)`` into a buffer kept between calls. The ``beta * Z + alpha * (X @ Y)``
+part of Gemm/Gemv and the rank-1 update of Ger are one-pass Numba loops (no temporary for
+``alpha * X @ Y`` or ``outer(x, y)``); ``beta == 0`` ignores the values of ``Z`` as BLAS does.
+Complex dtypes and ``BatchedDot`` run their ``perform`` (NumPy's ``matmul``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from jitgraph.tensor import blas as B
+
+from jitgraph.backend_cpu.registry import BLAS, Lowered, register_lowering
+
+_REAL = ("float32", "float64")
+_JIT = dict(nogil=True, error_model="numpy", cache=False)
+
+
+@numba.njit(**_JIT)
+def _axpby1(z, t, alpha, beta, out):  # noqa: ANN001, ANN202 - Numba function
+    for i in range(out.shape[0]):
+        out[i] = beta * z[i] + alpha * t[i]
+
+
+@numba.njit(**_JIT)
+def _axpby2(z, t, alpha, beta, out):  # noqa: ANN001, ANN202
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = beta * z[i, j] + alpha * t[i, j]
+
+
+@numba.njit(**_JIT)
+def _ger(a, alpha, x, y, out):  # noqa: ANN001, ANN202
+    for i in range(out.shape[0]):
+        ax = alpha * x[i]
+        for j in range(out.shape[1]):
+            out[i, j] = a[i, j] + ax * y[j]
+
+
+def finish(z: np.ndarray, alpha: np.ndarray, t: np.ndarray, beta: np.ndarray, inplace: bool
+           ) -> np.ndarray:
+    """``beta * z + alpha * t`` (``t`` is a fresh product and may be overwritten)."""
+    if z.shape != t.shape:
+        raise ValueError(f"gemm/gemv: shapes do not match: {z.shape} vs product {t.shape}")
+    a = alpha.item()
+    b = beta.item()
+    target = z if inplace else t
+    if b == 0:
+        if a != 1:
+            np.multiply(t, a, out=target)
+        elif inplace:
+            np.copyto(z, t)
+        return target
+    (_axpby1 if t.ndim == 1 else _axpby2)(z, t, t.dtype.type(a), t.dtype.type(b), target)
+    return target
+
+
+def ger(a: np.ndarray, alpha: np.ndarray, x: np.ndarray, y: np.ndarray, out: np.ndarray | None
+        ) -> np.ndarray:
+    """``a + alpha * outer(x, y)``, into ``a`` when ``out`` is None."""
+    if a.shape != (x.shape[0], y.shape[0]):
+        raise ValueError(f"ger: shapes do not match: A {a.shape}, x {x.shape}, y {y.shape}")
+    target = a if out is None else out
+    _ger(a, a.dtype.type(alpha.item()), x, y, target)
+    return target
+
+
+def _product_shape(a: str, b: str, nd_a: int, nd_b: int) -> str:
+    dims = ([f"{a}.shape[0]"] if nd_a == 2 else []) + ([f"{b}.shape[1]"] if nd_b == 2 else [])
+    return f"({', '.join(dims)},)" if dims else "()"
+
+
+def _dot_lines(nc: Any, a: str, b: str, nd_a: int, nd_b: int, out_dtype: str, k: int,
+               use_out: bool) -> tuple[list[str], str]:
+    """``dot(a, b)``, into a kept buffer when allowed (nogc) and valid for ``out=``."""
+    dot = nc.b.ref(np.dot, "dot")
+    if use_out and nc.can_reuse(k) and (nd_a, nd_b) != (1, 1):
+        alloc, o = nc.alloc(k, _product_shape(a, b, nd_a, nd_b), out_dtype)
+        return alloc + [f"{dot}({a}, {b}, out={o})"], o
+    o = nc.local("p")
+    return [f"{o} = {dot}({a}, {b})"], o
+
+
+@register_lowering(B.Dot, B.Dot22)
+def lower_dot(op: Any, node: Any, ctx: Any) -> Lowered | None:
+    a_t, b_t = node.inputs
+    out_dtype = node.outputs[0].dtype
+    same = a_t.dtype == b_t.dtype == out_dtype and out_dtype in _REAL
+
+    def emit(nc: Any) -> list[str]:
+        a, b = nc.local("a"), nc.local("b")
+        lines = [f"{a} = {nc.inp(0)}", f"{b} = {nc.inp(1)}"]
+        dl, o = _dot_lines(nc, a, b, a_t.ndim, b_t.ndim, out_dtype, 0, same)
+        lines += dl
+        if not same:
+            lines.append(f"{o} = np.asarray({o}).astype({nc.b.dtype(out_dtype)}, copy=False)")
+        elif a_t.ndim == b_t.ndim == 1:
+            lines.append(f"{o} = np.asarray({o})")
+        lines.append(nc.set_out(0, o))
+        return lines
+
+    return Lowered(BLAS, emit)
+
+
+@register_lowering(B.Gemm, B.Gemv)
+def lower_gemm(op: Any, node: Any, ctx: Any) -> Lowered | None:
+    z_t, _, x_t, y_t, _ = node.inputs
+    if z_t.dtype not in _REAL:
+        return None
+    fin = ctx.ref(finish, "finish")
+
+    def emit(nc: Any) -> list[str]:
+        z, alpha, x, y, beta = (nc.local(n) for n in ("z", "alpha", "x", "y", "beta"))
+        lines = [f"{v} = {nc.inp(j)}" for j, v in enumerate((z, alpha, x, y, beta))]
+        # The product gets its own buffer: in place, the result lands in z instead.
+        dl, t = _dot_lines(nc, x, y, x_t.ndim, y_t.ndim, z_t.dtype, 0, not op.inplace)
+        lines += dl
+        lines.append(nc.set_out(0, f"{fin}({z}, {alpha}, {t}, {beta}, {op.inplace})"))
+        return lines
+
+    return Lowered(BLAS, emit)
+
+
+@register_lowering(B.Ger)
+def lower_ger(op: Any, node: Any, ctx: Any) -> Lowered | None:
+    a_t = node.inputs[0]
+    if a_t.dtype not in _REAL:
+        return None
+    fn = ctx.ref(ger, "ger")
+
+    def emit(nc: Any) -> list[str]:
+        a, alpha, x, y = (nc.local(n) for n in ("A", "alpha", "x", "y"))
+        lines = [f"{v} = {nc.inp(j)}" for j, v in enumerate((a, alpha, x, y))]
+        if op.inplace:
+            target = "None"
+        else:
+            alloc, target = nc.alloc(0, f"{a}.shape", a_t.dtype)
+            lines += alloc
+        lines.append(nc.set_out(0, f"{fn}({a}, {alpha}, {x}, {y}, {target})"))
+        return lines
+
+    return Lowered(BLAS, emit)
+
+
+@register_lowering(B.BatchedDot)
+def lower_batched_dot(op: Any, node: Any, ctx: Any) -> Lowered:
+    from jitgraph.backend_cpu.driver import _perform_lowering
+
+    lw = _perform_lowering(node, registered=True)
+    lw.kind = BLAS
+    return lw

@@ -1,0 +1,80 @@
+"""The lowering registry: op type -> a function that lowers one node, or None.
+
+A lowering receives the op, the Apply node and the :class:`~.driver.BuildContext`, and returns a
+:class:`Lowered` (source lines the program driver runs for that node, and the kernel keys it
+uses) or None when it cannot handle this node (an unsupported dtype, say): the node then runs its
+``perform``. Lowerings are looked up along the op class's MRO (``functools.singledispatch``), so a
+subclass inherits its parent's lowering unless it registers its own.
+
+Adding an op: write ``lower_<family>.py`` with ``@register_lowering(MyOp)`` and import it from
+:func:`load_lowerings`.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+#: thunk kinds, as shown by the profiler
+NUMBA = "Numba"  # a compiled kernel
+BLAS = "BLAS"    # NumPy's BLAS (np.dot) called from the driver
+PY = "Py"        # Python / NumPy code: a registered view/shape lowering or ``perform``
+
+
+@dataclass
+class Lowered:
+    """One node's contribution to the program driver.
+
+    ``emit(nc)`` returns source lines (no indentation) that read the inputs through
+    ``nc.inp(j)`` and store every output with ``nc.set_out(k, expr)``. ``registered`` is False
+    only for the generic ``perform`` fallback (what the ``c`` linker refuses).
+    """
+
+    kind: str
+    emit: Callable[[Any], list[str]]
+    registered: bool = True
+    kernel_keys: tuple = ()
+    #: precomputed at link time (constant inputs): value of each output, or None
+    constant_outputs: list | None = None
+    notes: dict = field(default_factory=dict)
+
+
+@functools.singledispatch
+def lower(op: Any, node: Any, ctx: Any) -> Lowered | None:
+    """Lower ``node`` (whose op is ``op``); None when no lowering applies."""
+    return None
+
+
+def register_lowering(*op_types: type) -> Callable:
+    """Decorator registering ``fn(op, node, ctx) -> Lowered | None`` for ``op_types``."""
+
+    def deco(fn: Callable) -> Callable:
+        for cls in op_types:
+            lower.register(cls)(fn)
+        return fn
+
+    return deco
+
+
+def has_lowering(op: Any) -> bool:
+    return lower.dispatch(type(op)) is not lower.dispatch(object)
+
+
+_loaded = False
+
+
+def load_lowerings() -> None:
+    """Import every ``lower_*`` module once (each registers its lowerings)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from jitgraph.backend_cpu import (lower_blas, lower_elemwise, lower_nnet,  # noqa: F401
+                                      lower_reduce, lower_views)
+
+
+def registered_op_types() -> list[type]:
+    """Every op class with a lowering (for documentation and tests)."""
+    load_lowerings()
+    return [cls for cls in lower.registry if cls is not object]

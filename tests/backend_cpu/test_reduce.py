@@ -1,0 +1,99 @@
+"""Reductions (CAReduce family, with and without a fused pre-op) and Argmax/Argmin."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jitgraph.tensor as T
+from jitgraph.backend_cpu.compose import fuse
+from jitgraph.tensor import reduction as R
+
+from cpu_testing import assert_same, compile_fn, reference, with_layout
+
+# None: every axis folded locally; 2: trailing axis folded locally with kept axes before;
+# 1 and (0, 2): a reduced axis before a kept one (accumulator array updated in the inner loop).
+AXES = [None, 2, 1, (0, 2)]
+OPS = {"sum": T.sum, "prod": T.prod, "max": T.max, "min": T.min, "all": T.all, "any": T.any,
+       "argmax": T.argmax, "argmin": T.argmin}
+CASES = ([(name, "float64") for name in sorted(OPS)]
+         + [(name, "int32") for name in ("sum", "prod", "max")]
+         + [(name, "bool") for name in ("all", "any", "argmax")])
+
+
+def _data(dtype: str) -> np.ndarray:
+    rng = np.random.default_rng(1)
+    if dtype == "bool":
+        return rng.random((3, 4, 5)) > 0.4
+    if dtype.startswith("int"):
+        return rng.integers(-3, 4, (3, 4, 5)).astype(dtype)
+    v = rng.standard_normal((3, 4, 5)).astype(dtype)
+    v[1, 2, 3] = np.nan
+    v[0, 1, :] = [np.inf, -np.inf, 0.0, -0.0, 2.0]
+    return v
+
+
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_reductions_over_axes_and_layouts(name, dtype):
+    x = T.tensor3("x", dtype=dtype)
+    outs = [OPS[name](x, axis=a) for a in AXES]
+    fn = compile_fn([x], outs)
+    value = _data(dtype)
+    ref = reference(outs, {x: value})
+    for axis, g, r in zip(AXES, fn(value), ref):
+        assert_same(g, r, f"{name} axis={axis}", rtol=1e-12)
+    if dtype == "float64":  # strided variant of one of them
+        strided = compile_fn([x], outs[1])
+        assert_same(strided(with_layout(value, "negative")), ref[1], f"{name} strided")
+
+
+def test_sum_of_square_fused_in_one_pass():
+    x = T.dmatrix("x")
+    (sq,) = fuse([T.sqr(x)])
+    op = R.Sum(axis=(1,), pre_op=sq.owner.op.scalar_op)
+    out = op(*sq.owner.inputs)
+    fn = compile_fn([x], out)
+    assert fn._program.kinds == ["Numba"]
+    v = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_allclose(fn(v), (v ** 2).sum(axis=1))
+    np.testing.assert_allclose(fn(np.asfortranarray(v)), (v ** 2).sum(axis=1))
+
+
+def test_fused_pre_op_with_broadcasting_and_several_inputs():
+    x, r = T.dmatrix("x"), T.drow("r")
+    (d,) = fuse([T.exp(x - r)])
+    out = R.Sum(axis=(0,), pre_op=d.owner.op.scalar_op)(*d.owner.inputs)
+    fn = compile_fn([x, r], out)
+    xv, rv = np.random.rand(5, 3), np.random.rand(1, 3)
+    np.testing.assert_allclose(fn(xv, rv), np.exp(xv - rv).sum(axis=0), rtol=1e-13)
+
+
+def test_float32_sum_accumulates_in_float32_like_the_reference():
+    x = T.fvector("x")
+    fn = compile_fn([x], T.sum(x))
+    v = np.random.default_rng(0).random(10000).astype("float32")
+    got = fn(v)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, v.astype("float64").sum(), rtol=1e-5)
+
+
+def test_empty_reductions():
+    x = T.dmatrix("x")
+    fn = compile_fn([x], [T.sum(x, axis=1), T.prod(x, axis=1), T.all(x, axis=1)])
+    got = fn(np.zeros((3, 0)))
+    np.testing.assert_array_equal(got[0], [0, 0, 0])
+    np.testing.assert_array_equal(got[1], [1, 1, 1])
+    np.testing.assert_array_equal(got[2], [True] * 3)
+    for op in (T.max, T.argmax):
+        fn = compile_fn([x], op(x, axis=1))
+        with pytest.raises(ValueError, match="zero-size"):
+            fn(np.zeros((3, 0)))
+
+
+def test_argmax_returns_the_first_nan_or_maximum():
+    x = T.dmatrix("x")
+    fn = compile_fn([x], [T.argmax(x, axis=1), T.argmin(x, axis=1)])
+    v = np.array([[1.0, 3.0, 3.0, 0.0], [np.nan, 1.0, np.nan, 5.0], [2.0, np.nan, 9.0, -1.0]])
+    amax, amin = fn(v)
+    np.testing.assert_array_equal(amax, np.argmax(v, axis=1))
+    np.testing.assert_array_equal(amin, np.argmin(v, axis=1))
