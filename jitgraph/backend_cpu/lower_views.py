@@ -19,8 +19,8 @@ from jitgraph.tensor.elemwise import DimShuffle
 from jitgraph.backend_cpu.registry import PY, Lowered, has_lowering, lower, register_lowering
 
 #: modules whose ops run ``perform`` as registered "Py" lowerings
-PY_OP_MODULES = ("jitgraph.tensor.shape", "jitgraph.tensor.basic", "jitgraph.tensor.subtensor",
-                 "jitgraph.tensor.subtensor_ops")
+PY_OP_MODULES = ("jitgraph.tensor.shape", "jitgraph.tensor.basic", "jitgraph.tensor.extra_ops",
+                 "jitgraph.tensor.subtensor", "jitgraph.tensor.subtensor_ops")
 
 
 @register_lowering(DimShuffle)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import traceback
-from collections import deque
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 if TYPE_CHECKING:

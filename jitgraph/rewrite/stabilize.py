@@ -39,7 +39,7 @@ from jitgraph.rewrite.tensor_utils import (broadcast_like, elemwise, is_constant
                                            is_elemwise, same_expression, scalar_constant,
                                            scalar_op_name, shape_of)
 from jitgraph.tensor import dtypes as dt
-from jitgraph.tensor.basic import arange
+from jitgraph.tensor.extra_ops import arange
 from jitgraph.tensor.conversion import constant
 from jitgraph.tensor.elemwise import DimShuffle, Elemwise, dimshuffle
 from jitgraph.tensor.math import cast

@@ -21,6 +21,7 @@ from jitgraph.tensor.reduction import *  # noqa: F401,F403  (filled in below onc
 from jitgraph.tensor.blas import *  # noqa: F401,F403
 from jitgraph.tensor.shape import *  # noqa: F401,F403
 from jitgraph.tensor.basic import *  # noqa: F401,F403
+from jitgraph.tensor.extra_ops import *  # noqa: F401,F403
 from jitgraph.tensor.subtensor import *  # noqa: F401,F403
 
 # Theano spellings

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
 
 from jitgraph.tensor.scalar_ops import ScalarOp
 

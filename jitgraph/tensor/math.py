@@ -29,50 +29,81 @@ def _apply(name: str, *args: Any) -> Variable:
     return elemwise_op(name)(*args)
 
 
-def _define(name: str, public: str, doc: str):
+def _define(name: str, doc: str):
     def fn(*args: Any) -> Variable:
         return _apply(name, *args)
 
-    fn.__name__ = fn.__qualname__ = public
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return fn
 
 
-_UNARY_DOCS = {
-    "neg": "-x", "abs": "|x|", "sgn": "sign of x (-1, 0, 1)", "exp": "e**x", "exp2": "2**x",
-    "expm1": "e**x - 1, accurate near 0", "log": "natural logarithm", "log2": "base-2 logarithm",
-    "log10": "base-10 logarithm", "log1p": "log(1 + x), accurate near 0", "sqrt": "square root",
-    "sqr": "x*x", "reciprocal": "1/x", "sin": "sine", "cos": "cosine", "tan": "tangent",
-    "arcsin": "inverse sine", "arccos": "inverse cosine", "arctan": "inverse tangent",
-    "sinh": "hyperbolic sine", "cosh": "hyperbolic cosine", "tanh": "hyperbolic tangent",
-    "arcsinh": "inverse hyperbolic sine", "arccosh": "inverse hyperbolic cosine",
-    "arctanh": "inverse hyperbolic tangent", "floor": "round down", "ceil": "round up",
-    "trunc": "round toward zero", "erf": "error function", "erfc": "1 - erf(x)",
-    "sigmoid": "logistic function 1/(1+exp(-x)), computed stably",
-    "softplus": "log(1 + exp(x)), computed stably", "isnan": "x is NaN", "isinf": "x is +-inf",
-    "invert": "bitwise / logical not", "identity": "a copy of x",
-}
-_BINARY_DOCS = {
-    "add": "x + y + ... (any number of inputs)", "mul": "x * y * ... (any number of inputs)",
-    "sub": "x - y", "true_div": "x / y as floats", "int_div": "x // y (floor division)",
-    "mod": "x % y (sign of y)", "pow": "x ** y", "maximum": "elementwise maximum",
-    "minimum": "elementwise minimum", "arctan2": "angle of (x, y) = arctan(y/x), quadrant-aware",
-    "eq": "x == y", "neq": "x != y", "lt": "x < y", "le": "x <= y", "gt": "x > y", "ge": "x >= y",
-    "and_": "bitwise / logical and", "or_": "bitwise / logical or",
-    "xor": "bitwise / logical exclusive or",
-    "switch": "elementwise choice: a where cond else b", "clip": "x limited to [lo, hi]",
-    "second": "y broadcast to the shape of x",
-}
-
-for _name, _doc in {**_UNARY_DOCS, **_BINARY_DOCS}.items():
-    globals()[_name] = _define(_name, _name, _doc)
+# One public function per scalar op of the table (each is the shared Elemwise applied).
+neg = _define("neg", "-x")
+abs = _define("abs", "|x|")
+sgn = _define("sgn", "sign of x (-1, 0, 1)")
+exp = _define("exp", "e**x")
+exp2 = _define("exp2", "2**x")
+expm1 = _define("expm1", "e**x - 1, accurate near 0")
+log = _define("log", "natural logarithm")
+log2 = _define("log2", "base-2 logarithm")
+log10 = _define("log10", "base-10 logarithm")
+log1p = _define("log1p", "log(1 + x), accurate near 0")
+sqrt = _define("sqrt", "square root")
+sqr = _define("sqr", "x*x")
+reciprocal = _define("reciprocal", "1/x")
+sin = _define("sin", "sine")
+cos = _define("cos", "cosine")
+tan = _define("tan", "tangent")
+arcsin = _define("arcsin", "inverse sine")
+arccos = _define("arccos", "inverse cosine")
+arctan = _define("arctan", "inverse tangent")
+sinh = _define("sinh", "hyperbolic sine")
+cosh = _define("cosh", "hyperbolic cosine")
+tanh = _define("tanh", "hyperbolic tangent")
+arcsinh = _define("arcsinh", "inverse hyperbolic sine")
+arccosh = _define("arccosh", "inverse hyperbolic cosine")
+arctanh = _define("arctanh", "inverse hyperbolic tangent")
+floor = _define("floor", "round down")
+ceil = _define("ceil", "round up")
+trunc = _define("trunc", "round toward zero")
+erf = _define("erf", "error function")
+erfc = _define("erfc", "1 - erf(x)")
+sigmoid = _define("sigmoid", "logistic function 1/(1+exp(-x)), computed stably")
+softplus = _define("softplus", "log(1 + exp(x)), computed stably")
+isnan = _define("isnan", "x is NaN")
+isinf = _define("isinf", "x is +-inf")
+invert = _define("invert", "bitwise / logical not")
+identity = _define("identity", "a copy of x")
+add = _define("add", "x + y + ... (any number of inputs)")
+mul = _define("mul", "x * y * ... (any number of inputs)")
+sub = _define("sub", "x - y")
+true_div = _define("true_div", "x / y as floats")
+int_div = _define("int_div", "x // y (floor division)")
+mod = _define("mod", "x % y (sign of y)")
+pow = _define("pow", "x ** y")
+maximum = _define("maximum", "elementwise maximum")
+minimum = _define("minimum", "elementwise minimum")
+arctan2 = _define("arctan2", "angle of (x, y) = arctan(y/x), quadrant-aware")
+eq = _define("eq", "x == y")
+neq = _define("neq", "x != y")
+lt = _define("lt", "x < y")
+le = _define("le", "x <= y")
+gt = _define("gt", "x > y")
+ge = _define("ge", "x >= y")
+and_ = _define("and_", "bitwise / logical and")
+or_ = _define("or_", "bitwise / logical or")
+xor = _define("xor", "bitwise / logical exclusive or")
+switch = _define("switch", "elementwise choice: a where cond else b")
+clip = _define("clip", "x limited to [lo, hi]")
+second = _define("second", "y broadcast to the shape of x")
 
 # Theano spellings.
-abs_ = globals()["abs"]
-inv = globals()["reciprocal"]
-where = globals()["switch"]
-fill = globals()["second"]
-neq_ = globals()["neq"]
+abs_ = abs
+inv = reciprocal
+where = switch
+fill = second
+neq_ = neq
 
 
 def round(a: Any, mode: str = "half_to_even") -> Variable:  # noqa: A001 - Theano's name
@@ -82,8 +113,8 @@ def round(a: Any, mode: str = "half_to_even") -> Variable:  # noqa: A001 - Thean
     return _apply(f"round_{mode}", a)
 
 
-round_half_to_even = _define("round_half_to_even", "round_half_to_even", "round, ties to even")
-round_half_away_from_zero = _define("round_half_away_from_zero", "round_half_away_from_zero",
+round_half_to_even = _define("round_half_to_even", "round, ties to even")
+round_half_away_from_zero = _define("round_half_away_from_zero",
                                     "round, ties away from zero")
 
 

@@ -149,7 +149,7 @@ class _TensorOperators:
         return _s().squeeze(self, axis)
 
     def repeat(self, repeats: Any, axis: int | None = None):
-        from jitgraph.tensor.basic import repeat
+        from jitgraph.tensor.extra_ops import repeat
 
         return repeat(self, repeats, axis)
 

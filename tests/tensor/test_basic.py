@@ -9,6 +9,7 @@ import pytest
 import jitgraph.tensor as T
 from jitgraph.graph.evaluate import evaluate
 from jitgraph.tensor import basic as B
+from jitgraph.tensor import extra_ops
 from jitgraph.tensor.gradient import verify_grad
 
 RNG = np.random.default_rng(7)
@@ -346,7 +347,7 @@ def test_get_vector_length():
 
 def test_ops_hash_by_parameters():
     assert B.Join(0) == B.Join(0) != B.Join(1)
-    assert B.ARange("int64") == B.ARange("int64") != B.ARange("float64")
-    assert B.Repeat(None) == B.Repeat(None) != B.Repeat(0)
+    assert extra_ops.ARange("int64") == extra_ops.ARange("int64") != extra_ops.ARange("float64")
+    assert extra_ops.Repeat(None) == extra_ops.Repeat(None) != extra_ops.Repeat(0)
     assert B.Alloc() == B.Alloc() and hash(B.Alloc()) == hash(B.Alloc())
     assert B.MakeVector("int64") == B.MakeVector("int64")

@@ -1,0 +1,237 @@
+"""Construction ops beyond the basics: ``arange``, ``repeat`` and ``tile`` (Theano kept ``repeat``
+in ``theano.tensor.extra_ops``)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.op import Op
+from jitgraph.tensor import dtypes as dt
+from jitgraph.tensor.basic import (NotScalarConstantError, alloc, get_scalar_constant_value,
+                                   get_vector_length, zeros_like)
+from jitgraph.tensor.conversion import as_tensor_variable, constant
+from jitgraph.tensor.elemwise import _fit_gradient, dimshuffle
+from jitgraph.tensor.shape import (_dim, _eq, _is_pyint, _mul, _prod,
+                                   _shape_dims, _switch, reshape, shape_i)
+from jitgraph.tensor.type import TensorType
+
+__all__ = ["ARange", "arange", "Repeat", "repeat", "tile"]
+
+
+# ---------------------------------------------------------------------------------------------
+# ARange
+
+class ARange(Op):
+    """``numpy.arange(start, stop, step)`` of dtype ``dtype`` (inputs are scalars)."""
+
+    __props__ = ("dtype",)
+
+    def __init__(self, dtype: str) -> None:
+        self.dtype = dt.normalize_dtype(dtype)
+
+    def __str__(self) -> str:
+        return f"ARange{{{self.dtype}}}"
+
+    def make_node(self, start: Any, stop: Any, step: Any) -> Apply:
+        args = [as_tensor_variable(a) for a in (start, stop, step)]
+        for name, a in zip(("start", "stop", "step"), args):
+            if a.ndim != 0:
+                raise TypeError(f"{self}: {name} must be a scalar, got {a} ({a.type})")
+        return Apply(self, args, [TensorType(self.dtype, (False,)).make_variable()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        start, stop, step = (np.asarray(i).item() for i in inputs)
+        if step == 0:
+            raise ValueError(f"{self}: step must not be zero")
+        output_storage[0][0] = np.arange(start, stop, step, dtype=self.dtype)
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list:
+        from jitgraph.tensor.math import cast
+        from jitgraph.tensor.reduction import sum as tsum
+
+        start, _, step = inputs
+        (gz,) = output_grads
+        if dt.is_discrete(self.dtype):
+            return [None, None, None]
+        # out[k] = start + k * step
+        k = arange(outputs[0].shape[0], dtype=gz.dtype)
+        gstart = None if dt.is_discrete(start.dtype) else cast(tsum(gz), start.dtype)
+        gstep = None if dt.is_discrete(step.dtype) else cast(tsum(gz * k), step.dtype)
+        return [gstart, None, gstep]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True], [False], [True]]
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
+                    ) -> list[tuple]:
+        from jitgraph.tensor import math
+
+        start, stop, step = node.inputs
+        if all(dt.is_discrete(i.dtype) for i in node.inputs):
+            n = _dim(math.neg(math.int_div(math.sub(start, stop), step)))
+        else:
+            # NumPy computes the length in double precision, whatever the input dtypes.
+            start, stop, step = (math.cast(i, "float64") for i in node.inputs)
+            n = _dim(math.ceil(math.true_div(math.sub(stop, start), step)))
+        zero = constant(np.int64(0))
+        return [(_dim(math.maximum(n, zero)),)]
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: str | None = None) -> Variable:
+    """Evenly spaced values in ``[start, stop)`` (``arange(n)`` counts from 0), like NumPy.
+
+    Without ``dtype``: int64 when all arguments are integers, else the upcast of their dtypes.
+    """
+    if stop is None:
+        start, stop = 0, start
+    args = [as_tensor_variable(a) for a in (start, stop, step)]
+    if dtype is None:
+        dtypes = [a.dtype for a in args]
+        dtype = "int64" if all(dt.is_discrete(d) for d in dtypes) else dt.upcast(*dtypes)
+    return ARange(dtype)(*args)
+
+
+# ---------------------------------------------------------------------------------------------
+# Repeat, tile
+
+class Repeat(Op):
+    """``numpy.repeat(x, repeats, axis)``; ``repeats`` is an int scalar or an int vector."""
+
+    __props__ = ("axis",)
+
+    def __init__(self, axis: int | None = None) -> None:
+        if axis is not None and (not _is_pyint(axis) or axis < 0):
+            raise ValueError(f"Repeat needs a non-negative int axis or None, got {axis!r}")
+        self.axis = None if axis is None else int(axis)
+
+    def __str__(self) -> str:
+        return f"Repeat{{axis={self.axis}}}"
+
+    def make_node(self, x: Any, repeats: Any) -> Apply:
+        x = as_tensor_variable(x)
+        repeats = as_tensor_variable(repeats)
+        if repeats.ndim > 1 or not dt.is_discrete(repeats.dtype) or repeats.dtype == "bool":
+            raise TypeError(f"{self}: repeats must be an integer scalar or vector, got "
+                            f"{repeats} ({repeats.type})")
+        if self.axis is None:
+            bcast: tuple[bool, ...] = (False,)
+        else:
+            if self.axis >= x.ndim:
+                raise ValueError(f"{self}: axis {self.axis} is out of range for the {x.ndim}-d "
+                                 f"{x}")
+            keep = repeats.ndim == 0 and _is_one(repeats)
+            bcast = tuple(b if (d != self.axis or keep) else False
+                          for d, b in enumerate(x.broadcastable))
+        return Apply(self, [x, repeats], [TensorType(x.dtype, bcast).make_variable()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        x, repeats = inputs
+        try:
+            output_storage[0][0] = np.repeat(x, repeats, axis=self.axis)
+        except ValueError as exc:
+            raise ValueError(f"{self}: cannot repeat an input of shape {np.shape(x)} with "
+                             f"repeats of shape {np.shape(repeats)}: {exc}") from None
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
+        from jitgraph.tensor.subtensor_ops import AdvancedIncSubtensor1
+
+        x, repeats = inputs
+        if dt.is_discrete(x.dtype):
+            return [None, None]
+        (gz,) = output_grads
+        # Each output slice along the axis came from input slice idx[k]; scatter-add them back.
+        src = x.flatten() if self.axis is None else x
+        axis = 0 if self.axis is None else self.axis
+        n = 1 if src.broadcastable[axis] else shape_i(src, axis)
+        idx = repeat(arange(n), repeats)
+        order = [axis] + [d for d in range(src.ndim) if d != axis]
+        inverse = [order.index(d) for d in range(src.ndim)]
+        moved_zeros = zeros_like(dimshuffle(src, order))
+        summed = AdvancedIncSubtensor1()(moved_zeros, dimshuffle(gz, order), idx)
+        g = dimshuffle(summed, inverse)
+        if self.axis is None:
+            g = reshape(g, _shape_dims(x), ndim=x.ndim)
+        return [_fit_gradient(g, x), None]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True], [False]]
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
+                    ) -> list[tuple]:
+        from jitgraph.tensor.reduction import sum as tsum
+
+        xshape = input_shapes[0]
+        repeats = node.inputs[1]
+        if repeats.ndim == 0:
+            def scaled(n: Any) -> Any:
+                return _mul(n, repeats)
+        else:
+            total = _dim(tsum(repeats))
+            length = input_shapes[1][0]
+
+            def scaled(n: Any) -> Any:
+                # NumPy treats a length-1 repeats vector as a scalar.
+                return _switch(_eq(length, 1), _mul(n, repeats[0]), total)
+        if self.axis is None:
+            return [(scaled(_prod(xshape)),)]
+        dims = list(xshape)
+        dims[self.axis] = scaled(dims[self.axis])
+        return [tuple(dims)]
+
+
+def _is_one(v: Variable) -> bool:
+    try:
+        return int(get_scalar_constant_value(v)) == 1
+    except NotScalarConstantError:
+        return False
+
+
+def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
+    """Repeat each element of ``x`` ``repeats`` times along ``axis`` (None: flattened first),
+    like ``numpy.repeat``. ``repeats`` is an int, a list of ints, or an int scalar/vector."""
+    x = as_tensor_variable(x)
+    if _is_pyint(repeats) or isinstance(repeats, (list, tuple, np.ndarray)):
+        repeats = constant(np.asarray(repeats, dtype="int64"))
+    repeats = as_tensor_variable(repeats)
+    if repeats.ndim == 1 and repeats.broadcastable[0]:
+        repeats = repeats[0]  # one repeat count for every element
+    if axis is not None:
+        if not -x.ndim <= axis < x.ndim:
+            raise ValueError(f"repeat: axis {axis} is out of range for the {x.ndim}-d {x}")
+        axis %= x.ndim
+    return Repeat(axis)(x, repeats)
+
+
+def tile(x: Any, reps: Any, ndim: int | None = None) -> Variable:
+    """``x`` repeated ``reps[i]`` times along each axis, like ``numpy.tile``.
+
+    ``reps`` is a sequence of ints or symbolic int scalars (or an int vector of known length);
+    ``ndim`` pads ``reps`` with leading 1s.
+    """
+    x = as_tensor_variable(x)
+    if _is_pyint(reps):
+        reps = [reps]
+    elif not isinstance(reps, (list, tuple)):
+        vec = as_tensor_variable(reps)
+        reps = [vec[i] for i in range(get_vector_length(vec))]
+    reps = [_dim(r) for r in reps]
+    if ndim is not None:
+        if ndim < len(reps):
+            raise ValueError(f"tile: ndim={ndim} is smaller than len(reps)={len(reps)}")
+        reps = [1] * (ndim - len(reps)) + reps
+    out_ndim = max(x.ndim, len(reps))
+    reps = [1] * (out_ndim - len(reps)) + reps
+    x = dimshuffle(x, ["x"] * (out_ndim - x.ndim) + list(range(x.ndim)))
+    dims = _shape_dims(x)
+    # (1, s0, 1, s1, ...) broadcast to (r0, s0, r1, s1, ...), then merged pairwise.
+    pattern: list[Any] = []
+    big: list[Any] = []
+    for d in range(out_ndim):
+        pattern += ["x", d]
+        big += [reps[d], dims[d]]
+    tiled = alloc(dimshuffle(x, pattern), *big)
+    return reshape(tiled, [_mul(r, s) for r, s in zip(reps, dims)], ndim=out_ndim)
