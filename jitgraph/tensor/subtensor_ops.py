@@ -359,29 +359,35 @@ class Subtensor(Op):
         return [tuple(dims)]
 
 
-class IncSubtensor(Op):
-    """``x`` with ``x[index]`` set to (or incremented by) ``y``, for a basic index.
+class _IndexedUpdate(Op):
+    """What IncSubtensor and AdvancedIncSubtensor share: ``x`` with ``x[index]`` set to (or
+    incremented by) ``y``, which broadcasts to the indexed shape; with ``inplace`` the result
+    overwrites ``x``. Subclasses say which op reads the index and whether repeats accumulate."""
 
-    ``y`` broadcasts to the indexed shape. With ``inplace`` the result overwrites ``x``.
-    """
+    _labels = ("IncSubtensor", "SetSubtensor")
 
-    __props__ = ("idx_list", "set_instead_of_inc", "inplace")
-
-    def __init__(self, idx_list: Sequence[Any], set_instead_of_inc: bool = False,
-                 inplace: bool = False) -> None:
-        self.idx_list = _check_idx_list(idx_list, advanced=False)
+    def _setup(self, idx_list: Sequence[Any], set_instead_of_inc: bool, inplace: bool,
+               advanced: bool) -> None:
+        self.idx_list = _check_idx_list(idx_list, advanced=advanced)
         self.set_instead_of_inc = bool(set_instead_of_inc)
         self.inplace = bool(inplace)
         if inplace:
             self.destroy_map = {0: [0]}
 
+    def _reader(self) -> Op:
+        """The op reading ``x[index]`` for this index structure."""
+        raise NotImplementedError
+
+    def _accumulates(self) -> bool:
+        return False
+
     def __str__(self) -> str:
-        name = "SetSubtensor" if self.set_instead_of_inc else "IncSubtensor"
+        name = self._labels[self.set_instead_of_inc]
         return f"{name}{{{idx_str(self.idx_list)}{', inplace' if self.inplace else ''}}}"
 
     def make_node(self, x: Any, y: Any, *index: Any) -> Apply:
         x, y = as_tensor_variable(x), as_tensor_variable(y)
-        sub = Subtensor(self.idx_list).make_node(x, *index)
+        sub = self._reader().make_node(x, *index)
         _check_value(y, sub.outputs[0].ndim, str(self))
         return Apply(self, [x, y, *sub.inputs[1:]], [x.type.make_variable()])
 
@@ -389,7 +395,7 @@ class IncSubtensor(Op):
         x, y, *values = inputs
         out = _as_target(x, self.inplace)
         _increment(self, out, build_index(self.idx_list, values), y, self.set_instead_of_inc,
-                   accumulate=False)
+                   accumulate=self._accumulates())
         output_storage[0][0] = out
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
@@ -399,12 +405,13 @@ class IncSubtensor(Op):
         gx = gy = None
         if not dt.is_discrete(x.dtype):
             if self.set_instead_of_inc:
+                # Overwritten positions receive no gradient from x.
                 zero = constant(np.zeros((), dtype=gz.dtype))
-                gx = IncSubtensor(self.idx_list, set_instead_of_inc=True)(gz, zero, *index)
+                gx = type(self)(self.idx_list, set_instead_of_inc=True)(gz, zero, *index)
             else:
                 gx = gz
         if not dt.is_discrete(y.dtype):
-            gy = _sum_to_value(Subtensor(self.idx_list)(gz, *index), y)
+            gy = _sum_to_value(self._reader()(gz, *index), y)
         return [gx, gy, *rest]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
@@ -413,6 +420,19 @@ class IncSubtensor(Op):
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
         return [tuple(input_shapes[0])]
+
+
+class IncSubtensor(_IndexedUpdate):
+    """``x`` with ``x[index]`` set to (or incremented by) ``y``, for a basic index."""
+
+    __props__ = ("idx_list", "set_instead_of_inc", "inplace")
+
+    def __init__(self, idx_list: Sequence[Any], set_instead_of_inc: bool = False,
+                 inplace: bool = False) -> None:
+        self._setup(idx_list, set_instead_of_inc, inplace, advanced=False)
+
+    def _reader(self) -> Op:
+        return Subtensor(self.idx_list)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -661,59 +681,22 @@ def _advanced_shape(node: Apply, input_shapes: Sequence[Sequence[Any]]) -> tuple
     return tuple(out)
 
 
-class AdvancedIncSubtensor(Op):
+class AdvancedIncSubtensor(_IndexedUpdate):
     """``x`` with ``x[index]`` (general NumPy index) set to / incremented by ``y``.
 
     Repeated indices accumulate when incrementing unless ``ignore_duplicates``.
     """
 
     __props__ = ("idx_list", "set_instead_of_inc", "inplace", "ignore_duplicates")
+    _labels = ("AdvancedIncSubtensor", "AdvancedSetSubtensor")
 
     def __init__(self, idx_list: Sequence[Any], set_instead_of_inc: bool = False,
                  inplace: bool = False, ignore_duplicates: bool = False) -> None:
-        self.idx_list = _check_idx_list(idx_list, advanced=True)
-        self.set_instead_of_inc = bool(set_instead_of_inc)
-        self.inplace = bool(inplace)
+        self._setup(idx_list, set_instead_of_inc, inplace, advanced=True)
         self.ignore_duplicates = bool(ignore_duplicates)
-        if inplace:
-            self.destroy_map = {0: [0]}
 
-    def __str__(self) -> str:
-        name = "AdvancedSetSubtensor" if self.set_instead_of_inc else "AdvancedIncSubtensor"
-        return f"{name}{{{idx_str(self.idx_list)}{', inplace' if self.inplace else ''}}}"
+    def _reader(self) -> Op:
+        return AdvancedSubtensor(self.idx_list)
 
-    def make_node(self, x: Any, y: Any, *index: Any) -> Apply:
-        x, y = as_tensor_variable(x), as_tensor_variable(y)
-        sub = AdvancedSubtensor(self.idx_list).make_node(x, *index)
-        _check_value(y, sub.outputs[0].ndim, str(self))
-        return Apply(self, [x, y, *sub.inputs[1:]], [x.type.make_variable()])
-
-    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
-        x, y, *values = inputs
-        out = _as_target(x, self.inplace)
-        _increment(self, out, build_index(self.idx_list, values), y, self.set_instead_of_inc,
-                   accumulate=not self.ignore_duplicates)
-        output_storage[0][0] = out
-
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        x, y, *index = inputs
-        (gz,) = output_grads
-        rest: list = [None] * len(index)
-        gx = gy = None
-        if not dt.is_discrete(x.dtype):
-            if self.set_instead_of_inc:
-                zero = constant(np.zeros((), dtype=gz.dtype))
-                gx = AdvancedIncSubtensor(self.idx_list, set_instead_of_inc=True)(
-                    gz, zero, *index)
-            else:
-                gx = gz
-        if not dt.is_discrete(y.dtype):
-            gy = _sum_to_value(AdvancedSubtensor(self.idx_list)(gz, *index), y)
-        return [gx, gy, *rest]
-
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True], [True]] + [[False]] * (len(node.inputs) - 2)
-
-    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
-                    ) -> list[tuple]:
-        return [tuple(input_shapes[0])]
+    def _accumulates(self) -> bool:
+        return not self.ignore_duplicates
