@@ -27,6 +27,8 @@ wrong kernel is reported at the node that is wrong.
 
 from __future__ import annotations
 
+import sys
+
 import itertools
 import warnings
 from dataclasses import dataclass, replace
@@ -67,14 +69,12 @@ def _cpu_backend(fgraph: FunctionGraph, order: list[Apply]) -> Program | None:
 
 
 def _gpu_backend(fgraph: FunctionGraph, order: list[Apply]) -> Program | None:
-    import importlib
-
-    from jitgraph.config import config
-
-    if not str(config.device).startswith("cuda"):
+    # The GPU backend is loaded only when a GPU is in use (device=cuda*/gpu*, init_gpu_device,
+    # use()); looking it up in sys.modules keeps CPU-only runs from importing it.
+    module = sys.modules.get("jitgraph.backend_gpu")
+    if module is None or not module.is_active():
         return None
-    build = getattr(importlib.import_module("jitgraph.backend_gpu"), "build_program", None)
-    return None if build is None else build(fgraph, False, order)
+    return module.build_program(fgraph, False, order)
 
 
 #: Builders of compiled programs, tried in order (the first that gives one wins). A builder takes

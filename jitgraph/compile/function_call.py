@@ -34,6 +34,16 @@ class Function:
         self._output_cells = program.output_cells[:n_out]
         self._update_cells = list(zip([v for v, _ in maker.updates], program.output_cells[n_out:]))
         self._copy_output = _outputs_needing_copy(maker)
+        # GPU programs leave some outputs on the device: they are returned as NumPy arrays
+        # unless the output was asked for with Out(..., borrow=True).
+        device_outputs = getattr(program, "device_outputs", ())
+        self._download = [k in device_outputs and not spec.borrow
+                          for k, spec in enumerate(maker.outputs)]
+        # (a host shared variable updated on the device gets a NumPy value)
+        self._update_download = [n_out + k in device_outputs for k in range(len(maker.updates))]
+        # Explicit inputs that go straight to the device accept a CuPy array as it is.
+        self._device_inputs = {k for k in getattr(program, "device_inputs", ())
+                               if k < len(maker.inputs)}
         self._names = {inp.name: k for k, inp in enumerate(maker.inputs) if inp.name}
         self._defaults = [inp.value for inp in maker.inputs]
         self._filters = [self._input_filter(inp) for inp in maker.inputs]
@@ -72,6 +82,10 @@ class Function:
                         and value.ndim == fast[1]):
                     cells[k][0] = value
                     continue
+                if k in self._device_inputs and _device_value_fits(
+                        value, self.maker.inputs[k].variable.type):
+                    cells[k][0] = value
+                    continue
                 try:
                     cells[k][0] = self._filters[k](value)
                 except (TypeError, ValueError) as exc:
@@ -86,11 +100,15 @@ class Function:
             self._run()
         t2 = time.perf_counter() if profile is not None else 0.0
         outputs = []
-        for cell, needs_copy in zip(self._output_cells, self._copy_output):
+        for cell, needs_copy, download in zip(self._output_cells, self._copy_output,
+                                              self._download):
             value = cell[0]
+            if download and type(value) is not np.ndarray and hasattr(value, "get"):
+                outputs.append(value.get())
+                continue
             outputs.append(value.copy() if needs_copy and hasattr(value, "copy") else value)
-        for var, cell in self._update_cells:
-            var._value = cell[0]
+        for (var, cell), download in zip(self._update_cells, self._update_download):
+            var._value = cell[0].get() if download else cell[0]
         if self._clear_outputs:
             for cell in self._output_cells:
                 cell[0] = None
@@ -184,6 +202,16 @@ def _fast_type(vtype: Any) -> tuple[np.dtype, int] | None:
     if dtype is None or bcast is None or any(bcast):
         return None
     return np.dtype(dtype), len(bcast)
+
+
+def _device_value_fits(value: Any, vtype: Any) -> bool:
+    """A CuPy array of exactly ``vtype``'s dtype, rank and broadcastable dimensions."""
+    if not type(value).__module__.startswith("cupy") or not hasattr(value, "dtype"):
+        return False
+    bcast = getattr(vtype, "broadcastable", None)
+    return (bcast is not None and value.dtype.name == getattr(vtype, "dtype", None)
+            and value.ndim == len(bcast)
+            and all(n == 1 for b, n in zip(bcast, value.shape) if b))
 
 
 def _rewire(fgraph: Any, old: Variable, new: Variable) -> None:

@@ -246,7 +246,10 @@ def get_linker(name: str | Linker) -> Linker:
                      f"{sorted(set(LINKERS) | set(COMPILED_LINKER_NAMES))}")
 
 
-_BACKEND_LINKER_MODULES: tuple[str, ...] = ("jitgraph.backend_cpu.linker",)
+# The GPU module wraps the linkers the CPU one registered (so it comes second); it imports
+# nothing from CuPy unless a GPU device is requested.
+_BACKEND_LINKER_MODULES: tuple[str, ...] = ("jitgraph.backend_cpu.linker",
+                                            "jitgraph.backend_gpu.linker")
 
 
 def _load_backends() -> None:

@@ -93,6 +93,7 @@ TENSOR_REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.rewrite.blas",
     "jitgraph.rewrite.fusion",
     "jitgraph.rewrite.inplace",
+    "jitgraph.rewrite.gpu",
 )
 
 

@@ -1,0 +1,89 @@
+"""GPU-aware linkers: every compiled linker (``cvm``, ``c|py``, ``vm``, ... and their
+``_nogc`` forms) builds the GPU program (``program.py``) for graphs that have GPU nodes and
+defers to its usual implementation otherwise.
+
+Imported by ``jitgraph.compile.linker._load_backends`` after the CPU backend. With
+``device=cpu`` and no ``init_gpu_device`` nothing is wrapped (and CuPy is never imported);
+:func:`jitgraph.backend_gpu.use` wraps them when a GPU is initialised from code.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from jitgraph.compile.linker import LINKERS, Linker
+from jitgraph.graph.basic import Apply
+from jitgraph.graph.fg import FunctionGraph
+
+#: the linkers that are wrapped (``py`` stays the pure ``perform`` reference)
+WRAPPED = ("vm", "vm_nogc", "cvm", "cvm_nogc", "c|py", "c|py_nogc", "c")
+
+
+class GpuLinker(Linker):
+    """``base`` for CPU graphs, the GPU program for graphs with GPU nodes."""
+
+    def __init__(self, base: Linker) -> None:
+        super().__init__(None)
+        self.base = base
+        self.name = base.name
+        self.compiled = True
+
+    @property
+    def allow_gc(self) -> bool:
+        return self.base.allow_gc
+
+    @property
+    def _allow_gc(self) -> Any:  # monitor/nanguard modes copy a linker and set this
+        return self.base._allow_gc
+
+    @_allow_gc.setter
+    def _allow_gc(self, value: Any) -> None:
+        if hasattr(self, "base"):
+            self.base._allow_gc = value
+
+    def make_program(self, fgraph: FunctionGraph, order: Sequence[Apply] | None = None) -> Any:
+        from jitgraph.backend_gpu.program import build_program, has_gpu_nodes
+
+        if has_gpu_nodes(fgraph):
+            if order is None:
+                from jitgraph.compile.rewriting import schedule
+
+                order = schedule(fgraph)
+            program = build_program(fgraph, self.allow_gc, order)
+            if program is not None:
+                return program
+        return self.base.make_program(fgraph, order)
+
+    def __copy__(self) -> "GpuLinker":
+        import copy
+
+        return GpuLinker(copy.copy(self.base))
+
+    def __repr__(self) -> str:
+        return f"GpuLinker({self.base!r})"
+
+
+_wrapped: set[str] = set()
+
+
+def wrap_linkers() -> None:
+    """Wrap the registered linkers of :data:`WRAPPED` (once each)."""
+    for name in WRAPPED:
+        factory = LINKERS.get(name)
+        if factory is None or name in _wrapped:
+            continue
+        _wrapped.add(name)
+        LINKERS[name] = (lambda f=factory: GpuLinker(f()))
+
+
+def _requested() -> bool:
+    from jitgraph.backend_gpu.device import requested
+
+    try:
+        return requested()[0] is not None
+    except Exception:  # noqa: BLE001 - a bad device flag is reported by the config
+        return False
+
+
+if _requested():
+    wrap_linkers()
