@@ -16,36 +16,67 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
 from jitgraph.tensor import blas as B
 
+from jitgraph.backend_cpu.kernels import KernelSource, kernel_module
 from jitgraph.backend_cpu.registry import BLAS, Lowered, register_lowering
 
 _REAL = ("float32", "float64")
-_JIT = dict(nogil=True, error_model="numpy", cache=False)
+
+# The Gemm/Gemv epilogue (beta*z + alpha*t) and Ger's rank-1 update are small generated kernels
+# with explicit signatures, kept in the kernel cache like every other kernel: a new process loads
+# them instead of compiling them.
+_HELPER_BODIES = {
+    "axpby1": ("z, t, alpha, beta, out", (1, 1, 0, 0, 1),
+               ["for i in range(out.shape[0]):",
+                "    out[i] = beta * z[i] + alpha * t[i]"]),
+    "axpby2": ("z, t, alpha, beta, out", (2, 2, 0, 0, 2),
+               ["for i in range(out.shape[0]):",
+                "    for j in range(out.shape[1]):",
+                "        out[i, j] = beta * z[i, j] + alpha * t[i, j]"]),
+    "ger": ("a, alpha, x, y, out", (2, 0, 1, 1, 2),
+            ["for i in range(out.shape[0]):",
+             "    ax = alpha * x[i]",
+             "    for j in range(out.shape[1]):",
+             "        out[i, j] = a[i, j] + ax * y[j]"]),
+}
 
 
-@numba.njit(**_JIT)
-def _axpby1(z, t, alpha, beta, out):  # noqa: ANN001, ANN202 - Numba function
-    for i in range(out.shape[0]):
-        out[i] = beta * z[i] + alpha * t[i]
+def _helper_source() -> KernelSource:
+    from jitgraph.backend_cpu.options import current_options
+
+    lines = ["from numba import types as _nt", ""]
+    entries = []
+    for name, (args, ranks, body) in _HELPER_BODIES.items():
+        for dtype in _REAL:
+            entry = f"{name}_{dtype}"
+            entries.append(entry)
+            n_args = len(ranks)
+            # Every array but the last (the output) is only read: accept read-only arrays too.
+            types = [f"_nt.{dtype}" if r == 0 else
+                     f"_nt.Array(_nt.{dtype}, {r}, 'A', readonly={k < n_args - 1})"
+                     for k, r in enumerate(ranks)]
+            lines += [f"def {entry}({args}):", *[f"    {b}" for b in body],
+                      f"SIG_{entry} = _nt.void({', '.join(types)})", ""]
+    return KernelSource(key=("blas-helpers", 1, current_options().key()), source="\n".join(lines),
+                        entries=tuple(entries), options=current_options(),
+                        description="Gemm/Gemv epilogue and Ger update")
 
 
-@numba.njit(**_JIT)
-def _axpby2(z, t, alpha, beta, out):  # noqa: ANN001, ANN202
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[i, j] = beta * z[i, j] + alpha * t[i, j]
+_helpers: dict[tuple, Any] = {}
 
 
-@numba.njit(**_JIT)
-def _ger(a, alpha, x, y, out):  # noqa: ANN001, ANN202
-    for i in range(out.shape[0]):
-        ax = alpha * x[i]
-        for j in range(out.shape[1]):
-            out[i, j] = a[i, j] + ax * y[j]
+def _helper(name: str, dtype: str) -> Any:
+    """The compiled helper ``name`` for ``dtype`` (memoised per set of codegen options)."""
+    from jitgraph.backend_cpu.options import current_options
+
+    key = (name, dtype, current_options().key())
+    fn = _helpers.get(key)
+    if fn is None:
+        fn = _helpers[key] = kernel_module(_helper_source()).get(f"{name}_{dtype}")
+    return fn
 
 
 def finish(z: np.ndarray, alpha: np.ndarray, t: np.ndarray, beta: np.ndarray, inplace: bool
@@ -62,7 +93,8 @@ def finish(z: np.ndarray, alpha: np.ndarray, t: np.ndarray, beta: np.ndarray, in
         elif inplace:
             np.copyto(z, t)
         return target
-    (_axpby1 if t.ndim == 1 else _axpby2)(z, t, t.dtype.type(a), t.dtype.type(b), target)
+    _helper("axpby1" if t.ndim == 1 else "axpby2", t.dtype.name)(
+        z, t, t.dtype.type(a), t.dtype.type(b), target)
     return target
 
 
@@ -72,7 +104,7 @@ def ger(a: np.ndarray, alpha: np.ndarray, x: np.ndarray, y: np.ndarray, out: np.
     if a.shape != (x.shape[0], y.shape[0]):
         raise ValueError(f"ger: shapes do not match: A {a.shape}, x {x.shape}, y {y.shape}")
     target = a if out is None else out
-    _ger(a, a.dtype.type(alpha.item()), x, y, target)
+    _helper("ger", a.dtype.name)(a, a.dtype.type(alpha.item()), x, y, target)
     return target
 
 
