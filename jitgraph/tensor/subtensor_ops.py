@@ -302,7 +302,37 @@ def _increment(op: Op, out: np.ndarray, index: tuple, y: np.ndarray, setting: bo
 # ---------------------------------------------------------------------------------------------
 # Basic indexing
 
-class Subtensor(Op):
+class _IndexedRead(Op):
+    """What Subtensor and AdvancedSubtensor share: ``x[index]`` and its gradient, which
+    increments zeros at the same index with the matching update op (``_writer``)."""
+
+    def _writer(self) -> type:
+        raise NotImplementedError
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        x, *values = inputs
+        index = build_index(self.idx_list, values)
+        try:
+            out = x[index]
+        except (IndexError, ValueError) as exc:
+            _reraise(self, x, index, exc)
+        output_storage[0][0] = np.asarray(out)  # a scalar for an all-int index
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
+        from jitgraph.tensor.basic import zeros_like
+
+        x, *index = inputs
+        rest: list = [None] * len(index)
+        if dt.is_discrete(x.dtype):
+            return [None, *rest]
+        gx = self._writer()(self.idx_list)(zeros_like(x), output_grads[0], *index)
+        return [gx, *rest]
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True]] + [[False]] * (len(node.inputs) - 1)
+
+
+class Subtensor(_IndexedRead):
     """Basic indexing ``x[ints and slices]``: a view of ``x``."""
 
     __props__ = ("idx_list",)
@@ -325,27 +355,8 @@ class Subtensor(Op):
         bcast = basic_output_broadcastable(x, self.idx_list, index_vars(self.idx_list, inputs))
         return Apply(self, [x, *inputs], [TensorType(x.dtype, bcast).make_variable()])
 
-    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
-        x, *values = inputs
-        index = build_index(self.idx_list, values)
-        try:
-            out = x[index]
-        except (IndexError, ValueError) as exc:
-            _reraise(self, x, index, exc)
-        output_storage[0][0] = out if isinstance(out, np.ndarray) else np.asarray(out)
-
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.basic import zeros_like
-
-        x, *index = inputs
-        rest: list = [None] * len(index)
-        if dt.is_discrete(x.dtype):
-            return [None, *rest]
-        gx = IncSubtensor(self.idx_list)(zeros_like(x), output_grads[0], *index)
-        return [gx, *rest]
-
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True]] + [[False]] * (len(node.inputs) - 1)
+    def _writer(self) -> type:
+        return IncSubtensor
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
@@ -563,7 +574,7 @@ def _advanced_inputs(idx_list: tuple, index: Sequence[Any], who: str) -> list[Va
     return inputs
 
 
-class AdvancedSubtensor(Op):
+class AdvancedSubtensor(_IndexedRead):
     """General NumPy indexing mixing int/bool arrays with ints, slices, new axes and an
     ellipsis (a copy)."""
 
@@ -582,27 +593,8 @@ class AdvancedSubtensor(Op):
                                               index_vars(self.idx_list, inputs), str(self))
         return Apply(self, [x, *inputs], [TensorType(x.dtype, bcast).make_variable()])
 
-    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
-        x, *values = inputs
-        index = build_index(self.idx_list, values)
-        try:
-            out = x[index]
-        except (IndexError, ValueError) as exc:
-            _reraise(self, x, index, exc)
-        output_storage[0][0] = np.asarray(out)
-
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.basic import zeros_like
-
-        x, *index = inputs
-        rest: list = [None] * len(index)
-        if dt.is_discrete(x.dtype):
-            return [None, *rest]
-        gx = AdvancedIncSubtensor(self.idx_list)(zeros_like(x), output_grads[0], *index)
-        return [gx, *rest]
-
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True]] + [[False]] * (len(node.inputs) - 1)
+    def _writer(self) -> type:
+        return AdvancedIncSubtensor
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
