@@ -306,10 +306,14 @@ def _assemble(fgraph: FunctionGraph, order: list[Apply], storage: dict, bctx: Bu
 
 
 def _failure_handler(order: list[Apply], storage: dict, lowered: list[Lowered]) -> Callable:
+    from jitgraph.backend_cpu.native import KernelError
+
     def fail(exc: Exception, index: int) -> None:
         node = order[index]
         if lowered[index].kind in (NUMBA, BLAS):
             exc = _reference_error(node, storage) or exc
+        if isinstance(exc, KernelError):
+            exc = exc.exception()
         raise_with_node(exc, node, index, storage)
 
     return fail

@@ -243,9 +243,9 @@ def _emit_stages(w: _Writer, depth: int, stages: list, body: Body,
                 w(depth + 2, f"sp_{v}[ub] = {v}")
         for call in calls:
             w(depth + 1, f'block_call("{call.fn}", {call.arg}, {call.res}, b1 - b0)')
-    w.prologue([f"{c.arg} = np.empty({BLOCK}, np.float64)" for c in body.calls]
-               + [f"{c.res} = np.empty({BLOCK}, np.float64)" for c in body.calls]
-               + [f"sp_{v} = np.empty({BLOCK}, np.{body.dtypes[v]})" for v in spilled])
+    w.prologue([f"{c.arg} = stack_empty({BLOCK}, np.float64)" for c in body.calls]
+               + [f"{c.res} = stack_empty({BLOCK}, np.float64)" for c in body.calls]
+               + [f"sp_{v} = stack_empty({BLOCK}, np.{body.dtypes[v]})" for v in spilled])
 
 
 def _prologue(w: _Writer, st: ElemwiseStructure, name: str) -> None:

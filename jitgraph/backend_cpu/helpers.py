@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numba
+from numba.core import types
+from numba.extending import intrinsic
 
 
 @numba.njit(nogil=True, error_model="numpy", cache=False)
@@ -18,3 +20,34 @@ def ipow(x, y):  # noqa: ANN001, ANN201 - Numba function
         base = base * base
         y = y >> 1
     return result
+
+
+@intrinsic
+def stack_empty(typingctx, n, dtype):  # noqa: ANN001, ANN201 - Numba intrinsic signature
+    """``stack_empty(512, np.float64)``: an uninitialised 1-d C array of a constant length on
+    the kernel's stack. Unlike ``np.empty`` it needs no allocator (Numba's runtime), which
+    keeps kernels using it loadable as native objects without Numba."""
+    if not isinstance(n, types.IntegerLiteral) or not isinstance(dtype, types.NumberClass):
+        return None
+    length = int(n.literal_value)
+    arrty = types.Array(dtype.instance_type, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        from llvmlite import ir
+
+        from numba.core import cgutils
+
+        elt = context.get_data_type(arrty.dtype)
+        itemsize = context.get_abi_sizeof(elt)
+        with builder.goto_entry_block():
+            data = builder.alloca(elt, size=ir.Constant(ir.IntType(64), length))
+            data.align = 64
+        ary = context.make_array(arrty)(context, builder)
+        intp = context.get_value_type(types.intp)
+        context.populate_array(ary, data=data,
+                               shape=cgutils.pack_array(builder, [ir.Constant(intp, length)]),
+                               strides=cgutils.pack_array(builder, [ir.Constant(intp, itemsize)]),
+                               itemsize=ir.Constant(intp, itemsize), meminfo=None)
+        return ary._getvalue()
+
+    return arrty(n, dtype), codegen

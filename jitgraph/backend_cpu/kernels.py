@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import types as _nt
 from jitgraph.backend_cpu.vecmath import block_call, fexp, require
-from jitgraph.backend_cpu.helpers import ipow
+from jitgraph.backend_cpu.helpers import ipow, stack_empty
 """
 
 NUMBA_TYPE_NAMES = {"bool": "boolean"}
@@ -84,60 +84,165 @@ DISK_CACHE = os.environ.get("JITGRAPH_CPU_DISK_CACHE", "1") != "0"
 
 
 class KernelModule:
-    """The executed module of one :class:`KernelSource`, compiling entries on demand."""
+    """One :class:`KernelSource`, its entries compiled on demand.
+
+    An entry is, by preference, a native object (:mod:`.native`): loaded from the compiledir
+    without Numba when another process compiled it already, else compiled by Numba and turned
+    into one. Entries Numba's runtime is needed for stay Numba dispatchers."""
 
     def __init__(self, ks: KernelSource) -> None:
         self.source = ks
         self._cached: Any = None
+        self._module: pytypes.ModuleType | None = None
         if DISK_CACHE:
             from jitgraph.cache.keys import make_key
             from jitgraph.cache.modules import CachedModule
 
             self._cached = CachedModule(make_key(ks.key), ks.source,
                                         {"kind": "numba-cpu", "ops": ks.description})
-            self.module = self._cached.module
-        else:
-            name = f"jitgraph_kernel_{ks.digest()}"
-            module = pytypes.ModuleType(name)
-            module.__file__ = f"<{name}>"
-            exec(compile(ks.source, module.__file__, "exec"), module.__dict__)
-            self.module = module
         self._compiled: dict[str, Any] = {}
         self._lock = threading.Lock()
 
+    @property
+    def module(self) -> pytypes.ModuleType:
+        """The generated module, executed (which imports Numba) the first time it is needed."""
+        if self._cached is not None:
+            return self._cached.module
+        if self._module is None:
+            name = f"jitgraph_kernel_{self.source.digest()}"
+            module = pytypes.ModuleType(name)
+            module.__file__ = f"<{name}>"
+            exec(compile(self.source.source, module.__file__, "exec"), module.__dict__)
+            self._module = module
+        return self._module
+
     def get(self, entry: str) -> Any:
-        """The compiled Numba dispatcher of ``entry`` (compiled the first time)."""
-        disp = self._compiled.get(entry)
-        if disp is not None:
-            return disp
+        """The compiled ``entry``: a builtin function or a Numba dispatcher."""
+        fn = self._compiled.get(entry)
+        if fn is not None:
+            return fn
         with self._lock:
-            disp = self._compiled.get(entry)
-            if disp is None:
-                disp = self._compile(entry)
-                self._compiled[entry] = disp
-        return disp
+            fn = self._compiled.get(entry)
+            if fn is None:
+                fn = self._compiled[entry] = self._obtain(entry)
+        return fn
 
-    def _compile(self, entry: str) -> Any:
-        import numba
+    def export_name(self, entry: str) -> str:
+        return f"jg_{self.source.digest()}_{entry}"
 
+    def _obtain(self, entry: str) -> Any:
         ks = self.source
-        fn = getattr(self.module, entry)
-        sig = getattr(self.module, f"SIG_{entry}")
-        t0 = time.perf_counter()
-        kwargs = ks.options.njit_kwargs()
-        with compiling_with(ks.options):
-            if self._cached is not None:
-                kwargs["cache"] = True
-                disp = self._cached.compile(entry, lambda f: numba.njit(
-                    getattr(self._cached.module, f"SIG_{entry}"), **kwargs)(f))
-            else:
-                disp = numba.njit(sig, **kwargs)(fn)
-        COMPILE_LOG.append(CompileRecord(ks.digest(), entry, time.perf_counter() - t0,
-                                         ks.description))
-        return disp
+        export = self.export_name(entry)
+
+        def compile_numba(mode: str) -> Any:
+            import numba
+
+            kwargs = ks.options.njit_kwargs()
+            kwargs["cache"] = mode == CACHED
+            if mode == FOR_NATIVE:  # nothing calls the dispatcher: skip Numba's wrapper
+                kwargs["no_cpython_wrapper"] = True
+            sig = getattr(self.module, f"SIG_{entry}")
+            t0 = time.perf_counter()
+            with compiling_with(ks.options):
+                disp = numba.njit(sig, **kwargs)(getattr(self.module, entry))
+            COMPILE_LOG.append(CompileRecord(ks.digest(), entry, time.perf_counter() - t0,
+                                             ks.description))
+            return disp
+
+        return obtain(self._cached, entry, export, "python", ks.options.target_cpu,
+                      compile_numba)
 
     def is_compiled(self, entry: str) -> bool:
         return entry in self._compiled
+
+
+#: How :func:`obtain` asks ``compile_numba`` to compile: for a native object only (no wrapper
+#: making it callable from Python: it is never called), callable in memory, or callable
+#: through Numba's on-disk cache.
+FOR_NATIVE, CALLABLE, CACHED = "native", "callable", "cached"
+
+
+def obtain(cached: Any, entry: str, export: str, kind: str, target_cpu: str,
+           compile_numba: Any) -> Any:
+    """The native function of ``entry`` (loaded, or compiled and stored), else Numba's.
+
+    ``compile_numba(mode)`` compiles the entry with Numba, ``mode`` being one of
+    :data:`FOR_NATIVE`, :data:`CALLABLE`, :data:`CACHED`. ``kind`` is ``"python"`` (returns a
+    callable) or ``"c"`` (returns the address of a C function). ``cached`` is the entry's
+    :class:`~jitgraph.cache.modules.CachedModule`, or None to keep everything in memory."""
+    if cached is None:
+        fn, _, _ = _from_numba(compile_numba, export, kind, target_cpu)
+        return fn if fn is not None else _numba_result(compile_numba(CALLABLE), kind)
+    loaded = _load_stored(cached, entry, kind)
+    if loaded is not None:
+        return loaded
+    with cached.lock(entry):
+        loaded = _load_stored(cached, entry, kind)  # another process made it meanwhile
+        if loaded is not None:
+            return loaded
+        stored = cached.read_native(entry)
+        if stored is None or stored[1] is not None:  # not known to need Numba's runtime
+            t0 = time.perf_counter()
+            fn, obj, why = _from_numba(compile_numba, export, kind, target_cpu)
+            cached.record(entry, False, time.perf_counter() - t0)
+            if obj is not None:
+                cached.write_native(entry, obj.meta(), obj.code)
+            else:
+                cached.write_native(entry, {"native": False, "why": why}, None)
+            if fn is not None:
+                return fn
+        return _numba_result(cached.compile(entry, lambda _: compile_numba(CACHED)), kind)
+
+
+def _from_numba(compile_numba: Any, export: str, kind: str, target_cpu: str
+                ) -> tuple[Any, Any, str]:
+    """Compile for a native object and load it: (what to call or None, the object or None,
+    why there is no object)."""
+    from jitgraph.backend_cpu import native
+
+    obj, why = native.build(compile_numba(FOR_NATIVE), export, kind, target_cpu)
+    if obj is None:
+        return None, None, why
+    try:
+        return _native_result(obj, kind, export), obj, ""
+    except native.Unavailable as exc:
+        return None, obj, str(exc)
+
+
+def _native_result(obj: Any, kind: str, name: str) -> Any:
+    from jitgraph.backend_cpu import native
+
+    address = native.load(obj)
+    return native.python_function(address, name) if kind == "python" else address
+
+
+def _numba_result(disp: Any, kind: str) -> Any:
+    """What Numba compiled, as ``kind`` asks: the dispatcher, or a C function's address."""
+    if kind == "python":
+        return disp
+    if hasattr(disp, "address"):  # a cfunc
+        return disp.address
+    cres = disp.overloads[disp.signatures[0]]
+    return cres.library.get_pointer_to_function(cres.fndesc.llvm_cfunc_wrapper_name)
+
+
+def _load_stored(cached: Any, entry: str, kind: str) -> Any:
+    from jitgraph.backend_cpu import native
+
+    t0 = time.perf_counter()
+    stored = cached.read_native(entry)
+    if stored is None or stored[1] is None:
+        return None
+    meta, code = stored
+    try:
+        result = _native_result(native.NativeObject.from_meta(meta, code), kind, meta["export"])
+    except native.Unavailable:
+        return None
+    except (ValueError, KeyError, TypeError) as exc:
+        cached._drop_native(entry, exc)
+        return None
+    cached.record(entry, True, time.perf_counter() - t0)
+    return result
 
 
 _MODULES: dict[tuple, KernelModule] = {}

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 #: Bumped whenever generated code changes in a way that must invalidate stored kernels.
-CODEGEN_VERSION = 1
+CODEGEN_VERSION = 3
 
 ALL_FASTMATH = ("afn", "arcp", "contract", "ninf", "nnan", "nsz", "reassoc")
 _FASTMATH_PARTS = {
@@ -80,7 +80,9 @@ class CodegenOptions:
 
     def key(self) -> tuple:
         """A stable, hashable, picklable description (part of every kernel key)."""
-        return (("codegen", CODEGEN_VERSION), ("opt", self.opt_level),
+        from jitgraph.backend_cpu.native import NATIVE_VERSION
+
+        return (("codegen", CODEGEN_VERSION), ("native", NATIVE_VERSION), ("opt", self.opt_level),
                 ("fastmath", self.fastmath), ("cpu", self.target_cpu), ("tune", self.tune_cpu),
                 ("debug", self.debug), ("boundscheck", self.boundscheck),
                 ("vecmath", self.vecmath))
@@ -171,15 +173,23 @@ _codegen_started = False
 
 
 def _resolve_cpu(requested: str | None) -> str:
-    """The CPU kernels will really be compiled for; sets Numba's target if still possible."""
-    import numba
+    """The CPU kernels will really be compiled for; sets Numba's target if still possible.
+    Does not import Numba (a process loading every kernel from the cache never needs it)."""
+    import os
+    import sys
 
-    active = numba.config.CPU_NAME or "host"
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        active = numba.config.CPU_NAME or "host"
+    else:
+        active = os.environ.get("NUMBA_CPU_NAME") or "host"
     if requested in (None, "", "native", "host"):
         return _host_cpu() if active == "host" else active
     if requested == active:
         return requested
     if not _codegen_started:
+        if numba is None:
+            import numba
         numba.config.CPU_NAME = requested
         numba.config.CPU_FEATURES = ""
         return requested
@@ -221,17 +231,20 @@ def compiling_with(options: CodegenOptions) -> Iterator[None]:
 
 
 def num_threads() -> int:
-    """Threads for parallel kernels: ``OMP_NUM_THREADS`` if set, else Numba's default."""
+    """Threads for parallel kernels: ``OMP_NUM_THREADS`` if set, else ``NUMBA_NUM_THREADS``,
+    else the CPUs this process may run on (Numba's default, found without importing Numba)."""
     import os
 
-    value = os.environ.get("OMP_NUM_THREADS", "").strip()
-    if value:
-        try:
-            n = int(value.split(",")[0])
-            if n > 0:
-                return n
-        except ValueError:
-            pass
-    import numba
-
-    return max(1, int(numba.config.NUMBA_NUM_THREADS))
+    for var in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        value = os.environ.get(var, "").strip()
+        if value:
+            try:
+                n = int(value.split(",")[0])
+                if n > 0:
+                    return n
+            except ValueError:
+                pass
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)

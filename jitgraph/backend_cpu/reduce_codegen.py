@@ -110,7 +110,6 @@ def reduce_kernel_lines(st: ReduceStructure, name: str) -> list[str]:
         w(1, f"if {size} == 0:")
         w(2, 'raise ValueError("reduction: zero-size array and no identity")')
     same = st.acc_dtype == st.out_dtype
-    w(1, "acc = out" if same else f"acc = np.empty(out.shape, np.{st.acc_dtype})")
     ident = identity_literal(st.op_name, st.acc_dtype)
     out_idx = ", ".join(f"n{d}" for d in kept) if kept else "()"
     # trailing run of reduced axes folded in a local accumulator
@@ -120,6 +119,10 @@ def reduce_kernel_lines(st: ReduceStructure, name: str) -> list[str]:
             break
         trailing.insert(0, d)
     local = bool(trailing) and all(d in trailing for d in st.axes)
+    # A separate accumulator array only when partial sums live in memory in another dtype
+    # (the only allocation a reduction kernel makes).
+    separate = not same and not local
+    w(1, f"acc = np.empty(out.shape, np.{st.acc_dtype})" if separate else "acc = out")
     if not local:
         w(1, "accf = acc.reshape(acc.size)")
         w(1, "for q in range(acc.size):")
@@ -140,8 +143,8 @@ def reduce_kernel_lines(st: ReduceStructure, name: str) -> list[str]:
         body.lines.append(f"acc[{out_idx}] = {res}")
     w.extend(depth, body.lines)
     if local:
-        w(1 + trailing[0], f"acc[{out_idx}] = r")
-    if not same:
+        w(1 + trailing[0], f"out[{out_idx}] = {cv('r', st.acc_dtype, st.out_dtype)}")
+    if separate:
         w(1, "accf = acc.reshape(acc.size)")
         w(1, "outf = out.reshape(out.size)")
         w(1, "for q in range(acc.size):")

@@ -68,7 +68,7 @@ class Body:
 
     def prim(self, name: str, arg: str, dtype: str) -> str:
         """``name(arg)`` for a float ``dtype``: a stage call in fast bodies, else libm."""
-        from jitgraph.backend_cpu.vecmath import PRIMITIVES
+        from jitgraph.backend_cpu.blocks import PRIMITIVES
 
         block_fn, libm = PRIMITIVES[name]
         if not self.fast:

@@ -7,10 +7,11 @@ polynomial, exponent bit manipulation) that LLVM inlines and vectorizes (AVX2/AV
 is accurate to about 1 ulp (``sin``/``cos`` 2 ulp) against NumPy **inside its fast range**.
 
 Kernels do not inline them: they call the **block functions** (``block_call("exp", src, dst,
-n)`` on a block of float64 buffers), each compiled once per process. A block function evaluates
-the whole block with the polynomial (a vectorized loop that also and-reduces the range checks)
-and, when some argument falls outside the fast range (overflow, underflow to subnormals, inf,
-NaN, non-positive logs, huge trig arguments), recomputes just those elements with libm. Keeping
+n)`` on a block of float64 buffers; :mod:`.blocks` compiles, stores and loads them). A block
+function evaluates the whole block with the polynomial (a vectorized loop that also and-reduces
+the range checks) and, when some argument falls outside the fast range (overflow, underflow to
+subnormals, inf, NaN, non-positive logs, huge trig arguments), recomputes just those elements
+with libm. Keeping
 the polynomials out of the kernels keeps each kernel's compile time close to that of plain
 arithmetic (see ``elemwise_codegen``).
 
@@ -80,13 +81,9 @@ PIO2_3 = 5.170182981794105e-19
 TWO_OVER_PI = 0.6366197723675814
 SQRT2 = 1.4142135623730951
 
-EXP_LIMIT = 708.0
-LOG_MIN = 2.2250738585072014e-308
-LOG_MAX = 1.7976931348623157e308
-LOG1P_MIN = -0.9999
-LOG1P_MAX = 1e300
-TRIG_LIMIT = 1e5
-TANH_LIMIT = 354.0
+from jitgraph.backend_cpu.blocks import (  # noqa: E402 - the fast ranges live there
+    BLOCKS, EXP_LIMIT, LOG1P_MAX, LOG1P_MIN, LOG_MAX, LOG_MIN, PRIMITIVES, TANH_LIMIT,
+    TRIG_LIMIT, require, symbol)
 
 _JIT = dict(nogil=True, error_model="numpy", cache=False)
 
@@ -247,93 +244,10 @@ def fcos(x):  # noqa: ANN001, ANN201
 # (which tripled kernel compile times), and a kernel loaded from a cache only needs the symbol,
 # which :func:`require` provides.
 
-#: primitive -> (fast function of this module, libm function, fast range)
-_BLOCKS = {
-    "exp": ("fexp", "math.exp", -EXP_LIMIT, EXP_LIMIT),
-    "log": ("flog", "math.log", LOG_MIN, LOG_MAX),
-    "log1p": ("flog1p", "math.log1p", LOG1P_MIN, LOG1P_MAX),
-    "sin": ("fsin", "math.sin", -TRIG_LIMIT, TRIG_LIMIT),
-    "cos": ("fcos", "math.cos", -TRIG_LIMIT, TRIG_LIMIT),
-    "expm1": ("fexpm1", "math.expm1", -EXP_LIMIT, EXP_LIMIT),
-    "tanh": ("ftanh", "math.tanh", -TANH_LIMIT, TANH_LIMIT),
-}
-_compiled_blocks: dict[str, object] = {}
-
-#: Compile block functions through the compiledir (see ``kernels.DISK_CACHE``).
-BLOCK_SOURCE_VERSION = 1
-
-
-def block_source(name: str) -> str:
-    """The module source of block function ``name`` (a file the disk cache can store)."""
-    fast, libm, lo, hi = _BLOCKS[name]
-    return f"""import math
-import numba
-from numba import types as _nt
-from jitgraph.backend_cpu.vecmath import {fast}
-
-SIG_block = _nt.void(_nt.CPointer(_nt.float64), _nt.CPointer(_nt.float64), _nt.int64)
-
-
-def block(src_ptr, dst_ptr, n):
-    src = numba.carray(src_ptr, n)
-    dst = numba.carray(dst_ptr, n)
-    ok = True
-    for i in range(n):
-        v = src[i]
-        ok &= (v >= {lo!r}) & (v <= {hi!r})
-        dst[i] = {fast}(v)
-    if not ok:  # some argument outside the fast range (or NaN): libm for those
-        for i in range(n):
-            v = src[i]
-            if not ((v >= {lo!r}) & (v <= {hi!r})):
-                dst[i] = {libm}(v)
-"""
-
-
-def _compile_block(name: str):  # noqa: ANN202
-    from jitgraph.backend_cpu import kernels
-
-    source = block_source(name)
-    kwargs = dict(nogil=True, error_model="numpy")
-    if kernels.DISK_CACHE:
-        from jitgraph.cache.keys import make_key
-        from jitgraph.cache.modules import CachedModule
-
-        cached = CachedModule(make_key(("vecmath-block", name, BLOCK_SOURCE_VERSION)), source,
-                              {"kind": "numba-cpu vecmath", "ops": [name]})
-        return cached.compile("block", lambda fn: numba.cfunc(
-            cached.module.SIG_block, cache=True, **kwargs)(fn))
-    namespace: dict = {}
-    exec(compile(source, f"<jitgraph vecmath block {name}>", "exec"), namespace)
-    return numba.cfunc(namespace["SIG_block"], cache=False, **kwargs)(namespace["block"])
-
-
-def symbol(name: str) -> str:
-    return f"jitgraph_block_{name}"
-
-
-def require(*names: str) -> None:
-    """Compile (once) and publish the block functions ``names`` (e.g. ``"exp"``)."""
-    import llvmlite.binding as llvm
-
-    for name in names:
-        if name in _compiled_blocks:
-            continue
-        fn = _compile_block(name)
-        llvm.add_symbol(symbol(name), fn.address)
-        _compiled_blocks[name] = fn
-
-
-def block_fn(name: str):  # noqa: ANN201
-    """The compiled block function ``name`` (a Numba cfunc; ``.ctypes`` calls it)."""
-    require(name)
-    return _compiled_blocks[name]
-
-
 @intrinsic
 def block_call(typingctx, name, src, dst, n):  # noqa: ANN001, ANN201
     """``block_call("exp", src, dst, n)``: the block function on two float64 C arrays."""
-    if not isinstance(name, types.StringLiteral) or name.literal_value not in _BLOCKS:
+    if not isinstance(name, types.StringLiteral) or name.literal_value not in BLOCKS:
         return None
     sym = symbol(name.literal_value)
 
@@ -351,7 +265,3 @@ def block_call(typingctx, name, src, dst, n):  # noqa: ANN001, ANN201
         return context.get_dummy_value()
 
     return types.void(name, src, dst, types.int64), codegen
-
-
-#: primitive name -> (block function name for :func:`block_call`, libm call of exact bodies)
-PRIMITIVES = {name: (name, f"math.{name}") for name in _BLOCKS}

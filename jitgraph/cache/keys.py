@@ -13,7 +13,6 @@ import platform
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import metadata
 from typing import Any, Mapping
 
 #: bump when the layout of entries or the meaning of a part changes
@@ -77,10 +76,9 @@ class CacheKey:
 
 @lru_cache(maxsize=None)
 def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "absent"
+    from jitgraph.config.paths import dist_version
+
+    return dist_version(dist, missing="absent")
 
 
 @lru_cache(maxsize=None)

@@ -22,7 +22,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
 
 
 class LockOwner:
@@ -69,7 +68,7 @@ class ModuleLock:
         self.quiet = quiet
         self.lock_path = self.lock_dir / f"{name}.lock"
         self.owner_path = self.lock_dir / f"{name}.owner"
-        self._flock: FileLock | None = None
+        self._flock: Any = None
         self._ident = uuid.uuid4().hex
         self._stop = threading.Event()
         self._refresher: threading.Thread | None = None
@@ -84,6 +83,8 @@ class ModuleLock:
         seen: tuple[str, float] | None = None
         seen_since = time.monotonic()
         while True:
+            from filelock import FileLock, Timeout  # imported when a lock is first taken
+
             flock = FileLock(str(self.lock_path), is_singleton=False)
             try:
                 # Randomised polling so that many waiters do not wake together.

@@ -1,18 +1,26 @@
 """Generated Python/Numba modules kept in the compiledir.
 
 A :class:`CachedModule` writes a kernel's generated source as ``mod.py`` in its entry (published
-atomically), imports it from there, and compiles its functions with Numba's own on-disk cache
-(``cache=True``): Numba writes the compiled code next to ``mod.py`` with atomic renames and checks
-the source hash, the signature and the CPU target when it loads it. Each function is compiled
-under the module's lock, so N processes needing the same kernel compile it once and the others
-load it. A corrupt artifact is reported once, deleted and rebuilt; it never crashes the program.
+atomically). Each compiled function is stored beside it as a **native object**
+(``native-<name>.o`` with its ``native-<name>.json``: checksum, entry symbol, imported symbols;
+see :mod:`jitgraph.backend_cpu.native`), written to a temporary file and renamed into place. A
+new process loads those objects without importing ``mod.py`` or Numba. A function that has no
+native object (its description says why) is compiled with Numba's own on-disk cache
+(``cache=True``) instead: Numba writes its files next to ``mod.py`` and checks the source hash,
+the signature and the CPU target when it loads them. Each function is compiled under the
+module's lock, so N processes needing the same kernel compile it once and the others load it. A
+corrupt artifact is reported once, deleted and rebuilt; it never crashes the program.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import logging
+import os
 import sys
+import uuid
 import time
 import warnings
 from pathlib import Path
@@ -46,16 +54,81 @@ class CachedModule:
             entry = store.publish(key, {SOURCE_FILE: source}, info, self.root)
         entry.touch()
         self.entry = entry
-        self.module = _import(entry.file(SOURCE_FILE), f"jitgraph_cached_{key.digest()[:24]}")
+        self._module: ModuleType | None = None
         store.STATS.load_seconds += time.perf_counter() - t0
+
+    @property
+    def module(self) -> ModuleType:
+        """``mod.py``, imported the first time it is needed (only to compile)."""
+        if self._module is None:
+            self._module = _import(self.entry.file(SOURCE_FILE),
+                                   f"jitgraph_cached_{self.key.digest()[:24]}")
+        return self._module
+
+    @module.setter
+    def module(self, value: ModuleType) -> None:
+        self._module = value
+
+    def lock(self, name: str) -> ModuleLock:
+        """The lock under which ``name`` is compiled (one compile across processes)."""
+        return ModuleLock(store.lock_dir(self.root), f"{self.entry.path.name}-{name}")
+
+    def read_native(self, name: str) -> tuple[dict[str, Any], bytes | None] | None:
+        """The stored description and object of ``name``, or None if there is none yet.
+
+        A description without an object records that ``name`` has no native object. Anything
+        unreadable or inconsistent is reported once and deleted (the caller rebuilds it)."""
+        meta_path = self.entry.file(f"native-{name}.json")
+        if not meta_path.exists():
+            return None
+        try:
+            meta = json.loads(meta_path.read_text())
+            if not meta.get("native", True):
+                return meta, None
+            code = self.entry.file(f"native-{name}.o").read_bytes()
+            if hashlib.sha256(code).hexdigest() != meta["sha256"]:
+                raise ValueError("the object does not match the checksum in its description")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self._drop_native(name, exc)
+            return None
+        return meta, code
+
+    def write_native(self, name: str, meta: dict[str, Any], code: bytes | None) -> None:
+        """Publish ``name``'s object (if any) and then its description, each atomically."""
+        try:
+            if code is not None:
+                _write_atomic(self.entry.file(f"native-{name}.o"), code)
+            _write_atomic(self.entry.file(f"native-{name}.json"),
+                          json.dumps(meta, indent=1).encode())
+        except OSError as exc:
+            log.warning("jitgraph cache: cannot store the native object of %s in %s: %s",
+                        name, self.entry.path, exc)
+
+    def _drop_native(self, name: str, exc: BaseException) -> None:
+        warnings.warn(f"jitgraph cache: the native object of {name} in {self.entry.path} is "
+                      f"unreadable ({type(exc).__name__}: {exc}); it is rebuilt",
+                      store.CacheWarning, stacklevel=3)
+        store.STATS.rebuilt += 1
+        for suffix in (".json", ".o"):
+            self.entry.file(f"native-{name}{suffix}").unlink(missing_ok=True)
+
+    def record(self, name: str, hit: bool, seconds: float) -> None:
+        """Count a load (hit) or a compile (miss) of ``name``."""
+        if hit:
+            store.STATS.hits += 1
+            store.STATS.load_seconds += seconds
+            self.entry.record_hit()
+        else:
+            store.STATS.misses += 1
+            store.STATS.compile_seconds += seconds
+            _record_compile_time(self.entry, name, seconds)
 
     def compile(self, name: str, build: Callable[[Any], Any]) -> Any:
         """``build(function)`` (e.g. ``numba.njit(sig, cache=True)``) under this module's
         lock, recovering from unreadable cache files by rebuilding them."""
         fn = getattr(self.module, name)
-        lock = ModuleLock(store.lock_dir(self.root), f"{self.entry.path.name}-{name}")
         t0 = time.perf_counter()
-        with lock:
+        with self.lock(name):
             try:
                 result = build(fn)
             except Exception as exc:
@@ -66,17 +139,19 @@ class CachedModule:
                               f"{exc}); it is rebuilt", store.CacheWarning, stacklevel=2)
                 store.STATS.rebuilt += 1
                 result = build(_reimport_function(self, name))
-        seconds = time.perf_counter() - t0
-        hit = _was_cache_hit(result)
-        if hit:
-            store.STATS.hits += 1
-            store.STATS.load_seconds += seconds
-            self.entry.record_hit()
-        else:
-            store.STATS.misses += 1
-            store.STATS.compile_seconds += seconds
-            _record_compile_time(self.entry, name, seconds)
+        self.record(name, _was_cache_hit(result), time.perf_counter() - t0)
         return result
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f"{store.TMP_PREFIX}{uuid.uuid4().hex}-{path.name}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _import(path: Path, name: str) -> ModuleType:
@@ -121,8 +196,6 @@ def _was_cache_hit(compiled: Any) -> bool:
 
 
 def _record_compile_time(entry: store.Entry, name: str, seconds: float) -> None:
-    import json
-
     info = entry.info()
     info.setdefault("compile_seconds", {})[name] = round(seconds, 4)
     try:

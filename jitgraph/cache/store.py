@@ -235,13 +235,18 @@ def cleanup(root: Path | None = None, now: float | None = None) -> dict[str, int
         if now - entry.last_use() > limit:
             shutil.rmtree(entry.path, ignore_errors=True)
             removed["entries"] += 1
-    for path in root.glob(f"{TMP_PREFIX}*"):
+    # Temporary folders (entries being published) and files (artifacts being written inside an
+    # entry) of processes that died before renaming them into place.
+    for path in [*root.glob(f"{TMP_PREFIX}*"), *root.glob(f"k*/{TMP_PREFIX}*")]:
         try:
             old = now - path.stat().st_mtime > 24 * 3600
         except OSError:
             continue
         if old:
-            shutil.rmtree(path, ignore_errors=True)
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
             removed["tmp"] += 1
     qdir = root / QUARANTINE
     if qdir.is_dir():

@@ -13,7 +13,7 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.backend_cpu import options, vecmath
+from jitgraph.backend_cpu import blocks, options
 from jitgraph.backend_cpu.compose import fuse
 from jitgraph.backend_cpu.elemwise_codegen import elemwise_source
 from jitgraph.backend_cpu.lower_elemwise import structure_of
@@ -106,7 +106,8 @@ def _run_block(name: str, values: np.ndarray) -> np.ndarray:
     src = np.ascontiguousarray(values, dtype="float64")
     dst = np.empty_like(src)
     ptr = ctypes.POINTER(ctypes.c_double)
-    vecmath.block_fn(name).ctypes(src.ctypes.data_as(ptr), dst.ctypes.data_as(ptr), src.size)
+    block = ctypes.CFUNCTYPE(None, ptr, ptr, ctypes.c_int64)(blocks.address(name))
+    block(src.ctypes.data_as(ptr), dst.ctypes.data_as(ptr), src.size)
     return dst
 
 

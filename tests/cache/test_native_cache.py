@@ -1,0 +1,119 @@
+"""Native kernel objects in the compiledir: loaded without Numba, rebuilt when damaged, compiled
+once by many processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from test_cache import compiledir_of, env_for
+
+# A graph with a fused elementwise kernel using the vecmath exp block and a reduction.
+CHILD = textwrap.dedent('''
+    import json, sys
+    import numpy as np
+    import jitgraph, jitgraph.tensor as T
+    from jitgraph.cache import store
+    x = T.dvector("x")
+    f = jitgraph.function([x], [T.exp(x) * 2 + x, (x ** 2).sum()])
+    a, s = f(np.linspace(-1.0, 1.0, 1001))
+    print(json.dumps({"a": float(a.sum()), "s": float(s), "numba": "numba" in sys.modules,
+                      "hits": store.STATS.hits, "misses": store.STATS.misses,
+                      "rebuilt": store.STATS.rebuilt}))
+''')
+
+
+def run(base: Path) -> dict:
+    proc = subprocess.run([sys.executable, "-c", CHILD], env=env_for(base), capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1]) | {"stderr": proc.stderr}
+
+
+def expected() -> tuple[float, float]:
+    import numpy as np
+
+    v = np.linspace(-1.0, 1.0, 1001)
+    return float((np.exp(v) * 2 + v).sum()), float((v ** 2).sum())
+
+
+def natives(base: Path) -> list[Path]:
+    return sorted(compiledir_of(base).glob("k*/native-*.o"))
+
+
+@pytest.mark.slow
+def test_warm_process_loads_native_objects_without_numba(tmp_path):
+    cold = run(tmp_path)
+    assert cold["misses"] > 0 and cold["numba"]
+    warm = run(tmp_path)
+    assert not warm["numba"], "a warm process must not import Numba"
+    assert warm["misses"] == 0 and warm["hits"] == cold["misses"]
+    for res in (cold, warm):
+        assert res["a"] == pytest.approx(expected()[0], rel=1e-12)
+        assert res["s"] == pytest.approx(expected()[1], rel=1e-12)
+    assert natives(tmp_path)
+    for meta in compiledir_of(tmp_path).glob("k*/native-*.json"):
+        assert json.loads(meta.read_text()).get("native", True), meta.read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["truncate-object", "flip-object", "garbage-json"])
+def test_damaged_native_object_is_rebuilt_with_a_warning(tmp_path, damage):
+    run(tmp_path)
+    victim = natives(tmp_path)[0]
+    if damage == "truncate-object":
+        victim.write_bytes(victim.read_bytes()[:100])
+    elif damage == "flip-object":
+        data = bytearray(victim.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        victim.write_bytes(bytes(data))
+    else:
+        victim.with_suffix(".json").write_text("{not json")
+    res = run(tmp_path)
+    assert "rebuilt" in res["stderr"] and res["rebuilt"] >= 1
+    assert res["a"] == pytest.approx(expected()[0], rel=1e-12)
+    again = run(tmp_path)
+    assert again["misses"] == 0 and not again["numba"] and again["rebuilt"] == 0
+
+
+@pytest.mark.slow
+def test_concurrent_processes_compile_each_native_object_once(tmp_path):
+    procs = [subprocess.Popen([sys.executable, "-c", CHILD], env=env_for(tmp_path),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(4)]
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    n_objects = len(natives(tmp_path))
+    assert sum(r["misses"] for r in results) == n_objects
+    for r in results:
+        assert r["a"] == pytest.approx(expected()[0], rel=1e-12)
+    leftovers = [p for p in compiledir_of(tmp_path).rglob("tmp-*")]
+    assert not leftovers
+
+
+@pytest.mark.slow
+def test_partial_native_write_is_ignored_and_cleaned_up(tmp_path):
+    """What a process killed while writing an object leaves (a temporary file in the entry)
+    is never loaded, and ``jitgraph-cache cleanup`` removes it once old."""
+    import os
+    import time
+
+    run(tmp_path)
+    entry = natives(tmp_path)[0].parent
+    partial = entry / "tmp-0123abcd-native-kernel_c.o"
+    partial.write_bytes(b"\x7fELF partial")
+    res = run(tmp_path)
+    assert res["misses"] == 0 and res["rebuilt"] == 0
+    old = time.time() - 3 * 24 * 3600
+    os.utime(partial, (old, old))
+    subprocess.run([sys.executable, "-m", "jitgraph.cache", "cleanup"], env=env_for(tmp_path),
+                   check=True, capture_output=True)
+    assert not partial.exists()
