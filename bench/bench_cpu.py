@@ -151,6 +151,7 @@ STAGES = [
     ("kernel_s", "detail: kernel entries compiled or loaded"),
     ("jit_s", "detail: Numba JIT compiles (not cache loads)"),
     ("jit_outside_s", "detail:   of which outside the kernel cache"),
+    ("numba_imported", "detail: the process imported Numba"),
 ]
 
 
@@ -163,7 +164,7 @@ def breakdown(runner: ChildRunner, workloads: list[str]) -> Table:
     for workload in workloads:
         cache = runner.new_cache(f"staged-{workload}")
         cold = runner.run("jitgraph", workload, "float64", cache, staged=True)
-        warm = runner.run("jitgraph", workload, "float64", cache, staged=True)
+        warm = runner.run("jitgraph", workload, "float64", cache, staged="warm")
         natural = runner.run("jitgraph", workload, "float64", cache)
         nobc = runner.run("jitgraph", workload, "float64", cache, bytecode=False)
         progress(f"staged {workload}: cold {cold['compile_s']:.3g} s, warm "
@@ -186,8 +187,9 @@ def breakdown(runner: ChildRunner, workloads: list[str]) -> Table:
             data[f"{workload} {phase}"] = res
             cols.append((f"{workload} {phase}", f"{workload} {phase}"))
     RESULTS["children"]["breakdown"] = data
-    table = Table("[5] jitgraph compile breakdown (float64, openmp off; staged processes import "
-                  "and initialise Numba first, then as in [1]/[4])", cols)
+    table = Table("[5] jitgraph compile breakdown (float64, openmp off; the staged cold process "
+                  "imports and initialises Numba first, the warm one loads every kernel without "
+                  "Numba; then as in [1]/[4])", cols)
     for key, label in STAGES:
         table.add(stage=label, **{c: r.get(key) for c, r in data.items()})
     table.note = ("  details overlap the stages above (kernel entries are compiled in linking "

@@ -17,7 +17,10 @@ cache) and flags come from the environment set by the parent. Prints one line
 - with ``--staged`` (jitgraph only): ``import numba`` and the initialisation of Numba's CPU target
   are done and timed first (``numba_import_s``, ``numba_init_s``), so that they are not hidden in
   the first kernel: the sum is unchanged, the split is what the breakdown table shows; and
-  every real Numba compilation (not a load from a disk cache) is listed in ``jit``.
+  every real Numba compilation (not a load from a disk cache) is listed in ``jit``. A warm
+  process loads its kernels without Numba: ``--staged-warm`` stages everything else but does not
+  import Numba (both times are 0);
+- ``numba_imported``: whether the process imported Numba at all.
 
 and ``step_ms`` (best of R loops of N steps), ``check`` (a checksum of the first step's outputs,
 to compare systems) and, for jitgraph, the rewrite/link split and the kernel-cache counters.
@@ -126,6 +129,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--staged", action="store_true")
+    parser.add_argument("--staged-warm", action="store_true")
     args = parser.parse_args()
     result: dict = {}
     t0 = time.perf_counter()
@@ -135,6 +139,8 @@ def main() -> None:
     result["import_s"] = t1 - t0
     if args.staged:
         _numba_stages(result)
+    elif args.staged_warm:
+        result["numba_import_s"] = result["numba_init_s"] = 0.0
     sys.path.insert(0, HERE)
     import models
 
@@ -162,6 +168,7 @@ def main() -> None:
             times.append((time.perf_counter() - s0) / args.steps)
         result["step_ms"] = min(times) * 1e3
         result["step_ms_median"] = sorted(times)[len(times) // 2] * 1e3
+    result["numba_imported"] = "numba" in sys.modules
     print("RESULT" + json.dumps(result))
 
 

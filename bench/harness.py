@@ -158,10 +158,13 @@ class ChildRunner:
         return env
 
     def run(self, system: str, workload: str, dtype: str, cache: Path, steps: int = 0,
-            repeat: int = 5, staged: bool = False, bytecode: bool = True) -> dict[str, Any]:
+            repeat: int = 5, staged: bool | str = False, bytecode: bool = True
+            ) -> dict[str, Any]:
+        """``staged``: True (``--staged``), "warm" (``--staged-warm``) or False."""
         openmp = system == "jitgraph-omp"
         cmd = [sys.executable, str(HERE / "compile_child.py"), system, workload, dtype,
-               "--steps", str(steps), "--repeat", str(repeat)] + (["--staged"] if staged else [])
+               "--steps", str(steps), "--repeat", str(repeat)] + (
+                   ["--staged-warm"] if staged == "warm" else ["--staged"] if staged else [])
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=str(ROOT),
                               check=False,

@@ -44,9 +44,7 @@ _HELPER_BODIES = {
 }
 
 
-def _helper_source() -> KernelSource:
-    from jitgraph.backend_cpu.options import current_options
-
+def _helper_source(options: Any) -> KernelSource:
     lines = ["from numba import types as _nt", ""]
     entries = []
     for name, (args, ranks, body) in _HELPER_BODIES.items():
@@ -60,27 +58,39 @@ def _helper_source() -> KernelSource:
                      for k, r in enumerate(ranks)]
             lines += [f"def {entry}({args}):", *[f"    {b}" for b in body],
                       f"SIG_{entry} = _nt.void({', '.join(types)})", ""]
-    return KernelSource(key=("blas-helpers", 1, current_options().key()), source="\n".join(lines),
-                        entries=tuple(entries), options=current_options(),
+    return KernelSource(key=("blas-helpers", 1, options.key()), source="\n".join(lines),
+                        entries=tuple(entries), options=options,
                         description="Gemm/Gemv epilogue and Ger update")
 
 
-_helpers: dict[tuple, Any] = {}
+class Helpers:
+    """The helper kernels compiled with one set of codegen options (bound when a program is
+    built, so a call resolves a helper with one dict lookup)."""
+
+    _by_options: dict[Any, "Helpers"] = {}
+
+    def __init__(self, options: Any) -> None:
+        self.options = options
+        self._fns: dict[tuple, Any] = {}
+
+    @classmethod
+    def of(cls, options: Any) -> "Helpers":
+        found = cls._by_options.get(options)
+        if found is None:
+            found = cls._by_options[options] = cls(options)
+        return found
+
+    def get(self, name: str, dtype: np.dtype) -> Any:
+        fn = self._fns.get((name, dtype))  # keyed by the dtype object: dtype.name is slow
+        if fn is None:
+            entry = f"{name}_{np.dtype(dtype).name}"
+            fn = self._fns[(name, dtype)] = kernel_module(
+                _helper_source(self.options)).get(entry)
+        return fn
 
 
-def _helper(name: str, dtype: str) -> Any:
-    """The compiled helper ``name`` for ``dtype`` (memoised per set of codegen options)."""
-    from jitgraph.backend_cpu.options import current_options
-
-    key = (name, dtype, current_options().key())
-    fn = _helpers.get(key)
-    if fn is None:
-        fn = _helpers[key] = kernel_module(_helper_source()).get(f"{name}_{dtype}")
-    return fn
-
-
-def finish(z: np.ndarray, alpha: np.ndarray, t: np.ndarray, beta: np.ndarray, inplace: bool
-           ) -> np.ndarray:
+def finish(z: np.ndarray, alpha: np.ndarray, t: np.ndarray, beta: np.ndarray, inplace: bool,
+           helpers: Helpers) -> np.ndarray:
     """``beta * z + alpha * t`` (``t`` is a fresh product and may be overwritten)."""
     if z.shape != t.shape:
         raise ValueError(f"gemm/gemv: shapes do not match: {z.shape} vs product {t.shape}")
@@ -93,18 +103,18 @@ def finish(z: np.ndarray, alpha: np.ndarray, t: np.ndarray, beta: np.ndarray, in
         elif inplace:
             np.copyto(z, t)
         return target
-    _helper("axpby1" if t.ndim == 1 else "axpby2", t.dtype.name)(
+    helpers.get("axpby1" if t.ndim == 1 else "axpby2", t.dtype)(
         z, t, t.dtype.type(a), t.dtype.type(b), target)
     return target
 
 
-def ger(a: np.ndarray, alpha: np.ndarray, x: np.ndarray, y: np.ndarray, out: np.ndarray | None
-        ) -> np.ndarray:
+def ger(a: np.ndarray, alpha: np.ndarray, x: np.ndarray, y: np.ndarray, out: np.ndarray | None,
+        helpers: Helpers) -> np.ndarray:
     """``a + alpha * outer(x, y)``, into ``a`` when ``out`` is None."""
     if a.shape != (x.shape[0], y.shape[0]):
         raise ValueError(f"ger: shapes do not match: A {a.shape}, x {x.shape}, y {y.shape}")
     target = a if out is None else out
-    _helper("ger", a.dtype.name)(a, a.dtype.type(alpha.item()), x, y, target)
+    helpers.get("ger", a.dtype)(a, a.dtype.type(alpha.item()), x, y, target)
     return target
 
 
@@ -151,6 +161,7 @@ def lower_gemm(op: Any, node: Any, ctx: Any) -> Lowered | None:
     if z_t.dtype not in _REAL:
         return None
     fin = ctx.ref(finish, "finish")
+    helpers = ctx.ref(Helpers.of(ctx.options), "blas_helpers")
 
     def emit(nc: Any) -> list[str]:
         z, alpha, x, y, beta = (nc.local(n) for n in ("z", "alpha", "x", "y", "beta"))
@@ -158,7 +169,7 @@ def lower_gemm(op: Any, node: Any, ctx: Any) -> Lowered | None:
         # The product gets its own buffer: in place, the result lands in z instead.
         dl, t = _dot_lines(nc, x, y, x_t.ndim, y_t.ndim, z_t.dtype, 0, not op.inplace)
         lines += dl
-        lines.append(nc.set_out(0, f"{fin}({z}, {alpha}, {t}, {beta}, {op.inplace})"))
+        lines.append(nc.set_out(0, f"{fin}({z}, {alpha}, {t}, {beta}, {op.inplace}, {helpers})"))
         return lines
 
     return Lowered(BLAS, emit)
@@ -170,6 +181,7 @@ def lower_ger(op: Any, node: Any, ctx: Any) -> Lowered | None:
     if a_t.dtype not in _REAL:
         return None
     fn = ctx.ref(ger, "ger")
+    helpers = ctx.ref(Helpers.of(ctx.options), "blas_helpers")
 
     def emit(nc: Any) -> list[str]:
         a, alpha, x, y = (nc.local(n) for n in ("A", "alpha", "x", "y"))
@@ -179,7 +191,7 @@ def lower_ger(op: Any, node: Any, ctx: Any) -> Lowered | None:
         else:
             alloc, target = nc.alloc(0, f"{a}.shape", a_t.dtype)
             lines += alloc
-        lines.append(nc.set_out(0, f"{fn}({a}, {alpha}, {x}, {y}, {target})"))
+        lines.append(nc.set_out(0, f"{fn}({a}, {alpha}, {x}, {y}, {target}, {helpers})"))
         return lines
 
     return Lowered(BLAS, emit)

@@ -14,7 +14,9 @@ import inspect
 from typing import Any
 
 from jitgraph.graph.op import Op
+from jitgraph.tensor.basic import Alloc
 from jitgraph.tensor.elemwise import DimShuffle
+from jitgraph.tensor.shape import Shape_i
 
 from jitgraph.backend_cpu.registry import PY, Lowered, has_lowering, lower, register_lowering
 
@@ -49,6 +51,48 @@ def lower_dimshuffle(op: DimShuffle, node: Any, ctx: Any) -> Lowered:
             shape = f"({', '.join(dims)},)" if dims else "()"
             lines.append(f"{x} = {x}.reshape({shape})")
         lines.append(nc.set_out(0, x))
+        return lines
+
+    return Lowered(PY, emit)
+
+
+@register_lowering(Shape_i)
+def lower_shape_i(op: Shape_i, node: Any, ctx: Any) -> Lowered:
+    as_int64 = ctx.ref(_int64_scalar, "int64_scalar")
+    return Lowered(PY, lambda nc: [nc.set_out(0, f"{as_int64}({nc.inp(0)}.shape[{op.i}])")])
+
+
+def _int64_scalar(value: int) -> Any:
+    import numpy as np
+
+    return np.asarray(value, dtype="int64")
+
+
+@register_lowering(Alloc)
+def lower_alloc(op: Alloc, node: Any, ctx: Any) -> Lowered:
+    """A scalar value filling a fresh array: generated code (``zeros`` for a constant 0);
+    anything else, or a negative dimension (for its error message), through ``perform``."""
+    from jitgraph.backend_cpu.driver import _perform_lowering
+
+    general = _perform_lowering(node, registered=True)
+    if node.inputs[0].ndim != 0:
+        return general
+    value = ctx.known_value(node.inputs[0])
+    zero = value is not None and not value.any()
+
+    def emit(nc: Any) -> list[str]:
+        shp, out = nc.local("shape"), nc.local("o")
+        dims = [f"int({nc.inp(j)})" for j in range(1, len(node.inputs))]
+        dtype = nc.b.dtype(node.outputs[0].dtype)
+        lines = [f"{shp} = ({', '.join(dims)}{',' if len(dims) == 1 else ''})",
+                 f"if {' or '.join(f'{shp}[{k}] < 0' for k in range(len(dims))) or 'False'}:",
+                 *[f"    {line}" for line in general.emit(nc)],
+                 "else:"]
+        if zero:
+            lines.append(f"    {out} = np.zeros({shp}, {dtype})")
+        else:
+            lines += [f"    {out} = empty({shp}, {dtype})", f"    {out}.fill({nc.inp(0)})"]
+        lines.append(f"    {nc.set_out(0, out)}")
         return lines
 
     return Lowered(PY, emit)

@@ -37,6 +37,7 @@ anything else                        ignored, with one warning listing the ignor
 from __future__ import annotations
 
 import contextlib
+import functools
 import shlex
 import threading
 import warnings
@@ -199,6 +200,7 @@ def _resolve_cpu(requested: str | None) -> str:
     return _host_cpu() if active == "host" else active
 
 
+@functools.lru_cache(maxsize=None)
 def _host_cpu() -> str:
     import llvmlite.binding as llvm
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from jitgraph.config.params import ConfigError
 
@@ -115,28 +115,53 @@ def _jitgraph_version() -> str:
     return version if isinstance(version, str) else _dist_version("jitgraph")
 
 
-def compiledir_keys(device: str = "cpu") -> dict[str, str]:
-    """The values of every ``compiledir_format`` substitution key on this machine."""
+def _key_sources(device: str) -> dict[str, Callable[[], str]]:
     import platform
     import struct
 
-    numpy = sys.modules.get("numpy")
-    numba_version = _dist_version("numba")
-    keys = {
-        "platform": platform.platform(),
-        "short_platform": short_platform(),
-        "processor": platform.processor(),
-        "python_version": platform.python_version(),
-        "python_bitwidth": str(struct.calcsize("P") * 8),
-        "python_int_bitwidth": str(struct.calcsize("l") * 8),
-        "hostname": platform.node(),
-        "numpy_version": numpy.__version__ if numpy is not None else _dist_version("numpy"),
-        "jitgraph_version": _jitgraph_version(),
-        "numba_version": numba_version,
-        "llvm_version": _dist_version("llvmlite"),
-        "device": device,
-        "gxx_version": f"numba-{numba_version}",
+    def numpy_version() -> str:
+        numpy = sys.modules.get("numpy")
+        return numpy.__version__ if numpy is not None else _dist_version("numpy")
+
+    return {
+        "platform": platform.platform,
+        "short_platform": short_platform,
+        # platform.processor() runs `uname -p` in a subprocess on Linux: computed only when the
+        # format uses it.
+        "processor": platform.processor,
+        "python_version": platform.python_version,
+        "python_bitwidth": lambda: str(struct.calcsize("P") * 8),
+        "python_int_bitwidth": lambda: str(struct.calcsize("l") * 8),
+        "hostname": platform.node,
+        "numpy_version": numpy_version,
+        "jitgraph_version": _jitgraph_version,
+        "numba_version": lambda: _dist_version("numba"),
+        "llvm_version": lambda: _dist_version("llvmlite"),
+        "device": lambda: device,
+        "gxx_version": lambda: f"numba-{_dist_version('numba')}",
     }
+
+
+class _LazyKeys(dict):  # type: ignore[type-arg]
+    """``compiledir_format`` keys computed when the format asks for them."""
+
+    def __init__(self, sources: dict[str, Callable[[], str]]) -> None:
+        super().__init__()
+        self._sources = sources
+
+    def __missing__(self, key: str) -> str:
+        value = self._sources[_ALIASES.get(key, key)]()
+        self[key] = value
+        return value
+
+
+def compiledir_keys(device: str = "cpu", lazy: bool = False) -> dict[str, str]:
+    """The values of every ``compiledir_format`` substitution key on this machine (``lazy``:
+    a mapping computing each key the first time it is read)."""
+    sources = _key_sources(device)
+    if lazy:
+        return _LazyKeys(sources)
+    keys = {name: compute() for name, compute in sources.items()}
     keys.update({alias: keys[target] for alias, target in _ALIASES.items()})
     return keys
 
@@ -176,7 +201,7 @@ def expand_compiledir_format(fmt: str, keys: Mapping[str, str]) -> str:
 
 def default_compiledir(cfg: Config) -> str:
     """``base_compiledir / expanded compiledir_format`` for the given config."""
-    keys = compiledir_keys(str(cfg.get("device")))
+    keys = compiledir_keys(str(cfg.get("device")), lazy=True)
     name = expand_compiledir_format(cfg.get("compiledir_format"), keys)
     return os.path.join(cfg.get("base_compiledir"), name)
 

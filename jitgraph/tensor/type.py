@@ -73,7 +73,9 @@ class TensorType(Type):
     def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None
                ) -> np.ndarray:
         """``data`` as an ndarray of this type, or a TypeError saying why it does not fit."""
-        if isinstance(data, np.ndarray) and data.dtype.name == self.dtype:
+        if isinstance(data, np.ndarray) and data.dtype == _numpy_dtype(self.dtype):
+            arr = data  # the common case, without the (slow) dtype.name
+        elif isinstance(data, np.ndarray) and data.dtype.name == self.dtype:
             # Byte-swapped data has the right dtype name but compiled kernels need native order.
             arr = data if data.dtype.isnative else data.astype(data.dtype.newbyteorder("="))
         elif strict:
@@ -91,7 +93,7 @@ class TensorType(Type):
         if allow_downcast:
             return np.asarray(data, dtype=self.dtype)
         src = np.asarray(data)
-        if src.dtype.name == self.dtype:
+        if src.dtype == _numpy_dtype(self.dtype):
             return src
         if np.can_cast(src.dtype, self.dtype, "safe"):
             return src.astype(self.dtype)
@@ -197,3 +199,14 @@ class TensorType(Type):
 
     def get_size(self, shape_info: tuple[int, ...]) -> int:
         return int(np.prod(shape_info, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+
+
+_NUMPY_DTYPES: dict[str, np.dtype] = {}
+
+
+def _numpy_dtype(name: str) -> np.dtype:
+    """The native-order ``np.dtype`` of a dtype name (memoised: called on every input)."""
+    found = _NUMPY_DTYPES.get(name)
+    if found is None:
+        found = _NUMPY_DTYPES[name] = np.dtype(name)
+    return found
