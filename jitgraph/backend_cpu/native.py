@@ -27,6 +27,7 @@ depends on this layer.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import sys
 import threading
@@ -103,11 +104,17 @@ class NativeObject:
         return cls(code, meta["export"], meta["kind"], tuple(meta["imports"]), meta["abi"])
 
 
+@functools.lru_cache(maxsize=None)
 def abi_tag() -> str:
     """What an object's entry code assumes about this interpreter."""
-    import sysconfig
+    abiflags = getattr(sys, "abiflags", None)  # 't': free-threaded build (POSIX)
+    if abiflags is None:
+        import sysconfig
 
-    gil = "nogil" if sysconfig.get_config_var("Py_GIL_DISABLED") else "gil"
+        free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+    else:
+        free_threaded = "t" in abiflags
+    gil = "nogil" if free_threaded else "gil"
     debug = "debug" if hasattr(sys, "gettotalrefcount") else "release"
     return f"{sys.implementation.name}-{sys.version_info[0]}.{sys.version_info[1]}-{gil}-" \
            f"{debug}-{sys.byteorder}-{ctypes.sizeof(ctypes.c_void_p) * 8}"
