@@ -8,10 +8,14 @@ Pipeline (one module per step):
 * :mod:`.scalar_templates` -- one Numba code template per scalar-op name.
 * :mod:`.elemwise_codegen`, :mod:`.reduce_codegen` -- generated kernel sources, one loop nest per
   ``Elemwise``/fused ``Composite`` (or reduction, with a fused elementwise ``pre_op``).
-* :mod:`.vecmath` -- vectorized exp/log/log1p/sin/cos block functions kernels call.
+* :mod:`.vecmath` -- vectorizable exp/log/log1p/sin/cos/tanh polynomials; :mod:`.blocks` -- the
+  block functions kernels call with them.
 * :mod:`.kernels` -- :class:`~.kernels.KernelSource` (structural key + module source that can be
   written to ``mod.py`` and imported again) and the in-process memo: each distinct kernel is
-  compiled once per process, with an explicit signature, whatever graph needs it.
+  compiled once, with an explicit signature, whatever graph needs it.
+* :mod:`.native`, :mod:`.native_ir` -- what Numba compiled, as an object file with a CPython
+  entry written in LLVM IR: stored in the compiledir and loaded by later processes with llvmlite
+  alone (a warm process never imports Numba).
 * :mod:`.driver` -- builds the :class:`~.driver.CompiledProgram` of a graph: a straight-line
   Python function calling the kernels with preallocated cells.
 * :mod:`.parallel` -- ``openmp=True``: the same kernels on chunks of the outer axis, on threads.
@@ -19,7 +23,8 @@ Pipeline (one module per step):
 * :mod:`.linker` -- the ``cvm``, ``cvm_nogc``, ``c|py``, ``c|py_nogc`` and ``c`` linkers
   (registered when imported; ``jitgraph.compile.linker`` imports it lazily).
 
-Importing this package does not import Numba.
+Importing this package does not import Numba; neither does running kernels loaded from the
+compiledir.
 """
 
 from __future__ import annotations

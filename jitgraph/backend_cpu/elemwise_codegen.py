@@ -280,9 +280,9 @@ def _flat_kernel(st: ElemwiseStructure, name: str, vecmath: bool) -> list[str]:
         w(1, f"inner = {inner}")
         for j in range(st.nin):
             if not st.is_scalar_like(j):
-                w(1, f"f{j} = i{j}.reshape(i{j}.size)")
+                w(1, f"f{j} = flat_view(i{j})")
         for o in range(st.nout):
-            w(1, f"g{o} = o{o}.reshape(o{o}.size)")
+            w(1, f"g{o} = flat_view(o{o})")
         flat_in, flat_out, lo, hi = "f", "g", "start * inner", "stop * inner"
     loads = [(j, f"{flat_in}{j}[uk]") for j in range(st.nin) if not st.is_scalar_like(j)]
     stores = [f"{flat_out}{o}[uk]" for o in range(st.nout)]

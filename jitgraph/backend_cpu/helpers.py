@@ -51,3 +51,28 @@ def stack_empty(typingctx, n, dtype):  # noqa: ANN001, ANN201 - Numba intrinsic 
         return ary._getvalue()
 
     return arrty(n, dtype), codegen
+
+
+@intrinsic
+def flat_view(typingctx, arr):  # noqa: ANN001, ANN201 - Numba intrinsic signature
+    """The 1-d view of a C-contiguous array (what ``arr.reshape(arr.size)`` gives). Numba's
+    ``reshape`` calls a helper of Numba's runtime library (``numba_attempt_nocopy_reshape``),
+    which would make a kernel unloadable without Numba; for a C array the view is just a new
+    shape and stride."""
+    if not isinstance(arr, types.Array) or arr.layout != "C":
+        return None
+    flat = arr.copy(ndim=1, layout="C")
+
+    def codegen(context, builder, signature, args):
+        from numba.core import cgutils
+        from numba.core.imputils import impl_ret_borrowed
+
+        src = context.make_array(signature.args[0])(context, builder, args[0])
+        dst = context.make_array(signature.return_type)(context, builder)
+        context.populate_array(dst, data=src.data,
+                               shape=cgutils.pack_array(builder, [src.nitems]),
+                               strides=cgutils.pack_array(builder, [src.itemsize]),
+                               itemsize=src.itemsize, meminfo=src.meminfo, parent=src.parent)
+        return impl_ret_borrowed(context, builder, signature.return_type, dst._getvalue())
+
+    return flat(arr), codegen

@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import types as _nt
 from jitgraph.backend_cpu.vecmath import block_call, fexp, require
-from jitgraph.backend_cpu.helpers import ipow, stack_empty
+from jitgraph.backend_cpu.helpers import flat_view, ipow, stack_empty
 """
 
 NUMBA_TYPE_NAMES = {"bool": "boolean"}

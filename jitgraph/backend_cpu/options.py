@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 #: Bumped whenever generated code changes in a way that must invalidate stored kernels.
-CODEGEN_VERSION = 3
+CODEGEN_VERSION = 4
 
 ALL_FASTMATH = ("afn", "arcp", "contract", "ninf", "nnan", "nsz", "reassoc")
 _FASTMATH_PARTS = {

@@ -124,7 +124,7 @@ def reduce_kernel_lines(st: ReduceStructure, name: str) -> list[str]:
     separate = not same and not local
     w(1, f"acc = np.empty(out.shape, np.{st.acc_dtype})" if separate else "acc = out")
     if not local:
-        w(1, "accf = acc.reshape(acc.size)")
+        w(1, "accf = flat_view(acc)")
         w(1, "for q in range(acc.size):")
         w(2, f"accf[q] = {ident}")
     depth = 1
@@ -145,8 +145,8 @@ def reduce_kernel_lines(st: ReduceStructure, name: str) -> list[str]:
     if local:
         w(1 + trailing[0], f"out[{out_idx}] = {cv('r', st.acc_dtype, st.out_dtype)}")
     if separate:
-        w(1, "accf = acc.reshape(acc.size)")
-        w(1, "outf = out.reshape(out.size)")
+        w(1, "accf = flat_view(acc)")
+        w(1, "outf = flat_view(out)")
         w(1, "for q in range(acc.size):")
         w(2, f"outf[q] = {cv('accf[q]', st.acc_dtype, st.out_dtype)}")
     return w.lines

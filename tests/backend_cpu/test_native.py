@@ -142,8 +142,15 @@ def test_kernel_families_run_as_native_objects():
         size=(5, 5)).astype("f4")]
     fn(*values)
     fn(values[0][:, ::-1], values[1][::-1], values[2], values[3])  # strided variants too
-    entries = {(mod.source.description, name): type(entry).__name__
+    entries = {(mod.source.description, name): (type(entry).__name__, mod)
                for mod in kernels._MODULES.values() for name, entry in mod._compiled.items()}
     assert entries
-    not_native = {k: t for k, t in entries.items() if t != "builtin_function_or_method"}
+    not_native = {k: t for k, (t, _) in entries.items() if t != "builtin_function_or_method"}
     assert not not_native, not_native
+    # ... and loadable by a process without Numba: no symbol of Numba's runtime library.
+    for (desc, name), (_, mod) in entries.items():
+        if mod._cached is None:
+            continue
+        meta, _ = mod._cached.read_native(name)
+        runtime = [s for s in meta["imports"] if s.startswith(("numba_", "NRT_"))]
+        assert not runtime, (desc, name, runtime)

@@ -19,9 +19,9 @@ CHILD = textwrap.dedent('''
     import numpy as np
     import jitgraph, jitgraph.tensor as T
     from jitgraph.cache import store
-    x = T.dvector("x")
-    f = jitgraph.function([x], [T.exp(x) * 2 + x, (x ** 2).sum()])
-    a, s = f(np.linspace(-1.0, 1.0, 1001))
+    x = T.dmatrix("x")
+    f = jitgraph.function([x], [T.exp(x) * 2 + x, (x ** 2).sum(axis=0).sum(), x.any(axis=1)])
+    a, s, _ = f(np.linspace(-1.0, 1.0, 1001).reshape(7, 143))
     print(json.dumps({"a": float(a.sum()), "s": float(s), "numba": "numba" in sys.modules,
                       "hits": store.STATS.hits, "misses": store.STATS.misses,
                       "rebuilt": store.STATS.rebuilt}))
