@@ -130,7 +130,18 @@ def supported() -> bool:
 
 def build(dispatcher: Any, export: str, kind: str, target_cpu: str, nogil: bool = True
           ) -> tuple[NativeObject | None, str]:
-    """The object of ``dispatcher``'s single compiled signature, or ``(None, why not)``."""
+    """The object of ``dispatcher``'s single compiled signature, or ``(None, why not)``.
+
+    Never raises: whatever goes wrong (an llvmlite or Numba version this code does not know,
+    say) only means the kernel keeps running through Numba."""
+    try:
+        return _build(dispatcher, export, kind, target_cpu, nogil)
+    except Exception as exc:  # noqa: BLE001 - any failure falls back to Numba
+        return None, f"building the object failed ({type(exc).__name__}: {exc})"
+
+
+def _build(dispatcher: Any, export: str, kind: str, target_cpu: str, nogil: bool
+           ) -> tuple[NativeObject | None, str]:
     from jitgraph.backend_cpu import native_ir
 
     if not supported():
