@@ -197,7 +197,7 @@ def _internalize(module: Any, export: str) -> None:
     for gv in module.global_variables:
         if not gv.is_declaration:
             gv.linkage = llvm.Linkage.internal
-    pto = llvm.create_pipeline_tuning_options(speed_level=0, size_level=0)
+    pto = llvm.create_pipeline_tuning_options(speed_level=0)
     pb = llvm.create_pass_builder(_target_machine(""), pto)
     mpm = llvm.create_new_module_pass_manager()
     mpm.add_global_dead_code_eliminate_pass()
