@@ -236,28 +236,26 @@ def _scalar_arg(w: _Writer, i: int, obj: str, ty: Any, param: str) -> str:
         else:
             w.emit(f"{val} = trunc i32 {raw} to {param}")
         return val
-    if isinstance(ty, types.Float):
-        raw = w.tmp()
-        w.emit(f"{raw} = call double @PyFloat_AsDouble(ptr {obj})")
-        maybe = w.tmp()
-        w.emit(f"{maybe} = fcmp oeq double {raw}, -1.0")
-        _check_error(w, i, maybe)
-        if param == "double":
-            return raw
-        val = w.tmp()
-        w.emit(f"{val} = fptrunc double {raw} to {param}")
-        return val
-    fn = "PyLong_AsLongLong" if ty.signed else "PyLong_AsUnsignedLongLong"
-    raw = w.tmp()
-    w.emit(f"{raw} = call i64 @{fn}(ptr {obj})")
-    maybe = w.tmp()
-    w.emit(f"{maybe} = icmp eq i64 {raw}, -1")
+    kind = "float" if isinstance(ty, types.Float) else "signed" if ty.signed else "unsigned"
+    fn, rtype, compare, error_value, narrow = _CONVERTERS[kind]
+    raw, maybe = w.tmp(), w.tmp()
+    w.emit(f"{raw} = call {rtype} @{fn}(ptr {obj})")
+    w.emit(f"{maybe} = {compare} {rtype} {raw}, {error_value}")
     _check_error(w, i, maybe)
-    if param == "i64":
+    if param == rtype:
         return raw
     val = w.tmp()
-    w.emit(f"{val} = trunc i64 {raw} to {param}")
+    w.emit(f"{val} = {narrow} {rtype} {raw} to {param}")
     return val
+
+
+#: scalar kind -> (CPython converter, its result type, test for its error value, the value,
+#: narrowing instruction to a smaller parameter type)
+_CONVERTERS = {
+    "float": ("PyFloat_AsDouble", "double", "fcmp oeq", "-1.0", "fptrunc"),
+    "signed": ("PyLong_AsLongLong", "i64", "icmp eq", "-1", "trunc"),
+    "unsigned": ("PyLong_AsUnsignedLongLong", "i64", "icmp eq", "-1", "trunc"),
+}
 
 
 def _check_error(w: _Writer, i: int, maybe: str) -> None:
