@@ -76,8 +76,6 @@ def block(src_ptr, dst_ptr, n):
 
 def _compile(name: str) -> int:
     """The address of block function ``name``: loaded, or compiled (and stored)."""
-    import types as pytypes
-
     from jitgraph.backend_cpu import kernels
 
     source = block_source(name)
@@ -99,9 +97,7 @@ def _compile(name: str) -> int:
             fn, sig = cached.module.block, cached.module.SIG_block
         else:
             if not module:
-                mod = pytypes.ModuleType(f"jitgraph_block_{name}")
-                exec(compile(source, f"<jitgraph vecmath block {name}>", "exec"), mod.__dict__)
-                module["m"] = mod
+                module["m"] = kernels.exec_module(source, f"jitgraph_block_{name}")
             fn, sig = module["m"].block, module["m"].SIG_block
         options = dict(nogil=True, error_model="numpy")
         if mode == kernels.FOR_NATIVE:

@@ -34,7 +34,6 @@ def stack_empty(typingctx, n, dtype):  # noqa: ANN001, ANN201 - Numba intrinsic 
 
     def codegen(context, builder, signature, args):
         from llvmlite import ir
-
         from numba.core import cgutils
 
         elt = context.get_data_type(arrty.dtype)

@@ -110,10 +110,7 @@ class KernelModule:
             return self._cached.module
         if self._module is None:
             name = f"jitgraph_kernel_{self.source.digest()}"
-            module = pytypes.ModuleType(name)
-            module.__file__ = f"<{name}>"
-            exec(compile(self.source.source, module.__file__, "exec"), module.__dict__)
-            self._module = module
+            self._module = exec_module(self.source.source, name)
         return self._module
 
     def get(self, entry: str) -> Any:
@@ -156,6 +153,14 @@ class KernelModule:
         return entry in self._compiled
 
 
+def exec_module(source: str, name: str) -> pytypes.ModuleType:
+    """A module executed from generated ``source`` in memory (no compiledir)."""
+    module = pytypes.ModuleType(name)
+    module.__file__ = f"<{name}>"
+    exec(compile(source, module.__file__, "exec"), module.__dict__)
+    return module
+
+
 #: How :func:`obtain` asks ``compile_numba`` to compile: for a native object only (no wrapper
 #: making it callable from Python: it is never called), callable in memory, or callable
 #: through Numba's on-disk cache.
@@ -191,7 +196,8 @@ def obtain(cached: Any, entry: str, export: str, kind: str, target_cpu: str,
                 cached.write_native(entry, {"native": False, "why": why}, None)
             if fn is not None:
                 return fn
-        return _numba_result(cached.compile(entry, lambda _: compile_numba(CACHED)), kind)
+        return _numba_result(cached.compile_locked(entry, lambda _: compile_numba(CACHED)),
+                             kind)
 
 
 def _from_numba(compile_numba: Any, export: str, kind: str, target_cpu: str
@@ -239,7 +245,7 @@ def _load_stored(cached: Any, entry: str, kind: str) -> Any:
     except native.Unavailable:
         return None
     except (ValueError, KeyError, TypeError) as exc:
-        cached._drop_native(entry, exc)
+        cached.drop_native(entry, exc)
         return None
     cached.record(entry, True, time.perf_counter() - t0)
     return result

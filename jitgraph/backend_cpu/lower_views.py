@@ -13,12 +13,13 @@ import importlib
 import inspect
 from typing import Any
 
+import numpy as np
+
+from jitgraph.backend_cpu.registry import PY, Lowered, has_lowering, lower, register_lowering
 from jitgraph.graph.op import Op
 from jitgraph.tensor.basic import Alloc
 from jitgraph.tensor.elemwise import DimShuffle
 from jitgraph.tensor.shape import Shape_i
-
-from jitgraph.backend_cpu.registry import PY, Lowered, has_lowering, lower, register_lowering
 
 #: modules whose ops run ``perform`` as registered "Py" lowerings
 PY_OP_MODULES = ("jitgraph.tensor.shape", "jitgraph.tensor.basic", "jitgraph.tensor.extra_ops",
@@ -63,8 +64,6 @@ def lower_shape_i(op: Shape_i, node: Any, ctx: Any) -> Lowered:
 
 
 def _int64_scalar(value: int) -> Any:
-    import numpy as np
-
     return np.asarray(value, dtype="int64")
 
 

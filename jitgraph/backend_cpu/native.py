@@ -264,9 +264,16 @@ def _ndarray_type() -> type:
     return np.ndarray
 
 
+_resolved: set[str] = set()
+
+
 def _resolve(symbol: str) -> bool:
+    """Whether ``symbol`` has an address in this process (providing it if jitgraph can)."""
+    if symbol in _resolved:
+        return True
     llvm = _llvm()
     if llvm.address_of_symbol(symbol):
+        _resolved.add(symbol)
         return True
     for prefix, provider in SYMBOL_PROVIDERS.items():
         if symbol.startswith(prefix):
@@ -274,7 +281,10 @@ def _resolve(symbol: str) -> bool:
 
             module, _, function = provider.partition(":")
             getattr(importlib.import_module(module), function)(symbol)
-            return bool(llvm.address_of_symbol(symbol))
+            if llvm.address_of_symbol(symbol):
+                _resolved.add(symbol)
+                return True
+            return False
     return False
 
 

@@ -10,8 +10,11 @@ stored in ``*excinfo``.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any, Sequence
+
+import numpy as np
 
 from jitgraph.backend_cpu import native as nat
 
@@ -46,8 +49,6 @@ declare i32 @PyType_IsSubtype(ptr, ptr)
 
 def _type_nums(dtype: Any) -> list[int]:
     """NumPy type numbers of every dtype equal to ``dtype`` (int64 is both 'l' and 'q')."""
-    import numpy as np
-
     target = np.dtype(str(dtype))
     nums = {target.num}
     for code in np.typecodes["All"]:
@@ -189,7 +190,7 @@ def _array_arg(w: _Writer, i: int, obj: str, ty: Any) -> list[str]:
     checks.append(any_num)
     order = w.load_at("i8", descr, nat._DESCR_BYTEORDER)
     native_order = w.tmp()
-    foreign = ord(">") if __import__("sys").byteorder == "little" else ord("<")
+    foreign = ord(">") if sys.byteorder == "little" else ord("<")
     w.emit(f"{native_order} = icmp ne i8 {order}, {foreign}")
     checks.append(native_order)
     mask = (nat._C_CONTIGUOUS if ty.layout == "C" else 0) | (nat._WRITEABLE if ty.mutable else 0)
@@ -216,7 +217,7 @@ def _array_arg(w: _Writer, i: int, obj: str, ty: Any) -> list[str]:
         prod = w.tmp()
         w.emit(f"{prod} = mul i64 {nitems}, {s}")
         nitems = prod
-    itemsize = __import__("numpy").dtype(str(ty.dtype)).itemsize
+    itemsize = np.dtype(str(ty.dtype)).itemsize
     return ["null", obj, nitems, str(itemsize), data, *shape, *stride]
 
 

@@ -83,7 +83,8 @@ class CodegenOptions:
         """A stable, hashable, picklable description (part of every kernel key)."""
         from jitgraph.backend_cpu.native import NATIVE_VERSION
 
-        return (("codegen", CODEGEN_VERSION), ("native", NATIVE_VERSION), ("opt", self.opt_level),
+        return (("codegen", CODEGEN_VERSION), ("native", NATIVE_VERSION),
+                ("opt", self.opt_level),
                 ("fastmath", self.fastmath), ("cpu", self.target_cpu), ("tune", self.tune_cpu),
                 ("debug", self.debug), ("boundscheck", self.boundscheck),
                 ("vecmath", self.vecmath))

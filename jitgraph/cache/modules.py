@@ -14,14 +14,13 @@ corrupt artifact is reported once, deleted and rebuilt; it never crashes the pro
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import logging
 import os
 import sys
-import uuid
 import time
+import uuid
 import warnings
 from pathlib import Path
 from types import ModuleType
@@ -77,7 +76,9 @@ class CachedModule:
         """The stored description and object of ``name``, or None if there is none yet.
 
         A description without an object records that ``name`` has no native object. Anything
-        unreadable or inconsistent is reported once and deleted (the caller rebuilds it)."""
+        unreadable is reported once and deleted (the caller rebuilds it); the caller checks the
+        object against its description (``NativeObject.from_meta``) and calls
+        :meth:`drop_native` when they disagree."""
         meta_path = self.entry.file(f"native-{name}.json")
         if not meta_path.exists():
             return None
@@ -86,10 +87,8 @@ class CachedModule:
             if not meta.get("native", True):
                 return meta, None
             code = self.entry.file(f"native-{name}.o").read_bytes()
-            if hashlib.sha256(code).hexdigest() != meta["sha256"]:
-                raise ValueError("the object does not match the checksum in its description")
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            self._drop_native(name, exc)
+        except (OSError, ValueError, AttributeError) as exc:
+            self.drop_native(name, exc)
             return None
         return meta, code
 
@@ -104,7 +103,8 @@ class CachedModule:
             log.warning("jitgraph cache: cannot store the native object of %s in %s: %s",
                         name, self.entry.path, exc)
 
-    def _drop_native(self, name: str, exc: BaseException) -> None:
+    def drop_native(self, name: str, exc: BaseException) -> None:
+        """Report the unusable native object of ``name`` once and delete it."""
         warnings.warn(f"jitgraph cache: the native object of {name} in {self.entry.path} is "
                       f"unreadable ({type(exc).__name__}: {exc}); it is rebuilt",
                       store.CacheWarning, stacklevel=3)
@@ -126,19 +126,24 @@ class CachedModule:
     def compile(self, name: str, build: Callable[[Any], Any]) -> Any:
         """``build(function)`` (e.g. ``numba.njit(sig, cache=True)``) under this module's
         lock, recovering from unreadable cache files by rebuilding them."""
+        with self.lock(name):
+            return self.compile_locked(name, build)
+
+    def compile_locked(self, name: str, build: Callable[[Any], Any]) -> Any:
+        """:meth:`compile` for a caller already holding ``self.lock(name)`` (the lock is not
+        re-entrant: taking it again in the same process would wait for itself)."""
         fn = getattr(self.module, name)
         t0 = time.perf_counter()
-        with self.lock(name):
-            try:
-                result = build(fn)
-            except Exception as exc:
-                if not _drop_artifacts(self.entry.path, name):
-                    raise
-                warnings.warn(f"jitgraph cache: the compiled code of {name} in "
-                              f"{self.entry.path} could not be loaded ({type(exc).__name__}: "
-                              f"{exc}); it is rebuilt", store.CacheWarning, stacklevel=2)
-                store.STATS.rebuilt += 1
-                result = build(_reimport_function(self, name))
+        try:
+            result = build(fn)
+        except Exception as exc:
+            if not _drop_artifacts(self.entry.path, name):
+                raise
+            warnings.warn(f"jitgraph cache: the compiled code of {name} in "
+                          f"{self.entry.path} could not be loaded ({type(exc).__name__}: "
+                          f"{exc}); it is rebuilt", store.CacheWarning, stacklevel=3)
+            store.STATS.rebuilt += 1
+            result = build(_reimport_function(self, name))
         self.record(name, _was_cache_hit(result), time.perf_counter() - t0)
         return result
 

@@ -105,14 +105,10 @@ def dist_version(name: str, missing: str = "none") -> str:
         return missing
 
 
-def _dist_version(name: str) -> str:
-    return dist_version(name)
-
-
 def _jitgraph_version() -> str:
     pkg = sys.modules.get("jitgraph")
     version = getattr(pkg, "__version__", None)
-    return version if isinstance(version, str) else _dist_version("jitgraph")
+    return version if isinstance(version, str) else dist_version("jitgraph")
 
 
 def _key_sources(device: str) -> dict[str, Callable[[], str]]:
@@ -121,7 +117,7 @@ def _key_sources(device: str) -> dict[str, Callable[[], str]]:
 
     def numpy_version() -> str:
         numpy = sys.modules.get("numpy")
-        return numpy.__version__ if numpy is not None else _dist_version("numpy")
+        return numpy.__version__ if numpy is not None else dist_version("numpy")
 
     return {
         "platform": platform.platform,
@@ -135,10 +131,10 @@ def _key_sources(device: str) -> dict[str, Callable[[], str]]:
         "hostname": platform.node,
         "numpy_version": numpy_version,
         "jitgraph_version": _jitgraph_version,
-        "numba_version": lambda: _dist_version("numba"),
-        "llvm_version": lambda: _dist_version("llvmlite"),
+        "numba_version": lambda: dist_version("numba"),
+        "llvm_version": lambda: dist_version("llvmlite"),
         "device": lambda: device,
-        "gxx_version": lambda: f"numba-{_dist_version('numba')}",
+        "gxx_version": lambda: f"numba-{dist_version('numba')}",
     }
 
 

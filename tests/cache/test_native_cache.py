@@ -117,3 +117,39 @@ def test_partial_native_write_is_ignored_and_cleaned_up(tmp_path):
     subprocess.run([sys.executable, "-m", "jitgraph.cache", "cleanup"], env=env_for(tmp_path),
                    check=True, capture_output=True)
     assert not partial.exists()
+
+
+def test_kernel_needing_numbas_runtime_compiles_under_its_own_lock_once(tmp_path):
+    """An entry recorded as having no native object is compiled through Numba's cache while
+    the compile lock is held: the lock must not be taken a second time (it is not
+    re-entrant, and the process would wait for itself)."""
+    import threading
+
+    import numba
+    import numpy as np
+
+    from jitgraph.backend_cpu import kernels
+    from jitgraph.cache.keys import make_key
+    from jitgraph.cache.modules import CachedModule
+
+    source = ("from numba import types as _nt\n"
+              "SIG_f = _nt.void(_nt.float64[::1])\n"
+              "def f(out):\n"
+              "    for i in range(out.shape[0]):\n"
+              "        out[i] = i\n")
+    cached = CachedModule(make_key(("test-needs-runtime", 1)), source, {"kind": "test"},
+                          root=tmp_path)
+    cached.write_native("f", {"native": False, "why": "test"}, None)
+
+    def compile_numba(mode):
+        return numba.njit(cached.module.SIG_f, cache=mode == kernels.CACHED)(cached.module.f)
+
+    result = {}
+    worker = threading.Thread(target=lambda: result.update(fn=kernels.obtain(
+        cached, "f", "jg_test_needs_runtime_f", "python", "host", compile_numba)), daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert not worker.is_alive(), "obtain() waited for a lock its own process holds"
+    out = np.zeros(4)
+    result["fn"](out)
+    assert out.tolist() == [0.0, 1.0, 2.0, 3.0]
