@@ -18,7 +18,7 @@ import numpy as np
 from jitgraph.graph.basic import Constant, Variable
 from jitgraph.graph.type import Type
 from jitgraph.tensor import dtypes as dt
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.type import ArrayTypeIdentity, TensorType
 
 
 def is_device_array(value: Any) -> bool:
@@ -36,7 +36,7 @@ def to_device(value: Any) -> Any:
     return import_cupy().asarray(value)
 
 
-class GpuArrayType(Type):
+class GpuArrayType(ArrayTypeIdentity, Type):
     """``GpuArrayType(dtype, broadcastable)``: the type of GPU arrays."""
 
     def __init__(self, dtype: str, broadcastable: Sequence[bool], name: str | None = None
@@ -51,21 +51,6 @@ class GpuArrayType(Type):
 
     def host_type(self) -> TensorType:
         return TensorType(self.dtype, self.broadcastable)
-
-    @property
-    def ndim(self) -> int:
-        return len(self.broadcastable)
-
-    @property
-    def shape(self) -> tuple[int | None, ...]:
-        return tuple(1 if b else None for b in self.broadcastable)
-
-    def __eq__(self, other: Any) -> bool:
-        return (type(other) is type(self) and other.dtype == self.dtype
-                and other.broadcastable == self.broadcastable)
-
-    def __hash__(self) -> int:
-        return hash((GpuArrayType, self.dtype, self.broadcastable))
 
     def __str__(self) -> str:
         if self.name:

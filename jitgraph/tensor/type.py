@@ -21,7 +21,30 @@ _TOLERANCES = {
 }
 
 
-class TensorType(Type):
+class ArrayTypeIdentity:
+    """Identity of an array type by ``dtype`` and ``broadcastable`` (shared by the host
+    ``TensorType`` and device array types): its rank, static shape, equality and hash."""
+
+    dtype: str
+    broadcastable: tuple[bool, ...]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.broadcastable)
+
+    @property
+    def shape(self) -> tuple[int | None, ...]:
+        return tuple(1 if b else None for b in self.broadcastable)
+
+    def __eq__(self, other: Any) -> bool:
+        return (type(other) is type(self) and other.dtype == self.dtype
+                and other.broadcastable == self.broadcastable)
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.dtype, self.broadcastable))
+
+
+class TensorType(ArrayTypeIdentity, Type):
     """The type of ndarray variables: ``TensorType('float64', (False, True))`` is a column.
 
     ``broadcastable[i]`` is True when dimension ``i`` is known to have length 1 (so that it
@@ -38,22 +61,7 @@ class TensorType(Type):
         self.broadcastable = tuple(bool(b) for b in broadcastable)
         self.name = name
 
-    # -- identity -------------------------------------------------------------------------
-    @property
-    def ndim(self) -> int:
-        return len(self.broadcastable)
-
-    @property
-    def shape(self) -> tuple[int | None, ...]:
-        return tuple(1 if b else None for b in self.broadcastable)
-
-    def __eq__(self, other: Any) -> bool:
-        return (type(other) is type(self) and other.dtype == self.dtype
-                and other.broadcastable == self.broadcastable)
-
-    def __hash__(self) -> int:
-        return hash((TensorType, self.dtype, self.broadcastable))
-
+    # -- identity (ndim, shape, ==, hash: ArrayTypeIdentity) ------------------------------
     def __str__(self) -> str:
         if self.name:
             return self.name
