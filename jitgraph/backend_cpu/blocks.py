@@ -116,14 +116,13 @@ def require(*names: str) -> None:
 
 def address(name: str) -> int:
     """The address of block function ``name`` (compiled or loaded once per process)."""
+    from jitgraph.backend_cpu import native
+
     with _lock:
         addr = _addresses.get(name)
         if addr is None:
-            import llvmlite.binding as llvm
-
-            addr = _compile(name)
-            llvm.add_symbol(symbol(name), addr)
-            _addresses[name] = addr
+            addr = _addresses[name] = _compile(name)
+        native.add_symbol(symbol(name), addr)  # also for Numba, if it has started since
         return addr
 
 

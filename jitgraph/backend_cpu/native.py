@@ -13,10 +13,11 @@ relocatable object file. The entry is either
   when the kernel reports an exception, or ``TypeError`` on a bad argument; or
 * ``"c"``: a plain C function forwarding its arguments (the vecmath block functions).
 
-:func:`load` puts such an object into one process-wide MCJIT engine (only ``llvmlite`` is
-imported: tens of milliseconds, against about half a second for Numba) and returns the entry's
-address; :func:`python_function` makes a builtin function of a ``"python"`` entry, so a call costs
-what a call of a C extension function costs.
+:func:`load` loads such an object: on Linux x86-64 with :mod:`.elf_loader` (a few hundred
+lines of Python: nothing of LLVM is imported, so a process that finds all its kernels stored
+starts without llvmlite as well as without Numba), elsewhere into one process-wide MCJIT engine
+of llvmlite; it returns the entry's address. :func:`python_function` makes a builtin function of
+a ``"python"`` entry, so a call costs what a call of a C extension function costs.
 
 An object lists the symbols it imports. :func:`load` refuses (:class:`Unavailable`) an object
 whose imports cannot all be resolved in this process, so a kernel that needs Numba's runtime
@@ -212,13 +213,16 @@ def _imports(module: Any) -> set[str]:
     return names
 
 
-# -- loading (llvmlite only) ---------------------------------------------------------------------
+# -- loading (no Numba; no llvmlite on Linux x86-64) ---------------------------------------------
 
 _lock = threading.RLock()
 _engine: Any = None
 _machines: dict[str, Any] = {}
 _keepalive: list[Any] = []
 _loaded: dict[str, int] = {}
+#: symbol -> address of what jitgraph itself provides (bound objects, loaded block functions)
+_symbols: dict[str, int] = {}
+_published: set[str] = set()  # those of ``_symbols`` also given to LLVM's JIT linker
 #: symbol prefix -> "module:function" making such a symbol available (imported when needed)
 SYMBOL_PROVIDERS: dict[str, str] = {"jitgraph_block_": "jitgraph.backend_cpu.blocks:provide"}
 
@@ -247,45 +251,58 @@ def _target_machine(cpu: str) -> Any:
         return tm
 
 
+def add_symbol(name: str, address: int) -> None:
+    """Make ``name`` resolve to ``address`` for objects loaded later, and for code Numba
+    compiles in this process (once llvmlite is imported)."""
+    with _lock:
+        _symbols[name] = address
+        if "llvmlite.binding" in sys.modules and name not in _published:
+            import llvmlite.binding as llvm
+
+            llvm.add_symbol(name, address)
+            _published.add(name)
+
+
+def _bind_objects() -> None:
+    if NDARRAY_SYMBOL not in _symbols:
+        import numpy as np
+
+        _symbols.update({NDARRAY_SYMBOL: id(np.ndarray), ERROR_SYMBOL: id(KernelError),
+                         TYPE_ERROR_SYMBOL: id(TypeError)})
+
+
 def _get_engine() -> Any:
     global _engine
     if _engine is None:
         llvm = _llvm()
         _engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine(""))
-        llvm.add_symbol(NDARRAY_SYMBOL, id(_ndarray_type()))
-        llvm.add_symbol(ERROR_SYMBOL, id(KernelError))
-        llvm.add_symbol(TYPE_ERROR_SYMBOL, id(TypeError))
     return _engine
 
 
-def _ndarray_type() -> type:
-    import numpy as np
+def _address_of(symbol: str) -> int | None:
+    """The address ``symbol`` has in this process (providing it if jitgraph can), or None."""
+    address = _symbols.get(symbol)
+    if address:
+        return address
+    from jitgraph.backend_cpu import elf_loader
 
-    return np.ndarray
+    address = elf_loader.process_symbol(symbol)
+    if not address:
+        for prefix, provider in SYMBOL_PROVIDERS.items():
+            if symbol.startswith(prefix):
+                import importlib
 
+                module, _, function = provider.partition(":")
+                getattr(importlib.import_module(module), function)(symbol)
+                address = _symbols.get(symbol)
+                break
+    if not address and "llvmlite.binding" in sys.modules:  # e.g. Numba's runtime, if started
+        import llvmlite.binding as llvm
 
-_resolved: set[str] = set()
-
-
-def _resolve(symbol: str) -> bool:
-    """Whether ``symbol`` has an address in this process (providing it if jitgraph can)."""
-    if symbol in _resolved:
-        return True
-    llvm = _llvm()
-    if llvm.address_of_symbol(symbol):
-        _resolved.add(symbol)
-        return True
-    for prefix, provider in SYMBOL_PROVIDERS.items():
-        if symbol.startswith(prefix):
-            import importlib
-
-            module, _, function = provider.partition(":")
-            getattr(importlib.import_module(module), function)(symbol)
-            if llvm.address_of_symbol(symbol):
-                _resolved.add(symbol)
-                return True
-            return False
-    return False
+        address = llvm.address_of_symbol(symbol)
+    if address:
+        _symbols[symbol] = address
+    return address or None
 
 
 def load(obj: NativeObject) -> int:
@@ -296,18 +313,46 @@ def load(obj: NativeObject) -> int:
             return address
         if obj.abi != abi_tag():
             raise Unavailable(f"built for {obj.abi}, this interpreter is {abi_tag()}")
-        engine = _get_engine()
-        missing = [s for s in obj.imports if not _resolve(s)]
+        _bind_objects()
+        missing = [s for s in obj.imports if not _address_of(s)]
         if missing:
             raise Unavailable(f"unresolved symbols {missing}")
-        llvm = _llvm()
-        engine.add_object_file(llvm.ObjectFileRef.from_data(obj.code))
-        engine.finalize_object()
-        address = engine.get_function_address(obj.export)
+        exports = _load_elf(obj)
+        if exports is None:
+            exports = _load_mcjit(obj)
+        address = exports.get(obj.export)
         if not address:
             raise Unavailable(f"the object does not define {obj.export}")
+        for name, value in exports.items():
+            add_symbol(name, value)
         _loaded[obj.export] = address
         return address
+
+
+def _load_elf(obj: NativeObject) -> dict[str, int] | None:
+    """The object loaded by :mod:`.elf_loader`, or None where that loader cannot."""
+    from jitgraph.backend_cpu import elf_loader
+
+    if not elf_loader.usable():
+        return None
+    try:
+        return elf_loader.load(obj.code, _address_of)
+    except elf_loader.UnresolvedSymbol as exc:
+        raise Unavailable(f"unresolved symbol {exc}") from None
+    except elf_loader.UnsupportedObject:
+        return None
+
+
+def _load_mcjit(obj: NativeObject) -> dict[str, int]:
+    llvm = _llvm()
+    engine = _get_engine()
+    for name in obj.imports:
+        if name in _symbols and name not in _published:
+            llvm.add_symbol(name, _symbols[name])
+            _published.add(name)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj.code))
+    engine.finalize_object()
+    return {obj.export: engine.get_function_address(obj.export)}
 
 
 class _MethodDef(ctypes.Structure):
@@ -334,4 +379,5 @@ def load_python_function(obj: NativeObject, name: str) -> Callable:
 
 
 __all__ = ["NativeObject", "KernelError", "Unavailable", "build", "load", "python_function",
+           "add_symbol",
            "load_python_function", "abi_tag", "supported", "SYMBOL_PROVIDERS", "NATIVE_VERSION"]

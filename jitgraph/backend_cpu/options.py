@@ -201,11 +201,10 @@ def _resolve_cpu(requested: str | None) -> str:
     return _host_cpu() if active == "host" else active
 
 
-@functools.lru_cache(maxsize=None)
 def _host_cpu() -> str:
-    import llvmlite.binding as llvm
+    from jitgraph.cache.host import cpu_target
 
-    return llvm.get_host_cpu_name()
+    return cpu_target()[0]
 
 
 _compile_lock = threading.RLock()

@@ -81,15 +81,6 @@ def _version(dist: str) -> str:
     return dist_version(dist, missing="absent")
 
 
-@lru_cache(maxsize=None)
-def cpu_target() -> tuple[str, str]:
-    """The LLVM host CPU name and feature string (a kernel compiled for one CPU may use
-    instructions another lacks)."""
-    import llvmlite.binding as llvm
-
-    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
-
-
 def environment_parts(backend: str) -> dict[str, Any]:
     """The parts every key of ``backend`` ('numba' or 'cuda') carries besides the kernel."""
     from jitgraph import __version__
@@ -107,6 +98,8 @@ def environment_parts(backend: str) -> dict[str, Any]:
     if backend == "numba":
         parts["numba"] = _version("numba")
         parts["llvmlite"] = _version("llvmlite")
+        from jitgraph.cache.host import cpu_target
+
         parts["target"] = cpu_target()
     return parts
 

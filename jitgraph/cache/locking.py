@@ -14,14 +14,23 @@ from __future__ import annotations
 
 import os
 import random
-import socket
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
+
+
+def hostname() -> str:
+    """This machine's network name (``os.uname`` where there is one: importing ``socket``
+    for it costs milliseconds a warm start does not have)."""
+    uname = getattr(os, "uname", None)
+    if uname is not None:
+        return uname().nodename
+    import socket
+
+    return socket.gethostname()
 
 
 class LockOwner:
@@ -40,7 +49,7 @@ class LockOwner:
 
     def is_dead(self) -> bool:
         """True only when the owner is certainly gone (a process of this host that exited)."""
-        if self.host != socket.gethostname():
+        if self.host != hostname():
             return False
         try:
             os.kill(self.pid, 0)
@@ -69,7 +78,7 @@ class ModuleLock:
         self.lock_path = self.lock_dir / f"{name}.lock"
         self.owner_path = self.lock_dir / f"{name}.owner"
         self._flock: Any = None
-        self._ident = uuid.uuid4().hex
+        self._ident = os.urandom(16).hex()
         self._stop = threading.Event()
         self._refresher: threading.Thread | None = None
         self.waited = 0.0
@@ -137,7 +146,7 @@ class ModuleLock:
     # -- holding --------------------------------------------------------------------------
     def _write_owner(self) -> None:
         tmp = self.owner_path.with_name(f"{self.owner_path.name}.{self._ident}.tmp")
-        tmp.write_text(f"{os.getpid()}\n{socket.gethostname()}\n{self._ident}\n{time.time()}\n")
+        tmp.write_text(f"{os.getpid()}\n{hostname()}\n{self._ident}\n{time.time()}\n")
         os.replace(tmp, self.owner_path)
 
     def _refresh_loop(self) -> None:

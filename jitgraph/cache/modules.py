@@ -20,7 +20,6 @@ import logging
 import os
 import sys
 import time
-import uuid
 import warnings
 from pathlib import Path
 from types import ModuleType
@@ -149,7 +148,7 @@ class CachedModule:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f"{store.TMP_PREFIX}{uuid.uuid4().hex}-{path.name}")
+    tmp = path.with_name(f"{store.TMP_PREFIX}{os.urandom(16).hex()}-{path.name}")
     try:
         with open(tmp, "wb") as f:
             f.write(data)

@@ -21,7 +21,6 @@ import os
 import pickle
 import shutil
 import time
-import uuid
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,7 +165,7 @@ def publish(key: CacheKey, files: dict[str, str | bytes], info: dict[str, Any],
     process published the same key first, its entry is kept and ours discarded."""
     root = root or compiledir()
     final = entry_path(key, root)
-    tmp = root / f"{TMP_PREFIX}{uuid.uuid4().hex}"
+    tmp = root / f"{TMP_PREFIX}{os.urandom(16).hex()}"
     tmp.mkdir()
     try:
         for name, content in files.items():
@@ -206,7 +205,7 @@ def quarantine(entry: Entry, why: str) -> None:
 
 
 def _move_aside(entry: Entry) -> None:
-    target = entry.path.parent / QUARANTINE / f"{entry.path.name}-{uuid.uuid4().hex[:8]}"
+    target = entry.path.parent / QUARANTINE / f"{entry.path.name}-{os.urandom(4).hex()}"
     try:
         target.parent.mkdir(exist_ok=True)
         os.rename(entry.path, target)

@@ -122,28 +122,57 @@ class FunctionMaker:
                 self.shared_inputs.append(var)
         _check_unused(explicit, needed, on_unused_input)
         _check_missing(explicit + self.shared_inputs, needed)
+        cache_key = None
+        #: whether the rewritten graph came from the compiledir (see compile.graph_cache)
+        self.graph_from_cache = False
         if fgraph is None:
             fgraph = FunctionGraph(explicit + self.shared_inputs, needed, clone=True)
-            self._protect(fgraph)
+            if rewrite:
+                cache_key, fgraph = self._cached_rewrite(fgraph)
+                rewrite = not self.graph_from_cache
+            if rewrite:
+                self._protect(fgraph)
         self.fgraph = fgraph
         t1 = time.perf_counter()
         self.rewrite_stats = mode.rewrite(fgraph) if rewrite else None
+        if cache_key is not None and rewrite:
+            from jitgraph.compile import graph_cache
+
+            graph_cache.store(cache_key, fgraph.inputs, fgraph.outputs)
         t2 = time.perf_counter()
         self.program = mode.linker.make_program(fgraph)
         t3 = time.perf_counter()
         self.compile_times = {"graph": t1 - t0, "rewrite": t2 - t1, "link": t3 - t2}
+
+    def _mutable_inputs(self) -> list[int]:
+        """Positions of the graph inputs in-place ops may overwrite."""
+        n = len(self.inputs)
+        updated = {v for v, _ in self.updates}
+        return [k for k, inp in enumerate(self.inputs) if inp.mutable] + \
+            [n + k for k, var in enumerate(self.shared_inputs) if var in updated]
+
+    def _cached_rewrite(self, fgraph: FunctionGraph) -> tuple[str | None, FunctionGraph]:
+        """``(key, graph)``: the rewritten graph from the compiledir when it holds one for this
+        graph and mode (then ``graph_from_cache`` is set), else ``fgraph`` as it is."""
+        from jitgraph.compile import graph_cache
+
+        if not graph_cache.enabled():
+            return None, fgraph
+        key = graph_cache.graph_key(fgraph, self._mutable_inputs(), self.mode)
+        if key is None:
+            return None, fgraph
+        found = graph_cache.load(key)
+        if found is None or len(found[0]) != len(fgraph.inputs):
+            return key, fgraph
+        self.graph_from_cache = True
+        return key, FunctionGraph(found[0], found[1], clone=False)
 
     def _protect(self, fgraph: FunctionGraph) -> None:
         """Only inputs passed as ``In(mutable=True)`` and shared variables whose old value the
         update replaces may be overwritten by in-place ops."""
         from jitgraph.compile.rewriting import protect_inputs
 
-        n = len(self.inputs)
-        updated = {v for v, _ in self.updates}
-        mutable = [fgraph.inputs[k] for k, inp in enumerate(self.inputs) if inp.mutable]
-        mutable += [fgraph.inputs[n + k] for k, var in enumerate(self.shared_inputs)
-                    if var in updated]
-        protect_inputs(fgraph, mutable)
+        protect_inputs(fgraph, [fgraph.inputs[k] for k in self._mutable_inputs()])
 
     def _add_default_updates(self, out_vars: list, update_exprs: list, explicit: list,
                              no_default_updates: Any) -> None:

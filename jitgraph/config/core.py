@@ -329,6 +329,12 @@ class Config:
             )
         )
 
+    def all_items(self) -> tuple[tuple[str, str], ...]:
+        """``(name, value as str)`` for every flag, sorted by name (what a cached rewritten
+        graph is keyed on: any flag may steer a rewrite)."""
+        return tuple(sorted((name, p.format_value(self.get(name)))
+                            for name, p in self._params.items()))
+
     def code_hash(self) -> str:
         """sha256 hex digest of ``code_affecting_items()``."""
         import hashlib

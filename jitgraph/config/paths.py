@@ -63,7 +63,7 @@ def short_platform(release: str | None = None, full: str | None = None) -> str:
     import platform
 
     release = platform.release() if release is None else release
-    full = platform.platform() if full is None else full
+    full = platform_string() if full is None else full
     parts = release.split("-")
     numbers = parts[0].split(".")
     if len(parts) < 2 or len(numbers) <= 2:
@@ -74,6 +74,26 @@ def short_platform(release: str | None = None, full: str | None = None) -> str:
         rest.pop(0)
     parts[1] = ".".join(rest)
     return full.replace(release, "-".join(parts))
+
+
+@functools.lru_cache(maxsize=None)
+def platform_string() -> str:
+    """``platform.platform()``. On Linux it is computed without ``platform.processor()``, which
+    runs ``uname -p`` in a subprocess (milliseconds of every start) for an answer that
+    ``platform.platform()`` drops there ('unknown', or the machine name again)."""
+    import platform
+
+    uname = getattr(os, "uname", None)
+    if not sys.platform.startswith("linux") or uname is None:
+        return platform.platform()
+    u = uname()
+    libc, version = platform.libc_ver()
+    text = f"{u.sysname}-{u.release}-{u.machine}" + (f"-with-{libc}{version}" if libc else "")
+    for bad in ' /\\:;"()':
+        text = text.replace(bad, "_" if bad == " " else "-")
+    while "--" in text:
+        text = text.replace("--", "-")
+    return text.strip("-")
 
 
 @functools.lru_cache(maxsize=None)
@@ -111,7 +131,44 @@ def _jitgraph_version() -> str:
     return version if isinstance(version, str) else dist_version("jitgraph")
 
 
-def _key_sources(device: str) -> dict[str, Callable[[], str]]:
+def processor(base: str | None = None) -> str:
+    """``platform.processor()``. On Linux that runs ``uname -p`` in a subprocess (milliseconds
+    of every start: the default ``compiledir_format`` uses it), so the answer is remembered in
+    ``base`` (``base_compiledir``), in a file named by a digest of ``os.uname()``."""
+    import platform
+
+    uname = getattr(os, "uname", None)
+    if base is None or uname is None or not sys.platform.startswith("linux"):
+        return platform.processor()
+    import hashlib
+
+    u = uname()
+    digest = hashlib.sha256(f"{u.sysname}\n{u.release}\n{u.version}\n{u.machine}\n"
+                            f"{sys.executable}".encode()).hexdigest()[:16]
+    memo = os.path.join(base, f".processor-{digest}")
+    try:
+        with open(memo, encoding="utf-8") as f:
+            text = f.read()
+        if text.endswith("\n"):
+            return text[:-1]
+    except (OSError, UnicodeDecodeError):
+        pass
+    value = platform.processor()
+    if os.path.isdir(base):
+        tmp = f"{memo}.tmp-{os.getpid()}"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(value + "\n")
+            os.replace(tmp, memo)
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return value
+
+
+def _key_sources(device: str, base: str | None = None) -> dict[str, Callable[[], str]]:
     import platform
     import struct
 
@@ -120,11 +177,9 @@ def _key_sources(device: str) -> dict[str, Callable[[], str]]:
         return numpy.__version__ if numpy is not None else dist_version("numpy")
 
     return {
-        "platform": platform.platform,
+        "platform": platform_string,
         "short_platform": short_platform,
-        # platform.processor() runs `uname -p` in a subprocess on Linux: computed only when the
-        # format uses it.
-        "processor": platform.processor,
+        "processor": lambda: processor(base),
         "python_version": platform.python_version,
         "python_bitwidth": lambda: str(struct.calcsize("P") * 8),
         "python_int_bitwidth": lambda: str(struct.calcsize("l") * 8),
@@ -151,10 +206,12 @@ class _LazyKeys(dict):  # type: ignore[type-arg]
         return value
 
 
-def compiledir_keys(device: str = "cpu", lazy: bool = False) -> dict[str, str]:
+def compiledir_keys(device: str = "cpu", lazy: bool = False, base: str | None = None
+                    ) -> dict[str, str]:
     """The values of every ``compiledir_format`` substitution key on this machine (``lazy``:
-    a mapping computing each key the first time it is read)."""
-    sources = _key_sources(device)
+    a mapping computing each key the first time it is read; ``base``: the base_compiledir,
+    where slow answers are remembered)."""
+    sources = _key_sources(device, base)
     if lazy:
         return _LazyKeys(sources)
     keys = {name: compute() for name, compute in sources.items()}
@@ -197,7 +254,7 @@ def expand_compiledir_format(fmt: str, keys: Mapping[str, str]) -> str:
 
 def default_compiledir(cfg: Config) -> str:
     """``base_compiledir / expanded compiledir_format`` for the given config."""
-    keys = compiledir_keys(str(cfg.get("device")), lazy=True)
+    keys = compiledir_keys(str(cfg.get("device")), lazy=True, base=str(cfg.get("base_compiledir")))
     name = expand_compiledir_format(cfg.get("compiledir_format"), keys)
     return os.path.join(cfg.get("base_compiledir"), name)
 

@@ -1,6 +1,7 @@
 """The rewrite system: node/graph rewriters, the tagged database ``optdb``, levels and passes.
 
-Importing this package is cheap (no numba, no scipy). The tensor rewrite modules register
+Importing this package is cheap (no numba, no scipy): its names are imported from their
+submodules on first use. The tensor rewrite modules register
 themselves into ``optdb`` when imported; :func:`load_tensor_rewrites` imports the ones listed in
 :data:`TENSOR_REWRITE_MODULES`, and :func:`rewrite_fgraph` calls it before the first rewrite.
 
@@ -23,65 +24,66 @@ A rewrite module::
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
-from jitgraph.rewrite.context import (
-    RewriteContext,
-    RewriteWarning,
-    StackTraceError,
-    copy_stack_trace,
-    shape_error,
-)
-from jitgraph.rewrite.db import (
-    EquilibriumDB,
-    LocalGroupDB,
-    RewriteDatabase,
-    RewriteDatabaseQuery,
-    SequenceDB,
-)
-from jitgraph.rewrite.destroyhandler import (
-    AddDestroyHandler,
-    DestroyHandler,
-    ensure_destroy_handler,
-    get_destroy_handler,
-)
-from jitgraph.rewrite.engine import (
-    FunctionNodeRewriter,
-    GraphRewriter,
-    NodeRewriter,
-    NodeRewriterGroup,
-    SequentialGraphRewriter,
-    WalkingGraphRewriter,
-    in_to_out,
-    node_rewriter,
-    out_to_in,
-)
-from jitgraph.rewrite.equilibrium import EquilibriumGraphRewriter
-from jitgraph.rewrite.features import History, get_history, replace_validate
-from jitgraph.rewrite.folding import MAX_FOLD_BYTES, constant_folding, fold_node
-from jitgraph.rewrite.levels import (
-    LEVELS,
-    apply_config_flags,
-    get_query,
-    query_for_level,
-    rewrite_fgraph,
-    rewrite_graph,
-)
-from jitgraph.rewrite.merge import MergeGraphRewriter
-from jitgraph.rewrite.ordering import fgraph_orderings, toposort_with_orderings
-from jitgraph.rewrite.pattern import PatternNodeRewriter, pattern_table
-from jitgraph.rewrite.phases import (
-    build_optdb,
-    optdb,
-    register_canonicalize,
-    register_fusion,
-    register_inplace,
-    register_specialize,
-    register_stabilize,
-    register_uncanonicalize,
-    register_useless,
-)
-from jitgraph.rewrite.stats import RewriteStats
-from jitgraph.rewrite.validate import GraphValidityError, check_graph
+#: public name -> the submodule defining it (imported on first use: PEP 562), so that
+#: importing one part (say the DestroyHandler a compiled function needs) costs only that part
+_EXPORTS: dict[str, str] = {
+    "RewriteContext": "jitgraph.rewrite.context",
+    "RewriteWarning": "jitgraph.rewrite.context",
+    "StackTraceError": "jitgraph.rewrite.context",
+    "copy_stack_trace": "jitgraph.rewrite.context",
+    "shape_error": "jitgraph.rewrite.context",
+    "EquilibriumDB": "jitgraph.rewrite.db",
+    "LocalGroupDB": "jitgraph.rewrite.db",
+    "RewriteDatabase": "jitgraph.rewrite.db",
+    "RewriteDatabaseQuery": "jitgraph.rewrite.db",
+    "SequenceDB": "jitgraph.rewrite.db",
+    "AddDestroyHandler": "jitgraph.rewrite.destroyhandler",
+    "DestroyHandler": "jitgraph.rewrite.destroyhandler",
+    "ensure_destroy_handler": "jitgraph.rewrite.destroyhandler",
+    "get_destroy_handler": "jitgraph.rewrite.destroyhandler",
+    "FunctionNodeRewriter": "jitgraph.rewrite.engine",
+    "GraphRewriter": "jitgraph.rewrite.engine",
+    "NodeRewriter": "jitgraph.rewrite.engine",
+    "NodeRewriterGroup": "jitgraph.rewrite.engine",
+    "SequentialGraphRewriter": "jitgraph.rewrite.engine",
+    "WalkingGraphRewriter": "jitgraph.rewrite.engine",
+    "in_to_out": "jitgraph.rewrite.engine",
+    "node_rewriter": "jitgraph.rewrite.engine",
+    "out_to_in": "jitgraph.rewrite.engine",
+    "EquilibriumGraphRewriter": "jitgraph.rewrite.equilibrium",
+    "History": "jitgraph.rewrite.features",
+    "get_history": "jitgraph.rewrite.features",
+    "replace_validate": "jitgraph.rewrite.features",
+    "MAX_FOLD_BYTES": "jitgraph.rewrite.folding",
+    "constant_folding": "jitgraph.rewrite.folding",
+    "fold_node": "jitgraph.rewrite.folding",
+    "LEVELS": "jitgraph.rewrite.levels",
+    "apply_config_flags": "jitgraph.rewrite.levels",
+    "get_query": "jitgraph.rewrite.levels",
+    "query_for_level": "jitgraph.rewrite.levels",
+    "rewrite_fgraph": "jitgraph.rewrite.levels",
+    "rewrite_graph": "jitgraph.rewrite.levels",
+    "MergeGraphRewriter": "jitgraph.rewrite.merge",
+    "fgraph_orderings": "jitgraph.rewrite.ordering",
+    "toposort_with_orderings": "jitgraph.rewrite.ordering",
+    "PatternNodeRewriter": "jitgraph.rewrite.pattern",
+    "pattern_table": "jitgraph.rewrite.pattern",
+    "build_optdb": "jitgraph.rewrite.phases",
+    "optdb": "jitgraph.rewrite.phases",
+    "register_canonicalize": "jitgraph.rewrite.phases",
+    "register_fusion": "jitgraph.rewrite.phases",
+    "register_inplace": "jitgraph.rewrite.phases",
+    "register_specialize": "jitgraph.rewrite.phases",
+    "register_stabilize": "jitgraph.rewrite.phases",
+    "register_uncanonicalize": "jitgraph.rewrite.phases",
+    "register_useless": "jitgraph.rewrite.phases",
+    "RewriteStats": "jitgraph.rewrite.stats",
+    "GraphValidityError": "jitgraph.rewrite.validate",
+    "check_graph": "jitgraph.rewrite.validate",
+}
+
 
 #: modules (dotted names) that register the tensor rewrites; imported by load_tensor_rewrites()
 TENSOR_REWRITE_MODULES: tuple[str, ...] = (
@@ -101,6 +103,19 @@ def load_tensor_rewrites() -> None:
     """Import the rewrite modules of :data:`TENSOR_REWRITE_MODULES` (once; later calls are free)."""
     for module in TENSOR_REWRITE_MODULES:
         importlib.import_module(module)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
 
 
 __all__ = [

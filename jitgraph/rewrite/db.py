@@ -27,6 +27,7 @@ A query's result is a rewriter: a :class:`~jitgraph.rewrite.engine.SequentialGra
 from __future__ import annotations
 
 import itertools
+import sys
 import math
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -54,6 +55,24 @@ def db_version() -> int:
 def _bump_version() -> None:
     global _current_version
     _current_version = next(_version)
+
+
+#: True once code outside jitgraph has registered or removed a rewrite in this process: the
+#: rewrite passes are then not jitgraph's alone, and rewritten graphs are not cached
+#: (:mod:`jitgraph.compile.graph_cache`).
+changed_outside_jitgraph = False
+_PLUMBING = ("jitgraph.rewrite.db", "jitgraph.rewrite.phases")
+
+
+def _note_caller() -> None:
+    global changed_outside_jitgraph
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__") in _PLUMBING \
+            and frame.f_code.co_name != "<module>":  # (the plumbing's own registrations)
+        frame = frame.f_back
+    module = frame.f_globals.get("__name__", "") if frame is not None else ""
+    if not module.startswith("jitgraph."):
+        changed_outside_jitgraph = True
 
 
 def _dedupe(tags: Sequence[str]) -> tuple[str, ...]:
@@ -206,11 +225,13 @@ class RewriteDatabase:
         for tag in all_tags | {name}:
             self._by_tag.setdefault(tag, set()).add(name)
         _bump_version()
+        _note_caller()
         return rewriter
 
     def unregister(self, name: str) -> None:
         """Remove the rewrite registered as ``name``."""
         entry = self._entries.pop(name)
+        _note_caller()
         for tag in entry.tags | {name}:
             names = self._by_tag.get(tag)
             if names is not None:

@@ -23,6 +23,9 @@ CHILD = textwrap.dedent('''
     f = jitgraph.function([x], [T.exp(x) * 2 + x, (x ** 2).sum(axis=0).sum(), x.any(axis=1)])
     a, s, _ = f(np.linspace(-1.0, 1.0, 1001).reshape(7, 143))
     print(json.dumps({"a": float(a.sum()), "s": float(s), "numba": "numba" in sys.modules,
+                      "llvmlite": "llvmlite" in sys.modules,
+                      "graph_cached": f.maker.graph_from_cache,
+                      "rewrite_modules": "jitgraph.rewrite.fusion" in sys.modules,
                       "hits": store.STATS.hits, "misses": store.STATS.misses,
                       "rebuilt": store.STATS.rebuilt}))
 ''')
@@ -52,6 +55,12 @@ def test_warm_process_loads_native_objects_without_numba(tmp_path):
     assert cold["misses"] > 0 and cold["numba"]
     warm = run(tmp_path)
     assert not warm["numba"], "a warm process must not import Numba"
+    assert not cold["graph_cached"] and warm["graph_cached"]
+    assert not warm["rewrite_modules"], "a warm process skips the rewrite passes"
+    from jitgraph.backend_cpu import elf_loader
+
+    if elf_loader.usable():
+        assert not warm["llvmlite"], "on Linux x86-64 a warm process does not import llvmlite"
     assert warm["misses"] == 0 and warm["hits"] == cold["misses"]
     for res in (cold, warm):
         assert res["a"] == pytest.approx(expected()[0], rel=1e-12)

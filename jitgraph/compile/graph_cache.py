@@ -1,0 +1,238 @@
+"""Rewritten graphs kept in the compiledir, so that compiling a function again skips rewriting.
+
+Kernels are cached by their structure (:mod:`jitgraph.cache`); this cache sits one level up. A
+function's graph, as ``function`` builds it before any rewrite, is written out as a canonical
+text: its nodes in topological order, each op with all its parameters, every variable's type
+and name, constants by value (a digest of their bytes), which inputs may be overwritten, the
+mode's rewrite settings, every configuration flag and a fingerprint of jitgraph's own source
+files. The rewritten graph is stored, pickled, in ``<compiledir>/graphs/g<sha256 of the text>.pkl``
+with the text itself, which a lookup compares in full. A process that compiles a graph it (or
+another process) compiled before loads the rewritten graph instead of importing and running the
+rewrite passes — most of a warm start, once the kernels themselves load in milliseconds.
+
+A graph is only cached when every part of it can be written out exactly: an op parameter of an
+unknown kind (a Python function, say) makes the key ``None`` and the graph is rewritten as usual.
+Entries are written to a temporary file and renamed; a file that cannot be read or does not
+match its key is deleted and the graph rewritten. ``JITGRAPH_GRAPH_CACHE=0`` turns the cache off.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import sys
+from typing import Any, Sequence
+
+FORMAT = 1
+FOLDER = "graphs"
+
+
+class _Unkeyable(Exception):
+    """Some part of the graph has no exact text form."""
+
+
+def graph_key(fgraph: Any, mutable: Sequence[int], mode: Any) -> str | None:
+    """The canonical text of ``fgraph`` (inputs ``mutable`` may be overwritten) compiled
+    with ``mode``; None when it cannot be written out exactly."""
+    try:
+        return "\n".join([f"format {FORMAT}", f"source {_source_fingerprint()}",
+                          f"mode {_mode_token(mode)}", f"config {_config_token()}",
+                          f"mutable {sorted(mutable)}", *_graph_lines(fgraph)])
+    except _Unkeyable:
+        return None
+
+
+def _graph_lines(fgraph: Any) -> list[str]:
+    from jitgraph.graph.basic import Constant
+
+    ids: dict[Any, str] = {}
+    lines = []
+    for k, var in enumerate(fgraph.inputs):
+        ids[var] = f"i{k}"
+        lines.append(f"input i{k} {_type_token(var.type)} {var.name!r}")
+    for n, node in enumerate(fgraph.toposort()):
+        args = []
+        for var in node.inputs:
+            if var not in ids:
+                if not isinstance(var, Constant):
+                    raise _Unkeyable("a free variable")
+                ids[var] = f"c{len(ids)}"
+                lines.append(f"const {ids[var]} {_type_token(var.type)} {var.name!r} "
+                             f"{_value_token(var.data)}")
+            args.append(ids[var])
+        outs = []
+        for j, var in enumerate(node.outputs):
+            ids[var] = f"n{n}.{j}"
+            outs.append(f"{_type_token(var.type)}:{var.name!r}")
+        lines.append(f"node n{n} {_op_token(node.op)} ({' '.join(args)}) -> {' '.join(outs)}")
+    outputs = []
+    for var in fgraph.outputs:
+        if var not in ids:
+            if not isinstance(var, Constant):
+                raise _Unkeyable("a free output")
+            ids[var] = f"c{len(ids)}"
+            lines.append(f"const {ids[var]} {_type_token(var.type)} {var.name!r} "
+                         f"{_value_token(var.data)}")
+        outputs.append(ids[var])
+    lines.append(f"outputs {' '.join(outputs)}")
+    return lines
+
+
+def _type_token(vtype: Any) -> str:
+    cls = type(vtype)
+    parts = [f"{cls.__module__}.{cls.__qualname__}"]
+    for attr in ("dtype", "shape", "broadcastable", "context_name"):
+        value = getattr(vtype, attr, None)
+        if value is not None:
+            parts.append(f"{attr}={_value_token(value)}")
+    return f"<{' '.join(parts)} {vtype!r}>"
+
+
+def _op_token(op: Any) -> str:
+    cls = type(op)
+    props = getattr(cls, "__props__", None)
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if props is not None:
+        return f"{name}{{{','.join(f'{p}={_value_token(getattr(op, p))}' for p in props)}}}"
+    key = getattr(op, "key", None)
+    if isinstance(key, tuple):  # scalar ops: equal when their keys are
+        return f"{name}[{_value_token(key)}]"
+    raise _Unkeyable(f"op {name} has neither __props__ nor a key")
+
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+
+
+def _value_token(value: Any) -> str:
+    import numpy as np
+
+    if isinstance(value, _PLAIN):
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        open_, close = ("(", ")") if isinstance(value, tuple) else ("[", "]")
+        return open_ + ",".join(_value_token(v) for v in value) + close
+    if isinstance(value, (frozenset, set)):
+        return "{" + ",".join(sorted(_value_token(v) for v in value)) + "}"
+    if isinstance(value, dict):
+        return "{" + ",".join(sorted(f"{_value_token(k)}:{_value_token(v)}"
+                                     for k, v in value.items())) + "}"
+    if isinstance(value, np.dtype):
+        return f"dtype({value.str})"
+    if isinstance(value, (np.ndarray, np.generic)):
+        arr = np.asarray(value)
+        if arr.dtype.hasobject:
+            raise _Unkeyable("an object array")
+        digest = hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest()[:32]
+        return f"array({arr.dtype.str},{arr.shape},{digest})"
+    if isinstance(value, type):
+        return f"class:{value.__module__}.{value.__qualname__}"
+    cls = type(value)
+    if hasattr(cls, "__props__") or isinstance(getattr(value, "key", None), tuple):
+        return _op_token(value)
+    if hasattr(value, "ndim") and hasattr(value, "dtype") and hasattr(value, "make_variable"):
+        return _type_token(value)
+    raise _Unkeyable(f"a parameter of type {cls.__qualname__}")
+
+
+def _mode_token(mode: Any) -> str:
+    from jitgraph.compile.mode import Mode
+
+    if type(mode) is not Mode:  # DebugMode & co. check or profile the rewrites themselves
+        raise _Unkeyable(f"mode {type(mode).__name__}")
+    return _value_token((mode.optimizer, tuple(mode.include), tuple(mode.exclude),
+                         tuple(mode.require), mode.linker_name,
+                         type(mode.linker).__qualname__))
+
+
+def _config_token() -> str:
+    from jitgraph.config import config
+
+    if config.profile or config.profile_optimizer:
+        raise _Unkeyable("profiling")  # the profile reports the rewrites
+    db = sys.modules.get("jitgraph.rewrite.db")
+    if db is not None and db.changed_outside_jitgraph:
+        raise _Unkeyable("rewrites registered or removed outside jitgraph")
+    return hashlib.sha256(repr(config.all_items()).encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _source_fingerprint() -> str:
+    """Size and modification time of every source file of jitgraph (a rewrite edited in a
+    development checkout must not be served from an older run)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    digest = hashlib.sha256()
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(folder, name))
+                digest.update(f"{folder[len(root):]}/{name} {st.st_size} {st.st_mtime_ns}\n"
+                              .encode())
+    return digest.hexdigest()[:32]
+
+
+def _path(key: str) -> str:
+    from jitgraph.config.paths import ensure_compiledir
+
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
+    return os.path.join(ensure_compiledir(), FOLDER, f"g{digest}.pkl")
+
+
+def load(key: str) -> tuple[list, list] | None:
+    """The rewritten graph's ``(inputs, outputs)`` stored under ``key``, or None."""
+    try:
+        path = _path(key)
+        with open(path, "rb") as f:
+            data = f.read()
+    except Exception:  # noqa: BLE001 - no compiledir, no entry: rewrite as usual
+        return None
+    try:
+        fmt, stored_key, inputs, outputs = pickle.loads(data)
+        if fmt != FORMAT or stored_key != key:
+            raise ValueError("the entry belongs to another graph")
+        return list(inputs), list(outputs)
+    except Exception as exc:  # noqa: BLE001 - a damaged entry is deleted and rebuilt
+        _drop(path, exc)
+        return None
+
+
+def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
+    """Keep the rewritten graph ``(inputs, outputs)`` under ``key`` (best effort)."""
+    try:
+        data = pickle.dumps((FORMAT, key, list(inputs), list(outputs)),
+                            protocol=pickle.HIGHEST_PROTOCOL)
+        path = _path(key)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.tmp-{os.getpid()}-{os.urandom(4).hex()}"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except Exception:  # noqa: BLE001 - an unpicklable graph or a full disk only costs speed
+        if "tmp" in locals():
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _drop(path: str, why: Exception) -> None:
+    import warnings
+
+    from jitgraph.cache.store import CacheWarning
+
+    warnings.warn(f"jitgraph: the cached rewritten graph {path} is unusable "
+                  f"({type(why).__name__}: {why}); it is deleted and the graph rewritten again",
+                  CacheWarning, stacklevel=4)
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def enabled() -> bool:
+    """Whether graphs are cached (``JITGRAPH_GRAPH_CACHE=0``, or the kernel cache turned off
+    with ``JITGRAPH_CPU_DISK_CACHE=0``, turn it off)."""
+    return os.environ.get("JITGRAPH_GRAPH_CACHE", "1") != "0" \
+        and os.environ.get("JITGRAPH_CPU_DISK_CACHE", "1") != "0"

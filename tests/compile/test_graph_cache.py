@@ -1,0 +1,205 @@
+"""Rewritten graphs in the compiledir (:mod:`jitgraph.compile.graph_cache`)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import jitgraph
+import jitgraph.tensor as T
+from jitgraph.cache.store import CacheWarning
+from jitgraph.compile import graph_cache
+from jitgraph.compile.function import FunctionMaker
+from jitgraph.compile.mode import Mode
+from jitgraph.graph.basic import Apply
+from jitgraph.graph.fg import FunctionGraph
+from jitgraph.graph.op import Op
+
+
+def _paths():
+    import importlib
+
+    return importlib.import_module("jitgraph.config.paths")
+
+
+@pytest.fixture
+def graphs_dir(tmp_path, monkeypatch):
+    """Graphs go to a folder of this test only."""
+    monkeypatch.setattr(_paths(), "ensure_compiledir", lambda cfg=None: str(tmp_path))
+    return tmp_path / graph_cache.FOLDER
+
+
+def _training(seed: int = 0, const: float = 0.01):
+    """A logistic-regression step: shared weights, an update, constants and in-place ops."""
+    rng = np.random.default_rng(seed)
+    x, y = T.dmatrix("x"), T.dvector("y")
+    w = jitgraph.shared(rng.standard_normal(5), name="w")
+    b = jitgraph.shared(0.0, name="b")
+    p = 1 / (1 + T.exp(-T.dot(x, w) - b))
+    cost = (-y * T.log(p) - (1 - y) * T.log(1 - p)).mean() + const * (w ** 2).sum()
+    gw, gb = T.grad(cost, [w, b])
+    fn = jitgraph.function([x, y], [p > 0.5, cost], updates=[(w, w - 0.1 * gw), (b, b - 0.1 * gb)])
+    return fn, w, b
+
+
+def _data():
+    rng = np.random.default_rng(1)
+    return rng.standard_normal((20, 5)), (rng.random(20) > 0.5).astype("float64")
+
+
+def test_second_compile_of_the_same_graph_loads_the_rewritten_graph(graphs_dir):
+    first, w1, b1 = _training()
+    second, w2, b2 = _training()
+    assert not first.maker.graph_from_cache
+    assert second.maker.graph_from_cache
+    assert len(list(graphs_dir.glob("g*.pkl"))) == 1
+    ops = [type(n.op).__name__ for n in first.maker.fgraph.toposort()]
+    assert [type(n.op).__name__ for n in second.maker.fgraph.toposort()] == ops
+    x, y = _data()
+    for _ in range(3):
+        out1, out2 = first(x, y), second(x, y)
+        np.testing.assert_array_equal(out1[0], out2[0])
+        assert out1[1] == out2[1]
+    np.testing.assert_array_equal(w1.get_value(), w2.get_value())  # the updates ran
+    assert b1.get_value() == b2.get_value() != 0.0
+
+
+def test_key_reflects_constants_flags_mode_and_mutable_inputs():
+    def key(const=2.0, mutable=(), mode=None, dtype="float64"):
+        x = T.vector("x", dtype=dtype)
+        fg = FunctionGraph([x], [T.exp(x) * const], clone=True)
+        return graph_cache.graph_key(fg, list(mutable), mode or Mode())
+
+    base = key()
+    assert base == key(), "the same graph, built again, has the same key"
+    assert key(const=3.0) != base
+    assert key(mutable=[0]) != base
+    assert key(dtype="float32") != base
+    assert key(mode=Mode(optimizer="fast_compile")) != base
+    assert key(mode=Mode().excluding("fusion")) != base
+    with jitgraph.config.change_flags(on_opt_error="ignore"):
+        assert key() != base
+
+
+def test_large_constants_are_keyed_by_value_not_identity():
+    def key(values):
+        x = T.dvector("x")
+        fg = FunctionGraph([x], [x + T.constant(values)], clone=True)
+        return graph_cache.graph_key(fg, [], Mode())
+
+    big = np.arange(100_000.0)
+    assert key(big) == key(big.copy())
+    changed = big.copy()
+    changed[-1] += 1
+    assert key(big) != key(changed)
+
+
+class _CallbackOp(Op):
+    """An op whose parameter is a Python function: no exact text form."""
+
+    __props__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def make_node(self, x):
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, output_storage):
+        output_storage[0][0] = self.fn(inputs[0])
+
+
+def test_graph_with_an_unkeyable_parameter_is_rewritten_not_cached(graphs_dir):
+    x = T.dvector("x")
+    fn = jitgraph.function([x], _CallbackOp(np.negative)(T.exp(x)))
+    assert graph_cache.graph_key(fn.maker.fgraph, [], Mode()) is None
+    again = jitgraph.function([x], _CallbackOp(np.negative)(T.exp(x)))
+    assert not again.maker.graph_from_cache
+    np.testing.assert_allclose(again(np.zeros(3)), -np.ones(3))
+    assert not list(graphs_dir.glob("g*.pkl"))
+
+
+def test_modes_that_watch_the_rewrites_are_not_cached():
+    from jitgraph.compile.debugmode import DebugMode
+
+    x = T.dvector("x")
+    fg = FunctionGraph([x], [T.exp(x)], clone=True)
+    assert graph_cache.graph_key(fg, [], DebugMode()) is None
+    with jitgraph.config.change_flags(profile=True):
+        assert graph_cache.graph_key(fg, [], Mode()) is None
+
+
+def test_rewrites_registered_by_user_code_turn_the_cache_off(monkeypatch):
+    from jitgraph.rewrite import db
+
+    x = T.dvector("x")
+    fg = FunctionGraph([x], [T.exp(x)], clone=True)
+    assert graph_cache.graph_key(fg, [], Mode()) is not None
+    monkeypatch.setattr(db, "changed_outside_jitgraph", False)
+    from jitgraph.rewrite import node_rewriter, optdb
+
+    @node_rewriter(None)
+    def user_rewrite(fgraph, node):
+        return False
+
+    optdb.register("test_graph_cache_user_rewrite", user_rewrite, "test_only", position=99.5)
+    try:
+        assert db.changed_outside_jitgraph
+        assert graph_cache.graph_key(fg, [], Mode()) is None
+    finally:
+        optdb.unregister("test_graph_cache_user_rewrite")
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "other-key"])
+def test_damaged_entry_is_deleted_and_the_graph_rewritten(graphs_dir, damage):
+    _training()
+    (entry,) = graphs_dir.glob("g*.pkl")
+    data = entry.read_bytes()
+    if damage == "garbage":
+        entry.write_bytes(b"not a pickle")
+    elif damage == "truncated":
+        entry.write_bytes(data[: len(data) // 2])
+    else:
+        import pickle
+
+        fmt, key, inputs, outputs = pickle.loads(data)
+        entry.write_bytes(pickle.dumps((fmt, key + "\nsomething else", inputs, outputs)))
+    with pytest.warns(CacheWarning, match="rewritten again"):
+        fn, _, _ = _training()
+    assert not fn.maker.graph_from_cache
+    x, y = _data()
+    reference, _, _ = _training()
+    assert reference.maker.graph_from_cache  # the entry was written again, whole
+    np.testing.assert_array_equal(fn(x, y)[0], reference(x, y)[0])
+
+
+def test_unwritable_folder_only_costs_the_rewrite(monkeypatch):
+    paths = _paths()
+
+    def refuse(cfg=None):
+        raise jitgraph.config.ConfigError("no compiledir here")
+
+    monkeypatch.setattr(paths, "ensure_compiledir", refuse)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fn, _, _ = _training()
+    assert not fn.maker.graph_from_cache
+    x, y = _data()
+    assert fn(x, y)[1] > 0
+
+
+def test_disabled_by_environment(graphs_dir, monkeypatch):
+    monkeypatch.setenv("JITGRAPH_GRAPH_CACHE", "0")
+    _training()
+    fn, _, _ = _training()
+    assert not fn.maker.graph_from_cache
+    assert not graphs_dir.exists()
+
+
+def test_maker_with_an_explicit_graph_bypasses_the_cache(graphs_dir):
+    x = T.dvector("x")
+    fg = FunctionGraph([x], [T.exp(x)], clone=True)
+    maker = FunctionMaker([x], T.exp(x), Mode(), fgraph=fg, rewrite=False)
+    assert not maker.graph_from_cache and not graphs_dir.exists()
