@@ -152,6 +152,8 @@ STAGES = [
     ("jit_s", "detail: Numba JIT compiles (not cache loads)"),
     ("jit_outside_s", "detail:   of which outside the kernel cache"),
     ("numba_imported", "detail: the process imported Numba"),
+    ("llvmlite_imported", "detail: the process imported llvmlite"),
+    ("graph_from_cache", "detail: rewritten graph loaded from the compiledir"),
 ]
 
 

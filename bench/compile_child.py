@@ -20,7 +20,8 @@ cache) and flags come from the environment set by the parent. Prints one line
   every real Numba compilation (not a load from a disk cache) is listed in ``jit``. A warm
   process loads its kernels without Numba: ``--staged-warm`` stages everything else but does not
   import Numba (both times are 0);
-- ``numba_imported``: whether the process imported Numba at all.
+- ``numba_imported``, ``llvmlite_imported``: whether the process imported Numba, llvmlite at all;
+- ``graph_from_cache`` (jitgraph): whether the rewritten graph came from the compiledir.
 
 and ``step_ms`` (best of R loops of N steps), ``check`` (a checksum of the first step's outputs,
 to compare systems) and, for jitgraph, the rewrite/link split and the kernel-cache counters.
@@ -116,6 +117,7 @@ def _jitgraph_details(fn: object, result: dict) -> None:
     from jitgraph.cache import STATS
 
     result.update({f"maker_{k}_s": v for k, v in fn.maker.compile_times.items()})
+    result["graph_from_cache"] = fn.maker.graph_from_cache
     result["cache"] = {"hits": STATS.hits, "misses": STATS.misses, "rebuilt": STATS.rebuilt,
                        "load_s": STATS.load_seconds, "compile_s": STATS.compile_seconds}
     result["kernels"] = [(r.entry, round(r.seconds, 4), r.description[:70]) for r in COMPILE_LOG]
@@ -169,6 +171,7 @@ def main() -> None:
         result["step_ms"] = min(times) * 1e3
         result["step_ms_median"] = sorted(times)[len(times) // 2] * 1e3
     result["numba_imported"] = "numba" in sys.modules
+    result["llvmlite_imported"] = "llvmlite" in sys.modules
     print("RESULT" + json.dumps(result))
 
 

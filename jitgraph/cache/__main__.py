@@ -2,13 +2,13 @@
 
     jitgraph-cache                      print the compiledir
     jitgraph-cache list                 one line per entry: kind, ops, types, size, compile time,
-                                        last use, loads
-    jitgraph-cache stats                entries, size, compile time, loads
+                                        last use, loads; then the number of rewritten graphs
+    jitgraph-cache stats                entries, size, compile time, loads, rewritten graphs
     jitgraph-cache explain [ENTRY]      entries of one kernel built under different settings, and
                                         which key parts differ (or the key parts of ENTRY)
-    jitgraph-cache cleanup              delete old entries, abandoned temporary folders and
-                                        quarantined entries
-    jitgraph-cache clear                delete every entry
+    jitgraph-cache cleanup              delete old entries and rewritten graphs, abandoned
+                                        temporary folders and quarantined entries
+    jitgraph-cache clear                delete every entry and rewritten graph
     jitgraph-cache purge                delete the whole compiledir (CuPy's kernels included)
     jitgraph-cache unlock               remove every lock (after a crash on a network filesystem)
     jitgraph-cache basecompiledir [list|purge]
@@ -56,6 +56,10 @@ def cmd_list(root: Path) -> int:
         print(f"{entry.path.name}  {info.get('kind', '?'):10s} {info.get('description', '')[:60]:60s}"
               f"  {_fmt_size(entry.size()):>9s}  compile {compile_s:6.2f}s"
               f"  used {_age(now - entry.last_use())}  loads {entry.hits()}")
+    graphs = store.graphs(root)
+    if graphs:
+        print(f"{len(graphs)} rewritten graphs in {store.GRAPHS}/ "
+              f"({_fmt_size(sum(p.stat().st_size for p in graphs))})")
     return 0
 
 
@@ -72,6 +76,9 @@ def cmd_stats(root: Path) -> int:
     print(f"compile time:      {compile_s:.2f}s (sum over entries)")
     print(f"loads from disk:   {loads} (hits recorded across processes)")
     print(f"quarantined:       {quarantined}")
+    graphs = store.graphs(root)
+    print(f"rewritten graphs:  {len(graphs)} "
+          f"({_fmt_size(sum(p.stat().st_size for p in graphs))})")
     return 0
 
 
@@ -157,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     if command == "cleanup":
         removed = store.cleanup(root)
         print(f"removed {removed['entries']} old entries, {removed['tmp']} temporary folders, "
-              f"{removed['quarantine']} quarantined entries")
+              f"{removed['quarantine']} quarantined entries, {removed['graphs']} rewritten graphs")
         return 0
     if command == "clear":
         print(f"removed {store.clear(root)} entries from {root}")

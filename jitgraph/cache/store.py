@@ -57,6 +57,10 @@ class CacheStats:
 STATS = CacheStats()
 
 
+#: the folder of rewritten graphs (``jitgraph.compile.graph_cache``)
+GRAPHS = "graphs"
+
+
 def compiledir() -> Path:
     """The compiledir, created (with a clear error naming the flag) on first use."""
     from jitgraph.config import config
@@ -228,7 +232,7 @@ def cleanup(root: Path | None = None, now: float | None = None) -> dict[str, int
 
     root = root or compiledir()
     now = time.time() if now is None else now
-    removed = {"entries": 0, "tmp": 0, "quarantine": 0}
+    removed = {"entries": 0, "tmp": 0, "quarantine": 0, "graphs": 0}
     limit = config.cmodule.age_thresh_use + WEEK
     for entry in entries(root):
         if now - entry.last_use() > limit:
@@ -252,7 +256,21 @@ def cleanup(root: Path | None = None, now: float | None = None) -> dict[str, int
         for path in qdir.iterdir():
             shutil.rmtree(path, ignore_errors=True)
             removed["quarantine"] += 1
+    for path in (root / GRAPHS).glob("g*"):  # rewritten graphs: last use is their mtime
+        try:
+            age = now - path.stat().st_mtime
+        except OSError:
+            continue
+        if age > (limit if path.suffix == ".pkl" else 24 * 3600):
+            path.unlink(missing_ok=True)
+            removed["graphs"] += 1
     return removed
+
+
+def graphs(root: Path | None = None) -> list[Path]:
+    """The rewritten graphs stored in the compiledir (see ``jitgraph.compile.graph_cache``)."""
+    folder = (root or compiledir()) / GRAPHS
+    return sorted(folder.glob("g*.pkl")) if folder.is_dir() else []
 
 
 def clear(root: Path | None = None) -> int:
@@ -262,6 +280,6 @@ def clear(root: Path | None = None) -> int:
     for entry in entries(root):
         shutil.rmtree(entry.path, ignore_errors=True)
         count += 1
-    for path in list(root.glob(f"{TMP_PREFIX}*")) + [root / QUARANTINE]:
+    for path in list(root.glob(f"{TMP_PREFIX}*")) + [root / QUARANTINE, root / GRAPHS]:
         shutil.rmtree(path, ignore_errors=True)
     return count

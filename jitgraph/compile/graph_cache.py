@@ -5,15 +5,19 @@ function's graph, as ``function`` builds it before any rewrite, is written out a
 text: its nodes in topological order, each op with all its parameters, every variable's type
 and name, constants by value (a digest of their bytes), which inputs may be overwritten, the
 mode's rewrite settings, every configuration flag and a fingerprint of jitgraph's own source
-files. The rewritten graph is stored, pickled, in ``<compiledir>/graphs/g<sha256 of the text>.pkl``
-with the text itself, which a lookup compares in full. A process that compiles a graph it (or
-another process) compiled before loads the rewritten graph instead of importing and running the
-rewrite passes — most of a warm start, once the kernels themselves load in milliseconds.
+files. The rewritten graph is stored, pickled, in ``<compiledir>/graphs/g<sha256 of the
+text>.pkl`` with the text itself, which a lookup compares in full. A process that compiles a
+graph it (or another process) compiled before loads the rewritten graph instead of importing
+and running the rewrite passes: most of a warm start, once the kernels load in milliseconds.
 
 A graph is only cached when every part of it can be written out exactly: an op parameter of an
-unknown kind (a Python function, say) makes the key ``None`` and the graph is rewritten as usual.
-Entries are written to a temporary file and renamed; a file that cannot be read or does not
-match its key is deleted and the graph rewritten. ``JITGRAPH_GRAPH_CACHE=0`` turns the cache off.
+unknown kind (a Python function, say) makes the key ``None`` and the graph is rewritten as
+usual; so do DebugMode and the other modes that watch the rewrites, profiling and
+``optimizer_verbose``, and a process where code outside jitgraph registered or removed
+rewrites. Entries are written to a temporary file and renamed; a file that cannot be read or does not match its key is deleted, with a
+warning, and the graph rewritten. A file's modification time is its last use: one unused for
+``cmodule.age_thresh_use`` is not reused, and ``jitgraph-cache cleanup`` deletes it a week
+later (``clear`` and ``purge`` delete them all). ``JITGRAPH_GRAPH_CACHE=0`` turns the cache off.
 """
 
 from __future__ import annotations
@@ -23,10 +27,11 @@ import hashlib
 import os
 import pickle
 import sys
+import time
 from typing import Any, Sequence
 
 FORMAT = 1
-FOLDER = "graphs"
+FOLDER = "graphs"  # = jitgraph.cache.store.GRAPHS (not imported: cheap warm starts)
 
 
 class _Unkeyable(Exception):
@@ -49,34 +54,28 @@ def _graph_lines(fgraph: Any) -> list[str]:
 
     ids: dict[Any, str] = {}
     lines = []
+
+    def ref(var: Any) -> str:
+        """The id of ``var``; a constant seen for the first time is written out by value."""
+        if var not in ids:
+            if not isinstance(var, Constant):
+                raise _Unkeyable("a variable that is neither an input nor computed")
+            ids[var] = f"c{len(ids)}"
+            lines.append(f"const {ids[var]} {_type_token(var.type)} {var.name!r} "
+                         f"{_value_token(var.data)}")
+        return ids[var]
+
     for k, var in enumerate(fgraph.inputs):
         ids[var] = f"i{k}"
         lines.append(f"input i{k} {_type_token(var.type)} {var.name!r}")
     for n, node in enumerate(fgraph.toposort()):
-        args = []
-        for var in node.inputs:
-            if var not in ids:
-                if not isinstance(var, Constant):
-                    raise _Unkeyable("a free variable")
-                ids[var] = f"c{len(ids)}"
-                lines.append(f"const {ids[var]} {_type_token(var.type)} {var.name!r} "
-                             f"{_value_token(var.data)}")
-            args.append(ids[var])
+        args = [ref(var) for var in node.inputs]
         outs = []
         for j, var in enumerate(node.outputs):
             ids[var] = f"n{n}.{j}"
             outs.append(f"{_type_token(var.type)}:{var.name!r}")
         lines.append(f"node n{n} {_op_token(node.op)} ({' '.join(args)}) -> {' '.join(outs)}")
-    outputs = []
-    for var in fgraph.outputs:
-        if var not in ids:
-            if not isinstance(var, Constant):
-                raise _Unkeyable("a free output")
-            ids[var] = f"c{len(ids)}"
-            lines.append(f"const {ids[var]} {_type_token(var.type)} {var.name!r} "
-                         f"{_value_token(var.data)}")
-        outputs.append(ids[var])
-    lines.append(f"outputs {' '.join(outputs)}")
+    lines.append(f"outputs {' '.join(ref(var) for var in fgraph.outputs)}")
     return lines
 
 
@@ -146,11 +145,16 @@ def _mode_token(mode: Any) -> str:
                          type(mode.linker).__qualname__))
 
 
+#: flags under which the rewrites are printed or profiled: they must run
+_WATCHING_FLAGS = ("profile", "profile_optimizer", "optimizer_verbose")
+
+
 def _config_token() -> str:
     from jitgraph.config import config
 
-    if config.profile or config.profile_optimizer:
-        raise _Unkeyable("profiling")  # the profile reports the rewrites
+    for flag in _WATCHING_FLAGS:  # the user asked to see the rewrites happen
+        if config.get(flag):
+            raise _Unkeyable(flag)
     db = sys.modules.get("jitgraph.rewrite.db")
     if db is not None and db.changed_outside_jitgraph:
         raise _Unkeyable("rewrites registered or removed outside jitgraph")
@@ -185,7 +189,10 @@ def load(key: str) -> tuple[list, list] | None:
     try:
         path = _path(key)
         with open(path, "rb") as f:
+            if time.time() - os.fstat(f.fileno()).st_mtime > _age_limit():
+                return None  # unused for too long: rewritten (and stored) anew
             data = f.read()
+        os.utime(path)  # the last use, for ``jitgraph-cache cleanup``
     except Exception:  # noqa: BLE001 - no compiledir, no entry: rewrite as usual
         return None
     try:
@@ -196,6 +203,12 @@ def load(key: str) -> tuple[list, list] | None:
     except Exception as exc:  # noqa: BLE001 - a damaged entry is deleted and rebuilt
         _drop(path, exc)
         return None
+
+
+def _age_limit() -> float:
+    from jitgraph.config import config
+
+    return float(config.cmodule.age_thresh_use)
 
 
 def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:

@@ -237,3 +237,31 @@ def test_import_creates_nothing(tmp_path):
     subprocess.run([sys.executable, "-c", "import jitgraph, jitgraph.cache"],
                    env=env_for(tmp_path / "base"), check=True)
     assert not (tmp_path / "base").exists()
+
+
+def test_cli_commands_see_the_rewritten_graphs(tmp_path):
+    import os
+    import time
+
+    child = ("import numpy as np, jitgraph, jitgraph.tensor as T\n"
+             "x = T.dvector('x')\n"
+             "f = jitgraph.function([x], T.exp(x) * 2)\n"
+             "assert f(np.zeros(3)).tolist() == [2.0, 2.0, 2.0]\n"
+             "print(f.maker.graph_from_cache)\n")
+    run = [sys.executable, "-c", child]
+    first = subprocess.run(run, env=env_for(tmp_path), capture_output=True, text=True)
+    second = subprocess.run(run, env=env_for(tmp_path), capture_output=True, text=True)
+    assert first.stdout.split() == ["False"] and second.stdout.split() == ["True"], second.stderr
+    root = compiledir_of(tmp_path)
+    (graph,) = (root / "graphs").glob("g*.pkl")
+    assert "rewritten graphs:  1" in cli(tmp_path, "stats").stdout
+    assert "1 rewritten graphs" in cli(tmp_path, "list").stdout
+    assert "0 rewritten graphs" in cli(tmp_path, "cleanup").stdout and graph.exists()
+    old = time.time() - 400 * 24 * 3600  # unused for longer than age_thresh_use + a week
+    os.utime(graph, (old, old))
+    cli(tmp_path, "cleanup")
+    assert not graph.exists()
+    subprocess.run(run, env=env_for(tmp_path), capture_output=True, text=True, check=True)
+    assert list((root / "graphs").glob("g*.pkl"))
+    cli(tmp_path, "clear")
+    assert not (root / "graphs").exists()

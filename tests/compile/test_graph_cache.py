@@ -27,7 +27,11 @@ def _paths():
 @pytest.fixture
 def graphs_dir(tmp_path, monkeypatch):
     """Graphs go to a folder of this test only."""
+    from jitgraph.rewrite import db
+
     monkeypatch.setattr(_paths(), "ensure_compiledir", lambda cfg=None: str(tmp_path))
+    # other test modules register rewrites of their own, which turns the cache off
+    monkeypatch.setattr(db, "changed_outside_jitgraph", False)
     return tmp_path / graph_cache.FOLDER
 
 
@@ -66,7 +70,7 @@ def test_second_compile_of_the_same_graph_loads_the_rewritten_graph(graphs_dir):
     assert b1.get_value() == b2.get_value() != 0.0
 
 
-def test_key_reflects_constants_flags_mode_and_mutable_inputs():
+def test_key_reflects_constants_flags_mode_and_mutable_inputs(graphs_dir):
     def key(const=2.0, mutable=(), mode=None, dtype="float64"):
         x = T.vector("x", dtype=dtype)
         fg = FunctionGraph([x], [T.exp(x) * const], clone=True)
@@ -83,7 +87,7 @@ def test_key_reflects_constants_flags_mode_and_mutable_inputs():
         assert key() != base
 
 
-def test_large_constants_are_keyed_by_value_not_identity():
+def test_large_constants_are_keyed_by_value_not_identity(graphs_dir):
     def key(values):
         x = T.dvector("x")
         fg = FunctionGraph([x], [x + T.constant(values)], clone=True)
@@ -121,23 +125,23 @@ def test_graph_with_an_unkeyable_parameter_is_rewritten_not_cached(graphs_dir):
     assert not list(graphs_dir.glob("g*.pkl"))
 
 
-def test_modes_that_watch_the_rewrites_are_not_cached():
+def test_modes_that_watch_the_rewrites_are_not_cached(graphs_dir):
     from jitgraph.compile.debugmode import DebugMode
 
     x = T.dvector("x")
     fg = FunctionGraph([x], [T.exp(x)], clone=True)
     assert graph_cache.graph_key(fg, [], DebugMode()) is None
-    with jitgraph.config.change_flags(profile=True):
-        assert graph_cache.graph_key(fg, [], Mode()) is None
+    for flag in ("profile", "profile_optimizer", "optimizer_verbose"):
+        with jitgraph.config.change_flags(**{flag: True}):
+            assert graph_cache.graph_key(fg, [], Mode()) is None, flag
 
 
-def test_rewrites_registered_by_user_code_turn_the_cache_off(monkeypatch):
+def test_rewrites_registered_by_user_code_turn_the_cache_off(graphs_dir):
     from jitgraph.rewrite import db
 
     x = T.dvector("x")
     fg = FunctionGraph([x], [T.exp(x)], clone=True)
     assert graph_cache.graph_key(fg, [], Mode()) is not None
-    monkeypatch.setattr(db, "changed_outside_jitgraph", False)
     from jitgraph.rewrite import node_rewriter, optdb
 
     @node_rewriter(None)
@@ -175,7 +179,7 @@ def test_damaged_entry_is_deleted_and_the_graph_rewritten(graphs_dir, damage):
     np.testing.assert_array_equal(fn(x, y)[0], reference(x, y)[0])
 
 
-def test_unwritable_folder_only_costs_the_rewrite(monkeypatch):
+def test_unwritable_folder_only_costs_the_rewrite(graphs_dir, monkeypatch):
     paths = _paths()
 
     def refuse(cfg=None):

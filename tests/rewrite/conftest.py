@@ -38,6 +38,8 @@ def flags(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
         return overrides[path] if path in overrides else real(path)
 
     monkeypatch.setattr(_flags, "flag", fake)
+    # Flags faked here are invisible to the config, which keys the cache of rewritten graphs.
+    monkeypatch.setenv("JITGRAPH_GRAPH_CACHE", "0")
     return overrides
 
 
