@@ -187,7 +187,10 @@ def process_symbol(name: str) -> int | None:
     """The address of ``name`` among the symbols the process has loaded (``dlsym``)."""
     global _process
     if _process is None:
-        _process = ctypes.CDLL(None)
+        try:
+            _process = ctypes.CDLL(None)
+        except (OSError, TypeError):  # no handle on the process itself (Windows)
+            return None
     try:
         fn = _process[name]
     except AttributeError:

@@ -346,10 +346,9 @@ def _load_elf(obj: NativeObject) -> dict[str, int] | None:
 def _load_mcjit(obj: NativeObject) -> dict[str, int]:
     llvm = _llvm()
     engine = _get_engine()
-    for name in obj.imports:
-        if name in _symbols and name not in _published:
-            llvm.add_symbol(name, _symbols[name])
-            _published.add(name)
+    for name in obj.imports:  # llvmlite is imported now: add_symbol gives them to LLVM
+        if name in _symbols:
+            add_symbol(name, _symbols[name])
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj.code))
     engine.finalize_object()
     return {obj.export: engine.get_function_address(obj.export)}

@@ -10,7 +10,6 @@ each time.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import os
@@ -26,26 +25,19 @@ MEMO_PREFIX = "host-cpu-"
 @functools.lru_cache(maxsize=None)
 def cpu_target() -> tuple[str, str]:
     """``(LLVM CPU name, LLVM feature string)`` of this host."""
-    memo = _memo_path()
-    if memo is not None:
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            with open(memo, encoding="ascii") as f:
-                lines = f.read().split("\n")
-            if len(lines) == 3 and lines[0] and not lines[2]:  # "name\nfeatures\n"
-                return lines[0], lines[1]
-    import llvmlite.binding as llvm
+    from jitgraph.config.paths import remembered
 
-    found = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
-    if memo is not None:
-        tmp = f"{memo}.tmp-{os.getpid()}"
-        try:
-            with open(tmp, "w", encoding="ascii") as f:
-                f.write(f"{found[0]}\n{found[1]}\n")
-            os.replace(tmp, memo)
-        except OSError:  # only costs asking LLVM again next time
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-    return found
+    def ask_llvm() -> str:
+        import llvmlite.binding as llvm
+
+        return f"{llvm.get_host_cpu_name()}\n{llvm.get_host_cpu_features().flatten()}"
+
+    def valid(text: str) -> bool:  # "name\nfeatures"
+        parts = text.split("\n")
+        return len(parts) == 2 and bool(parts[0])
+
+    name, features = remembered(_memo_path(), ask_llvm, valid).split("\n")
+    return name, features
 
 
 def fingerprint() -> str | None:

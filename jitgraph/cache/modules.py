@@ -28,6 +28,7 @@ from typing import Any, Callable
 from jitgraph.cache import store
 from jitgraph.cache.keys import CacheKey
 from jitgraph.cache.locking import ModuleLock
+from jitgraph.config.paths import write_atomic
 
 log = logging.getLogger("jitgraph.cache")
 
@@ -95,8 +96,8 @@ class CachedModule:
         """Publish ``name``'s object (if any) and then its description, each atomically."""
         try:
             if code is not None:
-                _write_atomic(self.entry.file(f"native-{name}.o"), code)
-            _write_atomic(self.entry.file(f"native-{name}.json"),
+                write_atomic(self.entry.file(f"native-{name}.o"), code)
+            write_atomic(self.entry.file(f"native-{name}.json"),
                           json.dumps(meta, indent=1).encode())
         except OSError as exc:
             log.warning("jitgraph cache: cannot store the native object of %s in %s: %s",
@@ -145,17 +146,6 @@ class CachedModule:
             result = build(_reimport_function(self, name))
         self.record(name, _was_cache_hit(result), time.perf_counter() - t0)
         return result
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f"{store.TMP_PREFIX}{os.urandom(16).hex()}-{path.name}")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _import(path: Path, name: str) -> ModuleType:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from jitgraph.cache.keys import CacheKey
+from jitgraph.config.paths import TMP_PREFIX  # noqa: F401 - also store.TMP_PREFIX
 
 KEY_FILE = "key.pkl"
 INFO_FILE = "info.json"
@@ -34,7 +35,6 @@ LAST_USE_FILE = "last_use"
 HITS_FILE = "hits"
 LOCK_DIR = "lock_dir"
 QUARANTINE = "quarantine"
-TMP_PREFIX = "tmp-"
 WEEK = 7 * 24 * 3600
 
 
@@ -256,12 +256,12 @@ def cleanup(root: Path | None = None, now: float | None = None) -> dict[str, int
         for path in qdir.iterdir():
             shutil.rmtree(path, ignore_errors=True)
             removed["quarantine"] += 1
-    for path in (root / GRAPHS).glob("g*"):  # rewritten graphs: last use is their mtime
+    for path in (root / GRAPHS).glob("*"):  # rewritten graphs: last use is their mtime
         try:
             age = now - path.stat().st_mtime
         except OSError:
             continue
-        if age > (limit if path.suffix == ".pkl" else 24 * 3600):
+        if age > (24 * 3600 if path.name.startswith(TMP_PREFIX) else limit):
             path.unlink(missing_ok=True)
             removed["graphs"] += 1
     return removed

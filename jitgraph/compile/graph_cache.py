@@ -31,7 +31,6 @@ import time
 from typing import Any, Sequence
 
 FORMAT = 1
-FOLDER = "graphs"  # = jitgraph.cache.store.GRAPHS (not imported: cheap warm starts)
 
 
 class _Unkeyable(Exception):
@@ -178,10 +177,11 @@ def _source_fingerprint() -> str:
 
 
 def _path(key: str) -> str:
+    from jitgraph.cache.store import GRAPHS
     from jitgraph.config.paths import ensure_compiledir
 
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
-    return os.path.join(ensure_compiledir(), FOLDER, f"g{digest}.pkl")
+    return os.path.join(ensure_compiledir(), GRAPHS, f"g{digest}.pkl")
 
 
 def load(key: str) -> tuple[list, list] | None:
@@ -213,21 +213,16 @@ def _age_limit() -> float:
 
 def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
     """Keep the rewritten graph ``(inputs, outputs)`` under ``key`` (best effort)."""
+    from jitgraph.config.paths import write_atomic
+
     try:
         data = pickle.dumps((FORMAT, key, list(inputs), list(outputs)),
                             protocol=pickle.HIGHEST_PROTOCOL)
         path = _path(key)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.tmp-{os.getpid()}-{os.urandom(4).hex()}"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
+        write_atomic(path, data)
     except Exception:  # noqa: BLE001 - an unpicklable graph or a full disk only costs speed
-        if "tmp" in locals():
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        pass
 
 
 def _drop(path: str, why: Exception) -> None:

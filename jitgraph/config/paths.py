@@ -131,6 +131,49 @@ def _jitgraph_version() -> str:
     return version if isinstance(version, str) else dist_version("jitgraph")
 
 
+#: name prefix of files and folders being written (``jitgraph-cache cleanup`` removes old ones)
+TMP_PREFIX = "tmp-"
+
+
+def write_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file renamed into place: readers see the
+    old file or the whole new one, never a part (the temporary file is removed on failure)."""
+    head, name = os.path.split(os.fspath(path))
+    tmp = os.path.join(head, f"{TMP_PREFIX}{os.urandom(16).hex()}-{name}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def remembered(memo: str | None, compute: Callable[[], str],
+               valid: Callable[[str], bool] | None = None) -> str:
+    """``compute()``, remembered in the text file ``memo`` (None: not remembered) when its
+    folder exists: a later call reads the file instead, unless what it holds is not ``valid``.
+    Failing to write the file only costs computing again next time."""
+    if memo is not None:
+        try:
+            with open(memo, encoding="utf-8") as f:
+                text = f.read()
+            if text.endswith("\n") and (valid is None or valid(text[:-1])):
+                return text[:-1]
+        except (OSError, UnicodeDecodeError):
+            pass
+    value = compute()
+    if memo is not None and os.path.isdir(os.path.dirname(memo)):
+        try:
+            write_atomic(memo, (value + "\n").encode("utf-8"))
+        except OSError:
+            pass
+    return value
+
+
 def processor(base: str | None = None) -> str:
     """``platform.processor()``. On Linux that runs ``uname -p`` in a subprocess (milliseconds
     of every start: the default ``compiledir_format`` uses it), so the answer is remembered in
@@ -145,27 +188,7 @@ def processor(base: str | None = None) -> str:
     u = uname()
     digest = hashlib.sha256(f"{u.sysname}\n{u.release}\n{u.version}\n{u.machine}\n"
                             f"{sys.executable}".encode()).hexdigest()[:16]
-    memo = os.path.join(base, f".processor-{digest}")
-    try:
-        with open(memo, encoding="utf-8") as f:
-            text = f.read()
-        if text.endswith("\n"):
-            return text[:-1]
-    except (OSError, UnicodeDecodeError):
-        pass
-    value = platform.processor()
-    if os.path.isdir(base):
-        tmp = f"{memo}.tmp-{os.getpid()}"
-        try:
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(value + "\n")
-            os.replace(tmp, memo)
-        except OSError:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-    return value
+    return remembered(os.path.join(base, f".processor-{digest}"), platform.processor)
 
 
 def _key_sources(device: str, base: str | None = None) -> dict[str, Callable[[], str]]:

@@ -27,7 +27,6 @@ A query's result is a rewriter: a :class:`~jitgraph.rewrite.engine.SequentialGra
 from __future__ import annotations
 
 import itertools
-import sys
 import math
 import sys
 from collections.abc import Iterator, Mapping, Sequence

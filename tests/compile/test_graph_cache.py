@@ -32,7 +32,9 @@ def graphs_dir(tmp_path, monkeypatch):
     monkeypatch.setattr(_paths(), "ensure_compiledir", lambda cfg=None: str(tmp_path))
     # other test modules register rewrites of their own, which turns the cache off
     monkeypatch.setattr(db, "changed_outside_jitgraph", False)
-    return tmp_path / graph_cache.FOLDER
+    from jitgraph.cache.store import GRAPHS
+
+    return tmp_path / GRAPHS
 
 
 def _training(seed: int = 0, const: float = 0.01):
