@@ -82,11 +82,13 @@ def _compile(name: str) -> int:
     cached = None
     module: dict = {}
     if kernels.DISK_CACHE:
+        from jitgraph.backend_cpu.direct import DIRECT_VERSION
         from jitgraph.backend_cpu.native import NATIVE_VERSION
         from jitgraph.cache.keys import make_key
         from jitgraph.cache.modules import CachedModule
 
-        key = ("vecmath-block", name, BLOCK_SOURCE_VERSION, ("native", NATIVE_VERSION))
+        key = ("vecmath-block", name, BLOCK_SOURCE_VERSION, ("native", NATIVE_VERSION),
+               ("direct", DIRECT_VERSION))
         cached = CachedModule(make_key(key), source,
                               {"kind": "numba-cpu vecmath", "ops": [name]})
 
@@ -105,7 +107,14 @@ def _compile(name: str) -> int:
                               **options)(fn)
         return numba.cfunc(sig, cache=mode == kernels.CACHED, **options)(fn)
 
-    return kernels.obtain(cached, "block", symbol(name), "c", "host", compile_numba)
+    def compile_direct():  # noqa: ANN202
+        from jitgraph.backend_cpu.options import CodegenOptions
+
+        return kernels.direct_object(source, "block", symbol(name), "c", CodegenOptions(),
+                                     f"vecmath block {name}")
+
+    return kernels.obtain(cached, "block", symbol(name), "c", "host", compile_numba,
+                          compile_direct)
 
 
 def require(*names: str) -> None:

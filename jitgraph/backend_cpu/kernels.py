@@ -146,8 +146,12 @@ class KernelModule:
                                              ks.description))
             return disp
 
+        def compile_direct() -> tuple[Any, str]:
+            return direct_object(ks.source, entry, export, "python", ks.options,
+                                 ks.description)
+
         return obtain(self._cached, entry, export, "python", ks.options.target_cpu,
-                      compile_numba)
+                      compile_numba, compile_direct)
 
     def is_compiled(self, entry: str) -> bool:
         return entry in self._compiled
@@ -167,16 +171,32 @@ def exec_module(source: str, name: str) -> pytypes.ModuleType:
 FOR_NATIVE, CALLABLE, CACHED = "native", "callable", "cached"
 
 
+def direct_object(source: str, entry: str, export: str, kind: str, options: CodegenOptions,
+                  description: str) -> tuple[Any, str]:
+    """``entry`` compiled without Numba (:mod:`.direct`): (native object or None, why not)."""
+    from jitgraph.backend_cpu import direct
+
+    t0 = time.perf_counter()
+    obj, why = direct.build(source, entry, export, kind, options)
+    if obj is not None:
+        COMPILE_LOG.append(CompileRecord(hashlib.sha256(source.encode()).hexdigest()[:24],
+                                         entry, time.perf_counter() - t0,
+                                         f"direct {description}"))
+    return obj, why
+
+
 def obtain(cached: Any, entry: str, export: str, kind: str, target_cpu: str,
-           compile_numba: Any) -> Any:
+           compile_numba: Any, compile_direct: Any = None) -> Any:
     """The native function of ``entry`` (loaded, or compiled and stored), else Numba's.
 
-    ``compile_numba(mode)`` compiles the entry with Numba, ``mode`` being one of
-    :data:`FOR_NATIVE`, :data:`CALLABLE`, :data:`CACHED`. ``kind`` is ``"python"`` (returns a
-    callable) or ``"c"`` (returns the address of a C function). ``cached`` is the entry's
-    :class:`~jitgraph.cache.modules.CachedModule`, or None to keep everything in memory."""
+    ``compile_direct()`` compiles the entry without Numba (:mod:`.direct`) and returns
+    ``(native object or None, why not)``; ``compile_numba(mode)`` compiles it with Numba,
+    ``mode`` being one of :data:`FOR_NATIVE`, :data:`CALLABLE`, :data:`CACHED`. ``kind`` is
+    ``"python"`` (returns a callable) or ``"c"`` (returns the address of a C function).
+    ``cached`` is the entry's :class:`~jitgraph.cache.modules.CachedModule`, or None to keep
+    everything in memory."""
     if cached is None:
-        fn, _, _ = _from_numba(compile_numba, export, kind, target_cpu)
+        fn, _, _ = _from_compilers(compile_direct, compile_numba, export, kind, target_cpu)
         return fn if fn is not None else _numba_result(compile_numba(CALLABLE), kind)
     loaded = _load_stored(cached, entry, kind)
     if loaded is not None:
@@ -188,7 +208,8 @@ def obtain(cached: Any, entry: str, export: str, kind: str, target_cpu: str,
         stored = cached.read_native(entry)
         if stored is None or stored[1] is not None:  # not known to need Numba's runtime
             t0 = time.perf_counter()
-            fn, obj, why = _from_numba(compile_numba, export, kind, target_cpu)
+            fn, obj, why = _from_compilers(compile_direct, compile_numba, export, kind,
+                                           target_cpu)
             cached.record(entry, False, time.perf_counter() - t0)
             if obj is not None:
                 cached.write_native(entry, obj.meta(), obj.code)
@@ -198,6 +219,21 @@ def obtain(cached: Any, entry: str, export: str, kind: str, target_cpu: str,
                 return fn
         return _numba_result(cached.compile_locked(entry, lambda _: compile_numba(CACHED)),
                              kind)
+
+
+def _from_compilers(compile_direct: Any, compile_numba: Any, export: str, kind: str,
+                    target_cpu: str) -> tuple[Any, Any, str]:
+    """:func:`_from_numba`, unless the direct compiler makes an object that loads."""
+    if compile_direct is not None:
+        obj, _ = compile_direct()
+        if obj is not None:
+            from jitgraph.backend_cpu import native
+
+            try:
+                return _native_result(obj, kind, export), obj, ""
+            except native.Unavailable:
+                pass
+    return _from_numba(compile_numba, export, kind, target_cpu)
 
 
 def _from_numba(compile_numba: Any, export: str, kind: str, target_cpu: str

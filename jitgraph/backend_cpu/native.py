@@ -144,6 +144,7 @@ def build(dispatcher: Any, export: str, kind: str, target_cpu: str, nogil: bool 
 def _build(dispatcher: Any, export: str, kind: str, target_cpu: str, nogil: bool
            ) -> tuple[NativeObject | None, str]:
     from jitgraph.backend_cpu import native_ir
+    from jitgraph.backend_cpu.direct_types import from_numba
 
     if not supported():
         return None, f"interpreter ABI {abi_tag()} is not supported"
@@ -159,7 +160,10 @@ def _build(dispatcher: Any, export: str, kind: str, target_cpu: str, nogil: bool
     if any("*" in p for p in params):
         return None, "typed LLVM pointers are not supported"
     if kind == "python":
-        glue = native_ir.python_entry(export, native.name, params, cres.signature.args, nogil)
+        argtypes = [from_numba(ty) for ty in cres.signature.args]
+        if None in argtypes:
+            return None, f"argument types {cres.signature.args} have no native entry"
+        glue = native_ir.python_entry(export, native.name, params, argtypes, nogil)
     else:
         glue = native_ir.c_entry(export, native.name, params)
     if isinstance(glue, native_ir.NoEntry):

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from jitgraph.backend_cpu import native as nat
+from jitgraph.backend_cpu.direct_types import ArrayArg, ScalarArg, kind
 
 
 @dataclass(frozen=True)
@@ -93,9 +94,8 @@ class _Writer:
 
 def python_entry(export: str, native: str, params: Sequence[str], argtypes: Sequence[Any],
                  nogil: bool) -> str | NoEntry:
-    """A ``METH_FASTCALL`` function ``export`` calling ``native`` (see :mod:`.native`)."""
-    from numba.core import types
-
+    """A ``METH_FASTCALL`` function ``export`` calling ``native`` (see :mod:`.native`);
+    ``argtypes`` are :mod:`.direct_types` descriptors."""
     w = _Writer()
     n_args = len(argtypes)
     values: list[str] = []
@@ -114,7 +114,7 @@ def python_entry(export: str, native: str, params: Sequence[str], argtypes: Sequ
         obj = f"%obj{i}"
         w.emit(f"{slot} = getelementptr ptr, ptr %args, i64 {i}")
         w.emit(f"{obj} = load ptr, ptr {slot}")
-        if isinstance(ty, types.Array):
+        if isinstance(ty, ArrayArg):
             n = 5 + 2 * ty.ndim
             if params[pos:pos + n] != ["ptr", "ptr", "i64", "i64", "ptr"] + ["i64"] * 2 * ty.ndim:
                 return NoEntry(f"unexpected native parameters for {ty}: {params[pos:pos + n]}")
@@ -124,7 +124,7 @@ def python_entry(export: str, native: str, params: Sequence[str], argtypes: Sequ
             fails.append((f"bad{i}", msg))
             values += _array_arg(w, i, obj, ty)
             pos += n
-        elif isinstance(ty, (types.Integer, types.Float, types.Boolean)):
+        elif isinstance(ty, ScalarArg):
             if pos >= len(params):
                 return NoEntry("more arguments than native parameters")
             values.append(_scalar_arg(w, i, obj, ty, params[pos]))
@@ -160,7 +160,7 @@ def python_entry(export: str, native: str, params: Sequence[str], argtypes: Sequ
             f"define ptr @{export}(ptr %self, ptr %args, i64 %nargs) {{\nentry:\n{body}\n}}\n")
 
 
-def _array_arg(w: _Writer, i: int, obj: str, ty: Any) -> list[str]:
+def _array_arg(w: _Writer, i: int, obj: str, ty: ArrayArg) -> list[str]:
     """Check ``obj`` is a suitable ndarray; the flattened Numba array (meminfo .. strides)."""
     otype = w.load_at("ptr", obj, nat._OB_TYPE)
     exact = w.tmp()
@@ -217,14 +217,12 @@ def _array_arg(w: _Writer, i: int, obj: str, ty: Any) -> list[str]:
         prod = w.tmp()
         w.emit(f"{prod} = mul i64 {nitems}, {s}")
         nitems = prod
-    itemsize = np.dtype(str(ty.dtype)).itemsize
+    itemsize = np.dtype(ty.dtype).itemsize
     return ["null", obj, nitems, str(itemsize), data, *shape, *stride]
 
 
-def _scalar_arg(w: _Writer, i: int, obj: str, ty: Any, param: str) -> str:
-    from numba.core import types
-
-    if isinstance(ty, types.Boolean):
+def _scalar_arg(w: _Writer, i: int, obj: str, ty: ScalarArg, param: str) -> str:
+    if ty.dtype == "bool":
         raw = w.tmp()
         w.emit(f"{raw} = call i32 @PyObject_IsTrue(ptr {obj})")
         err = w.tmp()
@@ -237,8 +235,8 @@ def _scalar_arg(w: _Writer, i: int, obj: str, ty: Any, param: str) -> str:
         else:
             w.emit(f"{val} = trunc i32 {raw} to {param}")
         return val
-    kind = "float" if isinstance(ty, types.Float) else "signed" if ty.signed else "unsigned"
-    fn, rtype, compare, error_value, narrow = _CONVERTERS[kind]
+    converter = {"f": "float", "i": "signed", "u": "unsigned"}[kind(ty.dtype)]
+    fn, rtype, compare, error_value, narrow = _CONVERTERS[converter]
     raw, maybe = w.tmp(), w.tmp()
     w.emit(f"{raw} = call {rtype} @{fn}(ptr {obj})")
     w.emit(f"{maybe} = {compare} {rtype} {raw}, {error_value}")

@@ -81,9 +81,11 @@ class CodegenOptions:
 
     def key(self) -> tuple:
         """A stable, hashable, picklable description (part of every kernel key)."""
+        from jitgraph.backend_cpu.direct import DIRECT_VERSION
         from jitgraph.backend_cpu.native import NATIVE_VERSION
 
         return (("codegen", CODEGEN_VERSION), ("native", NATIVE_VERSION),
+                ("direct", DIRECT_VERSION),
                 ("opt", self.opt_level),
                 ("fastmath", self.fastmath), ("cpu", self.target_cpu), ("tune", self.tune_cpu),
                 ("debug", self.debug), ("boundscheck", self.boundscheck),
