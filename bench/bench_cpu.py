@@ -149,6 +149,7 @@ STAGES = [
     ("nobytecode_s", "compile total, unstaged, PYTHONDONTWRITEBYTECODE=1"),
     ("cache", "detail: kernel cache hits / misses"),
     ("kernel_s", "detail: kernel entries compiled or loaded"),
+    ("direct_s", "detail: entries compiled without Numba (backend_cpu.direct)"),
     ("jit_s", "detail: Numba JIT compiles (not cache loads)"),
     ("jit_outside_s", "detail:   of which outside the kernel cache"),
     ("numba_imported", "detail: the process imported Numba"),
@@ -182,6 +183,7 @@ def breakdown(runner: ChildRunner, workloads: list[str]) -> Table:
                 compile_total_s=res["numba_import_s"] + res["numba_init_s"] + res["compile_s"],
                 cache=f"{res['cache']['hits']} / {res['cache']['misses']}",
                 kernel_s=sum(k[1] for k in res.get("kernels", [])),
+                direct_s=sum(k[1] for k in res.get("kernels", []) if k[2].startswith("direct")),
                 jit_s=sum(s for _, s in res.get("jit", [])),
                 jit_outside_s=sum(s for _, s in jit_outside))
             if phase == "warm":
@@ -190,8 +192,9 @@ def breakdown(runner: ChildRunner, workloads: list[str]) -> Table:
             cols.append((f"{workload} {phase}", f"{workload} {phase}"))
     RESULTS["children"]["breakdown"] = data
     table = Table("[5] jitgraph compile breakdown (float64, openmp off; the staged cold process "
-                  "imports and initialises Numba first, the warm one loads every kernel without "
-                  "Numba; then as in [1]/[4])", cols)
+                  "imports and initialises Numba first, which only kernels the direct compiler "
+                  "leaves to Numba need; the warm one loads every kernel without Numba; then as "
+                  "in [1]/[4])", cols)
     for key, label in STAGES:
         table.add(stage=label, **{c: r.get(key) for c, r in data.items()})
     table.note = ("  details overlap the stages above (kernel entries are compiled in linking "

@@ -82,8 +82,8 @@ def _compile(name: str) -> int:
     cached = None
     module: dict = {}
     if kernels.DISK_CACHE:
-        from jitgraph.backend_cpu.direct import DIRECT_VERSION
         from jitgraph.backend_cpu.native import NATIVE_VERSION
+        from jitgraph.backend_cpu.options import DIRECT_VERSION
         from jitgraph.cache.keys import make_key
         from jitgraph.cache.modules import CachedModule
 

@@ -14,20 +14,20 @@ direct path is an optimisation, never a requirement.
 
 from __future__ import annotations
 
+import collections
 import os
 from typing import Any
 
 from jitgraph.backend_cpu.direct_types import Unsupported, param_types
-from jitgraph.backend_cpu.options import CodegenOptions
+from jitgraph.backend_cpu.options import DIRECT_VERSION, CodegenOptions
 
-#: Bumped when the IR this module generates changes (enters every kernel key).
-DIRECT_VERSION = 1
+__all__ = ["build", "enabled", "DIRECT_VERSION", "FALLBACKS"]
 
 _NATIVE_NAME = "jitgraph_direct_kernel"
 
 
-#: (entry description, why) of every entry left to Numba in this process
-FALLBACKS: list[tuple[str, str]] = []
+#: (entry, why) of the latest entries left to Numba in this process
+FALLBACKS: collections.deque[tuple[str, str]] = collections.deque(maxlen=1000)
 
 
 def enabled() -> bool:
@@ -69,6 +69,12 @@ def _build(source: str, entry: str, export: str, kind: str, options: CodegenOpti
         glue = native_ir.c_entry(export, _NATIVE_NAME, params)
     if isinstance(glue, native_ir.NoEntry):
         raise Unsupported(glue.reason)
+    with native._lock:  # one LLVM context for the process: one build at a time
+        return _emit(native, text, glue, export, kind, options)
+
+
+def _emit(native: Any, text: str, glue: str, export: str, kind: str,
+          options: CodegenOptions) -> Any:
     llvm = native._llvm()
     tm = native._target_machine(options.target_cpu)
     module = llvm.parse_assembly(text)

@@ -46,6 +46,8 @@ from typing import Any, Iterator
 
 #: Bumped whenever generated code changes in a way that must invalidate stored kernels.
 CODEGEN_VERSION = 4
+#: Bumped when the LLVM IR the direct compiler (:mod:`.direct`) writes changes.
+DIRECT_VERSION = 1
 
 ALL_FASTMATH = ("afn", "arcp", "contract", "ninf", "nnan", "nsz", "reassoc")
 _FASTMATH_PARTS = {
@@ -81,7 +83,6 @@ class CodegenOptions:
 
     def key(self) -> tuple:
         """A stable, hashable, picklable description (part of every kernel key)."""
-        from jitgraph.backend_cpu.direct import DIRECT_VERSION
         from jitgraph.backend_cpu.native import NATIVE_VERSION
 
         return (("codegen", CODEGEN_VERSION), ("native", NATIVE_VERSION),

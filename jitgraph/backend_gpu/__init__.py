@@ -30,6 +30,23 @@ __all__ = ["build_program", "use", "status", "is_active", "LINKER_MODULE", "comp
 LINKER_MODULE = "jitgraph.backend_gpu.linker"
 
 
+def requested() -> tuple[str | None, int | None, bool]:
+    """(flag value, device index, moves computation) from ``device``/``init_gpu_device``;
+    (None, None, False) when neither asks for a GPU. Imports nothing (the linker
+    asks it at every start, so it lives here, not in :mod:`.device`)."""
+    from jitgraph.config import config, parse_device
+
+    dev = str(config.device)
+    kind, index = parse_device(dev)
+    if kind != "cpu":
+        return f"device={dev}", index, True
+    init = str(config.init_gpu_device or "")
+    if init:
+        _, index = parse_device(init)
+        return f"init_gpu_device={init}", index, False
+    return None, None, False
+
+
 def build_program(fgraph: Any, allow_gc: bool = True, order: Any = None) -> Any:
     """The GPU program of ``fgraph`` (``.thunks``, ``.kinds`` with ``'CUDA'``, ``.storage``);
     None when no GPU is in use or the graph has no GPU node (DebugMode then uses the CPU)."""

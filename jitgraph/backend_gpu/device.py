@@ -27,6 +27,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from jitgraph.backend_gpu import requested
+
 MAX_FRACTION = 0.95
 
 
@@ -138,22 +140,6 @@ def status(index: int | None = None) -> tuple[bool, str]:
 
 
 # -- flags ------------------------------------------------------------------------------------
-
-def requested() -> tuple[str | None, int | None, bool]:
-    """(flag value, device index, moves computation) from ``device``/``init_gpu_device``;
-    (None, None, False) when neither asks for a GPU. Imports nothing."""
-    from jitgraph.config import config, parse_device
-
-    dev = str(config.device)
-    kind, index = parse_device(dev)
-    if kind != "cpu":
-        return f"device={dev}", index, True
-    init = str(config.init_gpu_device or "")
-    if init:
-        _, index = parse_device(init)
-        return f"init_gpu_device={init}", index, False
-    return None, None, False
-
 
 def preallocation_bytes(value: float, total: int) -> int | None:
     """Bytes to preallocate for a ``gpuarray.preallocate`` value; None disables the pool."""

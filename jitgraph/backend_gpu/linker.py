@@ -77,7 +77,7 @@ def wrap_linkers() -> None:
 
 
 def _requested() -> bool:
-    from jitgraph.backend_gpu.device import requested
+    from jitgraph.backend_gpu import requested
 
     try:
         return requested()[0] is not None

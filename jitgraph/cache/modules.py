@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import logging
 import os
 import sys
 import time
@@ -30,7 +29,12 @@ from jitgraph.cache.keys import CacheKey
 from jitgraph.cache.locking import ModuleLock
 from jitgraph.config.paths import write_atomic
 
-log = logging.getLogger("jitgraph.cache")
+
+
+def _log() -> Any:
+    import logging  # ~3 ms: only when there is something to report
+
+    return logging.getLogger("jitgraph.cache")
 
 SOURCE_FILE = "mod.py"
 
@@ -100,7 +104,7 @@ class CachedModule:
             write_atomic(self.entry.file(f"native-{name}.json"),
                           json.dumps(meta, indent=1).encode())
         except OSError as exc:
-            log.warning("jitgraph cache: cannot store the native object of %s in %s: %s",
+            _log().warning("jitgraph cache: cannot store the native object of %s in %s: %s",
                         name, self.entry.path, exc)
 
     def drop_native(self, name: str, exc: BaseException) -> None:
@@ -209,4 +213,4 @@ def _explain_miss(key: CacheKey, root: Path) -> None:
         parts = other.differences(key)
         reason = f"{path.name}: same kernel, different {', '.join(parts)}"
         store.STATS.reasons.append(reason)
-        log.debug("cache miss for %s; %s", key.folder_name(), reason)
+        _log().debug("cache miss for %s; %s", key.folder_name(), reason)

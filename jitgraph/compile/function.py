@@ -138,7 +138,9 @@ class FunctionMaker:
         if cache_key is not None and rewrite:
             from jitgraph.compile import graph_cache
 
-            graph_cache.store(cache_key, fgraph.inputs, fgraph.outputs)
+            from jitgraph.compile.rewriting import schedule
+
+            graph_cache.store(cache_key, fgraph.inputs, fgraph.outputs, schedule(fgraph))
         t2 = time.perf_counter()
         self.program = mode.linker.make_program(fgraph)
         t3 = time.perf_counter()
@@ -165,7 +167,9 @@ class FunctionMaker:
         if found is None or len(found[0]) != len(fgraph.inputs):
             return key, fgraph
         self.graph_from_cache = True
-        return key, FunctionGraph(found[0], found[1], clone=False)
+        cached = FunctionGraph(found[0], found[1], clone=False)
+        cached.stored_order = found[2]
+        return key, cached
 
     def _protect(self, fgraph: FunctionGraph) -> None:
         """Only inputs passed as ``In(mutable=True)`` and shared variables whose old value the

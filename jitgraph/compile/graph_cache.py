@@ -30,7 +30,7 @@ import sys
 import time
 from typing import Any, Sequence
 
-FORMAT = 1
+FORMAT = 2
 
 
 class _Unkeyable(Exception):
@@ -184,8 +184,9 @@ def _path(key: str) -> str:
     return os.path.join(ensure_compiledir(), GRAPHS, f"g{digest}.pkl")
 
 
-def load(key: str) -> tuple[list, list] | None:
-    """The rewritten graph's ``(inputs, outputs)`` stored under ``key``, or None."""
+def load(key: str) -> tuple[list, list, list] | None:
+    """The rewritten graph's ``(inputs, outputs, node order)`` stored under ``key``, or
+    None."""
     try:
         path = _path(key)
         with open(path, "rb") as f:
@@ -196,10 +197,10 @@ def load(key: str) -> tuple[list, list] | None:
     except Exception:  # noqa: BLE001 - no compiledir, no entry: rewrite as usual
         return None
     try:
-        fmt, stored_key, inputs, outputs = pickle.loads(data)
+        fmt, stored_key, inputs, outputs, order = pickle.loads(data)
         if fmt != FORMAT or stored_key != key:
             raise ValueError("the entry belongs to another graph")
-        return list(inputs), list(outputs)
+        return list(inputs), list(outputs), list(order)
     except Exception as exc:  # noqa: BLE001 - a damaged entry is deleted and rebuilt
         _drop(path, exc)
         return None
@@ -211,12 +212,14 @@ def _age_limit() -> float:
     return float(config.cmodule.age_thresh_use)
 
 
-def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any]) -> None:
-    """Keep the rewritten graph ``(inputs, outputs)`` under ``key`` (best effort)."""
+def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any], order: Sequence[Any]
+          ) -> None:
+    """Keep the rewritten graph ``(inputs, outputs)`` and the order its nodes run in (see
+    :func:`jitgraph.compile.rewriting.schedule`) under ``key`` (best effort)."""
     from jitgraph.config.paths import write_atomic
 
     try:
-        data = pickle.dumps((FORMAT, key, list(inputs), list(outputs)),
+        data = pickle.dumps((FORMAT, key, list(inputs), list(outputs), list(order)),
                             protocol=pickle.HIGHEST_PROTOCOL)
         path = _path(key)
         os.makedirs(os.path.dirname(path), exist_ok=True)

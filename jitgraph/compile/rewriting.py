@@ -26,7 +26,12 @@ def rewrite_for_mode(fgraph: FunctionGraph, optimizer: Any, include: tuple = (),
 
 
 def schedule(fgraph: FunctionGraph) -> list:
-    """Node order for the linker: topological, with in-place ops after the other readers."""
+    """Node order for the linker: topological, with in-place ops after the other readers.
+    A graph from the compiledir comes with the order computed when it was stored."""
+    stored = getattr(fgraph, "stored_order", None)
+    if stored is not None and len(stored) == len(fgraph.apply_nodes) \
+            and fgraph.apply_nodes.issuperset(stored):
+        return list(stored)
     from jitgraph.rewrite import DestroyHandler, get_destroy_handler, toposort_with_orderings
 
     if get_destroy_handler(fgraph) is None and any(n.op.destroy_map for n in fgraph.apply_nodes):

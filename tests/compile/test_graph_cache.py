@@ -170,8 +170,8 @@ def test_damaged_entry_is_deleted_and_the_graph_rewritten(graphs_dir, damage):
     else:
         import pickle
 
-        fmt, key, inputs, outputs = pickle.loads(data)
-        entry.write_bytes(pickle.dumps((fmt, key + "\nsomething else", inputs, outputs)))
+        fmt, key, inputs, outputs, order = pickle.loads(data)
+        entry.write_bytes(pickle.dumps((fmt, key + "\nsomething else", inputs, outputs, order)))
     with pytest.warns(CacheWarning, match="rewritten again"):
         fn, _, _ = _training()
     assert not fn.maker.graph_from_cache
@@ -209,3 +209,19 @@ def test_maker_with_an_explicit_graph_bypasses_the_cache(graphs_dir):
     fg = FunctionGraph([x], [T.exp(x)], clone=True)
     maker = FunctionMaker([x], T.exp(x), Mode(), fgraph=fg, rewrite=False)
     assert not maker.graph_from_cache and not graphs_dir.exists()
+
+
+def test_cached_graph_keeps_the_node_order_of_its_in_place_ops(graphs_dir):
+    from jitgraph.compile.rewriting import schedule
+
+    first, _, _ = _training()
+    again, _, _ = _training()
+    assert again.maker.graph_from_cache
+    fgraph = again.maker.fgraph
+    assert any(n.op.destroy_map for n in fgraph.apply_nodes), "the training graph updates in place"
+    stored = fgraph.stored_order
+    assert schedule(fgraph) == stored
+    # the order is the one the rewritten graph had: same ops in the same positions
+    assert [str(n.op) for n in stored] == [str(n.op) for n in schedule(first.maker.fgraph)]
+    fgraph.stored_order = stored[:-1]  # does not cover the graph: recomputed, not trusted
+    assert sorted(map(str, schedule(fgraph))) == sorted(map(str, stored))
