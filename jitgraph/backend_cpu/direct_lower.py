@@ -286,10 +286,10 @@ class FunctionLowering:
         bounds = [self._int64(self.expr(a), "range argument") for a in call.args]
         step = 1
         if len(call.args) == 3:
-            if not isinstance(call.args[2], ast.Constant) or not isinstance(
-                    call.args[2].value, int) or call.args[2].value == 0:
+            given = self.expr(call.args[2])  # evaluated again above: constants emit nothing
+            if not isinstance(given, Literal) or type(given.value) is not int or not given.value:
                 raise Unsupported("range with a step that is not a nonzero constant")
-            step = call.args[2].value
+            step = given.value
         start, stop = (Value("0", "int64"), bounds[0]) if len(bounds) == 1 else bounds[:2]
         counter = w.alloca("i64")
         w.emit(f"store i64 {start.ref}, ptr {counter}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from jitgraph.backend_cpu.direct_types import (
-    Unsupported, arithmetic, bits, comparison, constant, kind, literal_dtype, value_type)
+    Unsupported, arithmetic, bits, comparison, constant, kind, literal_dtype, unified, value_type)
 from jitgraph.backend_cpu.direct_values import Literal, Value, Writer
 
 
@@ -153,15 +153,14 @@ def unary(w: Writer, op: ast.unaryop, v: Value, fastmath: str) -> Value:
         return Value(w.value(f"xor i1 {truth(w, v)}, true"), "bool")
     if isinstance(op, ast.UAdd) and k == "f":
         return v
+    # Numba negates/inverts an integer in its own width, then widens the result to int64
     if isinstance(op, ast.USub):
         if k == "f":
             return Value(w.value(f"fneg {_fm(fastmath)}{v.llvm} {v.ref}"), v.dtype)
         if k == "i":
-            v = cast(w, v, "int64")
-            return Value(w.value(f"sub i64 0, {v.ref}"), "int64")
+            return cast(w, Value(w.value(f"sub {v.llvm} 0, {v.ref}"), v.dtype), "int64")
     if isinstance(op, ast.Invert) and k == "i":
-        v = cast(w, v, "int64")
-        return Value(w.value(f"xor i64 {v.ref}, -1"), "int64")
+        return cast(w, Value(w.value(f"xor {v.llvm} {v.ref}, -1"), v.dtype), "int64")
     raise Unsupported(f"unary {type(op).__name__} on {v.dtype}")
 
 
@@ -173,7 +172,7 @@ def minmax(w: Writer, is_max: bool, args: list[Value], fastmath: str) -> Value:
     """Python's ``min``/``max`` of scalars, as Numba computes them (``v < acc ? v : acc``)."""
     acc = args[0]
     for v in args[1:]:
-        dtype = comparison(acc.dtype, v.dtype)
+        dtype = unified(acc.dtype, v.dtype)
         acc, v = cast(w, acc, dtype), cast(w, v, dtype)
         better = compare(w, ast.Gt() if is_max else ast.Lt(), v, acc, fastmath)
         acc = select(w, better.ref, v, acc)

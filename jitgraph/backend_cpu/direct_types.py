@@ -117,12 +117,19 @@ def comparison(a: str, b: str) -> str:
         return a
     if "bool" in (a, b):
         raise Unsupported(f"comparison of bool with {a if b == 'bool' else b}")
-    return arithmetic(a, b)
+    return unified(a, b)
 
 
 def unified(a: str, b: str) -> str:
-    """The type of a variable or conditional expression taking values of types ``a`` and ``b``."""
-    return a if a == b else arithmetic(a, b)
+    """The type Numba unifies ``a`` and ``b`` to (a variable or conditional expression taking
+    values of both, ``min``/``max``): the wider of two integers of the same signedness,
+    otherwise as :func:`arithmetic`."""
+    if a == b:
+        return a
+    ka, kb = kind(a), kind(b)
+    if ka == kb and ka in "iu":
+        return a if bits(a) >= bits(b) else b
+    return arithmetic(a, b)
 
 
 def literal_dtype(value: object) -> str:

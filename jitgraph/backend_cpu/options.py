@@ -47,7 +47,7 @@ from typing import Any, Iterator
 #: Bumped whenever generated code changes in a way that must invalidate stored kernels.
 CODEGEN_VERSION = 4
 #: Bumped when the LLVM IR the direct compiler (:mod:`.direct`) writes changes.
-DIRECT_VERSION = 1
+DIRECT_VERSION = 2
 
 ALL_FASTMATH = ("afn", "arcp", "contract", "ninf", "nnan", "nsz", "reassoc")
 _FASTMATH_PARTS = {
