@@ -21,7 +21,7 @@ from typing import Any
 from jitgraph.backend_cpu.direct_types import Unsupported, param_types
 from jitgraph.backend_cpu.options import DIRECT_VERSION, CodegenOptions
 
-__all__ = ["build", "enabled", "DIRECT_VERSION", "FALLBACKS"]
+__all__ = ["DIRECT_VERSION", "FALLBACKS", "build", "enabled"]
 
 _NATIVE_NAME = "jitgraph_direct_kernel"
 

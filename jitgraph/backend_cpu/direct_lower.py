@@ -16,20 +16,18 @@ from __future__ import annotations
 
 import ast
 import pickle
-from functools import lru_cache
-from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from jitgraph.backend_cpu import direct_ops as ops
+from jitgraph.backend_cpu.direct_env import module_env, resolve_global
+from jitgraph.backend_cpu.direct_intrinsics import INTRINSIC_CALLS, fold
 from jitgraph.backend_cpu.direct_types import (
-    Arg, ArrayArg, PointerArg, Unsupported, constant, itemsize, kind, memory_type, unified,
-    value_type)
+    Arg, ArrayArg, PointerArg, Unsupported, constant, kind, memory_type, unified, value_type)
 from jitgraph.backend_cpu.direct_values import (
     ArrayValue, DType, Intrinsic, Literal, Module, ModuleEnv, Pointer, PyFunction, ShapeTuple,
     Value, Variable, Writer)
 
-_PACKAGE = Path(__file__).resolve().parent.parent  # the jitgraph package folder
-_MODULES = {"math": "math", "numpy": "numpy", "numba": "numba"}
 _NUMPY_DTYPES = {"bool": "bool", "bool_": "bool", **{n: n for n in (
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
     "float64")}, "intp": "int64", "uintp": "uint64", "double": "float64"}
@@ -37,77 +35,10 @@ _CONSTANTS = {("math", "pi"): 3.141592653589793, ("math", "e"): 2.71828182845904
               ("math", "inf"): float("inf"), ("math", "nan"): float("nan"),
               ("numpy", "inf"): float("inf"), ("numpy", "nan"): float("nan"),
               ("numpy", "pi"): 3.141592653589793, ("numpy", "e"): 2.718281828459045}
-#: helpers implemented here: "module.name" -> intrinsic name
-_INTRINSICS = {
-    "jitgraph.backend_cpu.helpers.stack_empty": "stack_empty",
-    "jitgraph.backend_cpu.helpers.flat_view": "flat_view",
-    "jitgraph.backend_cpu.vecmath.block_call": "block_call",
-    "jitgraph.backend_cpu.vecmath.require": "require",
-    "jitgraph.backend_cpu.vecmath.i64_as_f64": "i64_as_f64",
-    "jitgraph.backend_cpu.vecmath.f64_as_i64": "f64_as_i64",
-}
 _NUMPY_FUNCTIONS = {"floor", "ceil", "trunc", "rint", "exp2", "sqrt", "exp", "log", "sin", "cos",
                     "tan", "tanh", "sinh", "cosh", "log1p", "expm1", "log2", "log10", "isnan",
                     "isinf", "isfinite"}
 _MAX_INLINE_DEPTH = 8
-
-
-@lru_cache(maxsize=None)
-def module_env(source: str, module_name: str) -> ModuleEnv:
-    """The module-level names of ``source`` (parsed, never executed)."""
-    env = ModuleEnv(module_name)
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name in _MODULES:
-                    env.names[alias.asname or alias.name] = Module(alias.name)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            for alias in node.names:
-                env.names[alias.asname or alias.name] = ("import", node.module, alias.name)
-        elif isinstance(node, ast.FunctionDef):
-            env.functions[node.name] = node
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name):
-            name = node.targets[0].id
-            if name.startswith("SIG_"):
-                env.signatures[name[4:]] = node.value
-            else:
-                try:
-                    env.names[name] = Literal(ast.literal_eval(node.value))
-                except ValueError:
-                    continue  # not a constant: an error only if a kernel uses it
-    return env
-
-
-@lru_cache(maxsize=None)
-def _package_module(name: str) -> ModuleEnv:
-    """The environment of one of jitgraph's own modules, from its source file."""
-    if not name.startswith("jitgraph."):
-        raise Unsupported(f"import from {name}")
-    path = _PACKAGE.joinpath(*name.split(".")[1:]).with_suffix(".py")
-    if not path.is_file():
-        raise Unsupported(f"module {name} has no source file")
-    return module_env(path.read_text(encoding="utf-8"), name)
-
-
-def resolve_global(env: ModuleEnv, name: str) -> Any:
-    if f"{env.module}.{name}" in _INTRINSICS:
-        return Intrinsic(_INTRINSICS[f"{env.module}.{name}"])
-    if name in env.functions:
-        return PyFunction(env.functions[name], env)
-    bound = env.names.get(name)
-    if isinstance(bound, tuple):  # ("import", module, name)
-        _, module, attr = bound
-        if f"{module}.{attr}" in _INTRINSICS:
-            return Intrinsic(_INTRINSICS[f"{module}.{attr}"])
-        return resolve_global(_package_module(module), attr)
-    if bound is not None:
-        return bound
-    if name in ("range", "abs", "min", "max", "len", "float", "int", "bool"):
-        return Intrinsic(name)
-    if name == "ValueError":
-        return ValueError
-    raise Unsupported(f"global name {name!r}")
 
 
 def exception_info(w: Writer, exc: type, args: tuple) -> str:
@@ -231,8 +162,8 @@ class FunctionLowering:
             raise Unsupported(f"assignment target {type(target).__name__}")
 
     def _augassign(self, node: ast.AugAssign) -> None:
-        current = self.expr(node.target)
-        value = self._binop_values(node.op, ops.as_value(current), ops.as_value(self.expr(node.value)))
+        current = ops.as_value(self.expr(node.target))
+        value = self._binop_values(node.op, current, ops.as_value(self.expr(node.value)))
         self._store_target(node.target, value)
 
     def _expr_stmt(self, node: ast.Expr) -> None:
@@ -396,7 +327,7 @@ class FunctionLowering:
     def _binop(self, node: ast.BinOp) -> Any:
         a, b = self.expr(node.left), self.expr(node.right)
         if isinstance(a, Literal) and isinstance(b, Literal):
-            return _fold(node.op, a.value, b.value)
+            return fold(node.op, a.value, b.value)
         return self._binop_values(node.op, ops.as_value(a), ops.as_value(b))
 
     def _unaryop(self, node: ast.UnaryOp) -> Any:
@@ -477,7 +408,7 @@ class FunctionLowering:
             (arg,) = args
             return ops.cast(self.w, ops.as_value(arg), fn.dtype)
         if isinstance(fn, Intrinsic):
-            handler = _INTRINSIC_CALLS.get(fn.name)
+            handler = INTRINSIC_CALLS.get(fn.name)
             if handler is None:
                 raise Unsupported(f"call of {fn.name}")
             return handler(self, node, args)
@@ -571,112 +502,6 @@ class FunctionLowering:
         return self.w.value(f"select i1 {neg}, i64 {wrapped}, i64 {i}")
 
 
-_FOLDABLE = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
-             ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
-
-
-def _fold(op: ast.operator, a: Any, b: Any) -> Literal:
-    """Arithmetic on two constants, where Python computes what the compiled code would (IEEE
-    doubles; integers of at most 53 bits)."""
-    fold = _FOLDABLE.get(type(op))
-    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
-    exact = all(isinstance(v, float) or abs(v) < 2 ** 53 for v in (a, b)) if numbers else False
-    if fold is None or not exact or (type(op) is ast.Div and b == 0):
-        raise Unsupported("arithmetic on these constants")
-    result = fold(float(a), float(b)) if type(op) is ast.Div else fold(a, b)
-    if isinstance(result, int) and abs(result) >= 2 ** 53:
-        raise Unsupported("integer constant arithmetic overflowing 53 bits")
-    return Literal(result)
-
-
-# -- intrinsics -------------------------------------------------------------------------------
-
-def _stack_empty(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> ArrayValue:
-    n, dtype = args
-    if not isinstance(n, Literal) or not isinstance(dtype, DType):
-        raise Unsupported("stack_empty needs a constant length and a dtype")
-    slot = fl.w.alloca(memory_type(dtype.dtype), int(n.value), align=64)
-    return ArrayValue(dtype.dtype, "C", slot, (str(int(n.value)),), (str(itemsize(dtype.dtype)),))
-
-
-def _flat_view(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> ArrayValue:
-    (arr,) = args
-    if not isinstance(arr, ArrayValue) or arr.layout != "C":
-        raise Unsupported("flat_view of a non-C array")
-    return ArrayValue(arr.dtype, "C", arr.data, (fl.nitems(arr).ref,),
-                      (str(itemsize(arr.dtype)),))
-
-
-def _carray(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> ArrayValue:
-    ptr, n = args
-    if not isinstance(ptr, Pointer):
-        raise Unsupported("carray of a non-pointer")
-    count = fl._int64(n, "carray length")
-    return ArrayValue(ptr.dtype, "C", ptr.ref, (count.ref,), (str(itemsize(ptr.dtype)),))
-
-
-def _block_call(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> Literal:
-    from jitgraph.backend_cpu.blocks import BLOCKS, symbol
-
-    name, src, dst, n = args
-    if not (isinstance(name, Literal) and name.value in BLOCKS and isinstance(src, ArrayValue)
-            and isinstance(dst, ArrayValue)):
-        raise Unsupported("block_call arguments")
-    count = fl._int64(n, "block length")
-    sym = symbol(name.value)
-    fl.w.declare(sym, f"declare void @{sym}(ptr, ptr, i64)")
-    fl.w.emit(f"call void @{sym}(ptr {src.data}, ptr {dst.data}, i64 {count.ref})")
-    return Literal(None)
-
-
-def _bitcast(to: str) -> Callable:
-    def lower(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> Value:
-        (arg,) = args
-        v = ops.as_value(arg)
-        src = "int64" if to == "float64" else "float64"
-        if v.dtype != src:
-            raise Unsupported(f"bit cast of {v.dtype}")
-        return Value(fl.w.value(f"bitcast {v.llvm} {v.ref} to {value_type(to)}"), to)
-    return lower
-
-
-def _abs(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> Value:
-    return ops.absolute(fl.w, ops.as_value(args[0]), fl.fastmath)
-
-
-def _minmax(is_max: bool) -> Callable:
-    def lower(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> Value:
-        if len(args) < 2:
-            raise Unsupported("min/max of an iterable")
-        return ops.minmax(fl.w, is_max, [ops.as_value(a) for a in args], fl.fastmath)
-    return lower
-
-
-def _len(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> Value:
-    (arr,) = args
-    if not isinstance(arr, ArrayValue) or arr.ndim == 0:
-        raise Unsupported("len of a non-array")
-    return Value(arr.shape[0], "int64")
-
-
-def _convert(dtype: str) -> Callable:
-    def lower(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> Value:
-        (arg,) = args
-        return ops.cast(fl.w, ops.as_value(arg), dtype)
-    return lower
-
-
-def _require(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> Literal:
-    return Literal(None)  # block functions are resolved when the object is loaded
-
-
-_INTRINSIC_CALLS: dict[str, Callable] = {
-    "stack_empty": _stack_empty, "flat_view": _flat_view, "carray": _carray,
-    "block_call": _block_call, "i64_as_f64": _bitcast("float64"),
-    "f64_as_i64": _bitcast("int64"), "abs": _abs, "min": _minmax(False), "max": _minmax(True),
-    "len": _len, "float": _convert("float64"), "require": _require,
-}
-
 _STATEMENTS: dict[type, Callable] = {
     ast.Assign: FunctionLowering._assign, ast.AugAssign: FunctionLowering._augassign,
     ast.Expr: FunctionLowering._expr_stmt, ast.Pass: FunctionLowering._pass,
@@ -711,4 +536,4 @@ def lower_entry(source: str, entry: str, name: str, fastmath: str
     return FunctionLowering(env, fastmath).function(node, argtypes, name), argtypes
 
 
-__all__ = ["lower_entry", "FunctionLowering", "constant"]
+__all__ = ["FunctionLowering", "lower_entry"]

@@ -151,7 +151,7 @@ def constant(value: object, dtype: str) -> str:
         return "true" if value else "false"
     if k == "f":
         number = float(np.float32(value)) if dtype == "float32" else float(value)
-        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", number))[0]
+        return f"0x{struct.unpack('<Q', struct.pack('<d', number))[0]:016X}"
     return str(int(value))
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from jitgraph.backend_cpu.direct_types import Unsupported, value_type
 
@@ -82,7 +83,7 @@ class PyFunction:
     """A plain Python function (of a jitgraph module) inlined where it is called."""
 
     node: ast.FunctionDef
-    env: "ModuleEnv"
+    env: ModuleEnv
 
 
 @dataclass
@@ -160,14 +161,14 @@ class Writer:
         self.declarations.setdefault(name, text)
 
     @contextlib.contextmanager
-    def capture(self) -> Iterator["Captured"]:
+    def capture(self) -> Iterator[Captured]:
         """Emit into a separate list (the caller splices it back with :meth:`splice`)."""
         cap = Captured([], False)
         with self.resume(cap):
             yield cap
 
     @contextlib.contextmanager
-    def resume(self, cap: "Captured") -> Iterator["Captured"]:
+    def resume(self, cap: Captured) -> Iterator[Captured]:
         """Go on emitting at the end of captured code."""
         saved, saved_term = self.lines, self.terminated
         self.lines, self.terminated = cap.lines, cap.terminated
@@ -177,7 +178,7 @@ class Writer:
             cap.terminated = self.terminated
             self.lines, self.terminated = saved, saved_term
 
-    def splice(self, cap: "Captured") -> None:
+    def splice(self, cap: Captured) -> None:
         self.lines.extend(cap.lines)
         self.terminated = cap.terminated
 
