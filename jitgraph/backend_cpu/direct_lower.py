@@ -23,7 +23,7 @@ from jitgraph.backend_cpu import direct_ops as ops
 from jitgraph.backend_cpu.direct_env import module_env, resolve_global
 from jitgraph.backend_cpu.direct_intrinsics import INTRINSIC_CALLS, fold
 from jitgraph.backend_cpu.direct_types import (
-    Arg, ArrayArg, PointerArg, Unsupported, constant, kind, memory_type, unified, value_type)
+    Arg, ArrayArg, PointerArg, Unsupported, kind, memory_type, unified, value_type)
 from jitgraph.backend_cpu.direct_values import (
     ArrayValue, DType, Intrinsic, Literal, Module, ModuleEnv, Pointer, PyFunction, ShapeTuple,
     Value, Variable, Writer)
