@@ -90,7 +90,7 @@ def _emit(native: Any, text: str, glue: str, export: str, kind: str,
 
 def _optimize(llvm: Any, module: Any, tm: Any, level: int) -> None:
     """LLVM's pipeline at ``level``, with loop vectorization as Numba configures it."""
-    pto = llvm.create_pipeline_tuning_options(speed_level=level, size_level=0)
+    pto = llvm.create_pipeline_tuning_options(speed_level=level)  # size_level: not in 0.50
     pto.loop_vectorization = level >= 2
     pto.slp_vectorization = False
     pto.loop_unrolling = level >= 2
