@@ -19,15 +19,15 @@ here and read as constants by the nodes that use them.
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from jitgraph.compile.linker import Program, raise_with_node
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
 
-from jitgraph.backend_cpu.registry import BLAS, NUMBA, PY, Lowered, load_lowerings, lower
+from jitgraph.backend_cpu.program import CompiledProgram, failure_handler, describe  # noqa: F401
+from jitgraph.backend_cpu.registry import NUMBA, PY, Lowered, load_lowerings, lower
 from jitgraph.backend_cpu.scalar_templates import Unsupported
 
 
@@ -178,33 +178,6 @@ def _gc_plan(fgraph: FunctionGraph, order: Sequence[Apply], storage: dict, skip:
     return plan
 
 
-class CompiledProgram(Program):
-    """A :class:`Program` whose ``run`` is the generated driver."""
-
-    def __init__(self, fgraph: FunctionGraph, order: list[Apply], thunks: list[Callable],
-                 storage: dict, free_after: list, kinds: list[str], run: Callable,
-                 source: str, lowered: list[Lowered]) -> None:
-        super().__init__(fgraph, order, thunks, storage, free_after, kinds)
-        self.run = run  # type: ignore[method-assign]
-        self.driver_source = source
-        self.lowered = lowered
-        #: variables evaluated once at link time (views of constants)
-        self.precomputed: set[Variable] = set()
-        self.compiled_while_linking: dict = {"compiled": 0, "compile_seconds": 0.0}
-        #: False when every node is a compiled kernel or BLAS call, which never raise NumPy
-        #: floating-point warnings: the caller may skip ``np.errstate``.
-        self.needs_errstate = any(k == PY and not lw.constant_outputs
-                                  for k, lw in zip(kinds, lowered))
-
-    def kernel_keys(self) -> list[tuple]:
-        return [k for lw in self.lowered for k in lw.kernel_keys]
-
-    def compile_report(self) -> dict:
-        """Kernels compiled while this program was linked (the profiler prints it); kernels
-        other graphs had compiled already are reused and not counted."""
-        return dict(self.compiled_while_linking)
-
-
 def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] | None = None,
                   strict: bool = False) -> CompiledProgram:
     """Lower every node and generate the driver (see the module docstring)."""
@@ -297,42 +270,12 @@ def _assemble(fgraph: FunctionGraph, order: list[Apply], storage: dict, bctx: Bu
     src.append("        _fail(_exc, _n)")
     source = "\n".join(src) + "\n"
     ns = bctx.ns
-    ns["_fail"] = _failure_handler(order, storage, lowered)
+    ns["_fail"] = failure_handler(order, storage, lowered)
     exec(compile(source, "<jitgraph driver>", "exec"), ns)
     thunks = [ns[f"thunk_{i}"] for i in range(len(order))]
     kinds = [lw.kind for lw in lowered]
     return CompiledProgram(fgraph, order, thunks, storage, free_after, kinds, ns["run"], source,
                            lowered)
-
-
-def _failure_handler(order: list[Apply], storage: dict, lowered: list[Lowered]) -> Callable:
-    from jitgraph.backend_cpu.native import KernelError
-
-    def fail(exc: Exception, index: int) -> None:
-        node = order[index]
-        if lowered[index].kind in (NUMBA, BLAS):
-            exc = _reference_error(node, storage) or exc
-        if isinstance(exc, KernelError):
-            exc = exc.exception()
-        raise_with_node(exc, node, index, storage)
-
-    return fail
-
-
-def _reference_error(node: Apply, storage: dict) -> Exception | None:
-    """The error ``perform`` gives on the same inputs (kernels raise terse messages)."""
-    values = [storage[i][0] for i in node.inputs]
-    try:
-        node.op.perform(node, values, [[None] for _ in node.outputs])
-    except Exception as exc:  # noqa: BLE001 - any reference error explains the failure
-        return exc
-    return None
-
-
-def describe(program: CompiledProgram) -> str:
-    """One line per node: index, kind, op (what the profiler prints)."""
-    return "\n".join(f"{i:3d} {kind:5s} {node.op}"
-                     for i, (node, kind) in enumerate(zip(program.order, program.kinds)))
 
 
 __all__ = ["BuildContext", "NodeContext", "CompiledProgram", "build_program", "MissingLowering",

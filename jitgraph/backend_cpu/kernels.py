@@ -19,8 +19,7 @@ import os
 import threading
 import time
 import types as pytypes
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from jitgraph.backend_cpu.options import CodegenOptions, compiling_with
 
@@ -50,23 +49,22 @@ def signature_text(args: list[str], ret: str = "_nt.void") -> str:
     return f"{ret}({', '.join(args)})"
 
 
-@dataclass(frozen=True)
-class KernelSource:
-    """The generated source of one kernel structure and the key identifying it."""
+class KernelSource(NamedTuple):
+    """The generated source of one kernel structure and the key identifying it (a named
+    tuple: cheaper to define at import than a dataclass, and kernels are found by ``key``)."""
 
     key: tuple
     source: str
     entries: tuple[str, ...]
-    options: CodegenOptions = field(compare=False)
-    description: str = field(default="", compare=False)
+    options: CodegenOptions
+    description: str = ""
 
     def digest(self) -> str:
         """A stable hex digest of the key (names the module; a cache folder name)."""
         return hashlib.sha256(repr(self.key).encode("utf-8")).hexdigest()[:24]
 
 
-@dataclass
-class CompileRecord:
+class CompileRecord(NamedTuple):
     key_digest: str
     entry: str
     seconds: float
@@ -122,6 +120,7 @@ class KernelModule:
             fn = self._compiled.get(entry)
             if fn is None:
                 fn = self._compiled[entry] = self._obtain(entry)
+                _ORIGINS[id(fn)] = (fn, self.source, entry)
         return fn
 
     def export_name(self, entry: str) -> str:
@@ -302,9 +301,33 @@ def kernel_module(ks: KernelSource) -> KernelModule:
     return mod
 
 
+#: id of a compiled entry -> (the entry, its KernelSource, its name): how a stored program
+#: (:mod:`.stored_program`) refers to it
+_ORIGINS: dict[int, tuple[Any, KernelSource, str]] = {}
+
+
 def clear_memo() -> None:
     """Forget every compiled kernel (tests measuring compilation use it)."""
     _MODULES.clear()
+    _ORIGINS.clear()
+
+
+def entry_reference(obj: Any) -> tuple | None:
+    """How a pickled program refers to ``obj`` when it is a compiled kernel entry (see
+    :func:`jitgraph.compile.graph_cache.save_by_reference`), else None."""
+    origin = _ORIGINS.get(id(obj))
+    if origin is None or origin[0] is not obj:
+        return None
+    return ("jitgraph.backend_cpu.kernels:restore_entry", (origin[1], origin[2]))
+
+
+def restore_entry(ks: KernelSource, entry: str) -> Any:
+    """The compiled ``entry`` of ``ks`` (loaded from the compiledir, or compiled again)."""
+    return kernel_module(ks).get(entry)
+
+
+def restore_lazy(ks: KernelSource, entry: str, name: str) -> "LazyEntry":
+    return LazyEntry(kernel_module(ks), entry, {}, name)
 
 
 class LazyEntry:
@@ -323,6 +346,13 @@ class LazyEntry:
         disp = self.module.get(self.entry)
         self.namespace[self.name] = disp
         return disp(*args)
+
+    def __reduce__(self) -> tuple:
+        return restore_lazy, (self.module.source, self.entry, self.name)
+
+    def rebind(self, namespace: dict) -> None:
+        """Replace itself in ``namespace`` (a restored driver's) once compiled."""
+        self.namespace = namespace
 
 
 def compile_stats() -> dict[str, Any]:

@@ -41,7 +41,6 @@ class NumbaLinker(Linker):
         self.strict = strict
 
     def make_program(self, fgraph: FunctionGraph, order: Sequence[Apply] | None = None) -> Any:
-        from jitgraph.backend_cpu.driver import build_program
         from jitgraph.config import config
 
         if not config.cxx:
@@ -50,11 +49,19 @@ class NumbaLinker(Linker):
                                            "empty; set cxx (any value enables Numba) or use "
                                            "linker='vm'")
             return VMLinker(self._allow_gc).make_program(fgraph, order)
+        stored = getattr(fgraph, "stored_program", None)
+        if stored is not None and stored.matches(order, self.allow_gc, self.strict):
+            fgraph.stored_program = None  # one program per graph: a second link builds anew
+            return stored.restore(fgraph)
+        from jitgraph.backend_cpu.driver import build_program
+
         if order is None:
             from jitgraph.compile.rewriting import schedule
 
             order = schedule(fgraph)
-        return build_program(fgraph, self.allow_gc, order, strict=self.strict)
+        program = build_program(fgraph, self.allow_gc, order, strict=self.strict)
+        program.link_settings = (self.allow_gc, self.strict)
+        return program
 
 
 def _factory(name: str, allow_gc: bool | None, strict: bool = False):

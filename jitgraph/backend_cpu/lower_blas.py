@@ -80,6 +80,9 @@ class Helpers:
             found = cls._by_options[options] = cls(options)
         return found
 
+    def __reduce__(self) -> tuple:  # a stored program refers to this process's instance
+        return Helpers.of, (self.options,)
+
     def get(self, name: str, dtype: np.dtype) -> Any:
         fn = self._fns.get((name, dtype))  # keyed by the dtype object: dtype.name is slow
         if fn is None:

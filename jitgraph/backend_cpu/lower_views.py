@@ -13,8 +13,7 @@ import importlib
 import inspect
 from typing import Any
 
-import numpy as np
-
+from jitgraph.backend_cpu.program import int64_scalar
 from jitgraph.backend_cpu.registry import PY, Lowered, has_lowering, lower, register_lowering
 from jitgraph.graph.op import Op
 from jitgraph.tensor.basic import Alloc
@@ -59,12 +58,8 @@ def lower_dimshuffle(op: DimShuffle, node: Any, ctx: Any) -> Lowered:
 
 @register_lowering(Shape_i)
 def lower_shape_i(op: Shape_i, node: Any, ctx: Any) -> Lowered:
-    as_int64 = ctx.ref(_int64_scalar, "int64_scalar")
+    as_int64 = ctx.ref(int64_scalar, "int64_scalar")
     return Lowered(PY, lambda nc: [nc.set_out(0, f"{as_int64}({nc.inp(0)}.shape[{op.i}])")])
-
-
-def _int64_scalar(value: int) -> Any:
-    return np.asarray(value, dtype="int64")
 
 
 @register_lowering(Alloc)

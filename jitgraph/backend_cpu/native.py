@@ -32,8 +32,7 @@ import functools
 import hashlib
 import sys
 import threading
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 #: Bumped when the entry code or the object format changes (enters every stored object's key).
 NATIVE_VERSION = 2
@@ -79,8 +78,7 @@ class KernelError(Exception):
         return str(self.exception())
 
 
-@dataclass(frozen=True)
-class NativeObject:
+class NativeObject(NamedTuple):
     """An object file and what is needed to use it."""
 
     code: bytes

@@ -41,8 +41,7 @@ import functools
 import shlex
 import threading
 import warnings
-from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 #: Bumped whenever generated code changes in a way that must invalidate stored kernels.
 CODEGEN_VERSION = 4
@@ -69,8 +68,7 @@ _OPT_LEVELS = {"-O0": 0, "-O1": 1, "-O2": 2, "-O3": 3, "-Os": 2, "-Oz": 2, "-O":
 VECMATH = True
 
 
-@dataclass(frozen=True)
-class CodegenOptions:
+class CodegenOptions(NamedTuple):
     """Everything that changes the code of a kernel besides its structure."""
 
     opt_level: int = 3
@@ -107,8 +105,7 @@ class CodegenOptions:
         return kwargs
 
 
-@dataclass(frozen=True)
-class ParsedFlags:
+class ParsedFlags(NamedTuple):
     opt_level: int | None
     fastmath: tuple[str, ...]
     target_cpu: str | None

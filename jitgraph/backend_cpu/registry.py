@@ -16,10 +16,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-#: thunk kinds, as shown by the profiler
-NUMBA = "Numba"  # a compiled kernel
-BLAS = "BLAS"    # NumPy's BLAS (np.dot) called from the driver
-PY = "Py"        # Python / NumPy code: a registered view/shape lowering or ``perform``
+from jitgraph.backend_cpu.program import BLAS, NUMBA, PY  # noqa: F401 - the thunk kinds
 
 
 @dataclass

@@ -135,16 +135,22 @@ class FunctionMaker:
         self.fgraph = fgraph
         t1 = time.perf_counter()
         self.rewrite_stats = mode.rewrite(fgraph) if rewrite else None
-        if cache_key is not None and rewrite:
-            from jitgraph.compile import graph_cache
-
-            from jitgraph.compile.rewriting import schedule
-
-            graph_cache.store(cache_key, fgraph.inputs, fgraph.outputs, schedule(fgraph))
         t2 = time.perf_counter()
         self.program = mode.linker.make_program(fgraph)
         t3 = time.perf_counter()
+        if cache_key is not None and rewrite:
+            self._store_graph(cache_key, fgraph)
         self.compile_times = {"graph": t1 - t0, "rewrite": t2 - t1, "link": t3 - t2}
+
+    def _store_graph(self, key: str, fgraph: FunctionGraph) -> None:
+        """Keep the rewritten graph, its node order and (when the linker can say it in a
+        picklable form) the linked program in the compiledir."""
+        from jitgraph.compile import graph_cache
+        from jitgraph.compile.rewriting import schedule
+
+        stored = getattr(self.program, "stored", None)
+        graph_cache.store(key, fgraph.inputs, fgraph.outputs, schedule(fgraph),
+                          stored() if stored is not None else None)
 
     def _mutable_inputs(self) -> list[int]:
         """Positions of the graph inputs in-place ops may overwrite."""
@@ -168,7 +174,7 @@ class FunctionMaker:
             return key, fgraph
         self.graph_from_cache = True
         cached = FunctionGraph(found[0], found[1], clone=False)
-        cached.stored_order = found[2]
+        cached.stored_order, cached.stored_program = found[2], found[3]
         return key, cached
 
     def _protect(self, fgraph: FunctionGraph) -> None:

@@ -30,7 +30,7 @@ import sys
 import time
 from typing import Any, Sequence
 
-FORMAT = 2
+FORMAT = 3
 
 
 class _Unkeyable(Exception):
@@ -184,9 +184,55 @@ def _path(key: str) -> str:
     return os.path.join(ensure_compiledir(), GRAPHS, f"g{digest}.pkl")
 
 
-def load(key: str) -> tuple[list, list, list] | None:
-    """The rewritten graph's ``(inputs, outputs, node order)`` stored under ``key``, or
-    None."""
+#: "module:function" of functions telling how to pickle an object by reference: each returns
+#: ``("module:restorer", args)`` or None; consulted only once its module is imported (the
+#: objects it recognises cannot exist before)
+REFERENCES = ("jitgraph.backend_cpu.kernels:entry_reference",)
+
+
+class _Pickler(pickle.Pickler):
+    """Modules, and what :data:`REFERENCES` recognise, are saved by reference."""
+
+    def __init__(self, file: Any) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._identify = []
+        for name in REFERENCES:
+            module, _, function = name.partition(":")
+            if module in sys.modules:
+                self._identify.append(getattr(sys.modules[module], function))
+
+    def persistent_id(self, obj: Any) -> Any:
+        if type(obj) is type(sys):
+            return ("importlib:import_module", (obj.__name__,))
+        for identify in self._identify:
+            ref = identify(obj)
+            if ref is not None:
+                return ref
+        return None
+
+
+class _Unpickler(pickle.Unpickler):
+    def persistent_load(self, pid: Any) -> Any:
+        import importlib
+
+        restorer, args = pid
+        module, _, function = restorer.partition(":")
+        if not (module.startswith("jitgraph.") or restorer == "importlib:import_module"):
+            raise pickle.UnpicklingError(f"unexpected reference {restorer!r}")
+        return getattr(importlib.import_module(module), function)(*args)
+
+
+def _dumps(obj: Any) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    _Pickler(buf).dump(obj)
+    return buf.getvalue()
+
+
+def load(key: str) -> tuple[list, list, list, Any] | None:
+    """The rewritten graph's ``(inputs, outputs, node order, linked program or None)`` stored
+    under ``key``, or None."""
     try:
         path = _path(key)
         with open(path, "rb") as f:
@@ -197,10 +243,12 @@ def load(key: str) -> tuple[list, list, list] | None:
     except Exception:  # noqa: BLE001 - no compiledir, no entry: rewrite as usual
         return None
     try:
-        fmt, stored_key, inputs, outputs, order = pickle.loads(data)
+        import io
+
+        fmt, stored_key, inputs, outputs, order, program = _Unpickler(io.BytesIO(data)).load()
         if fmt != FORMAT or stored_key != key:
             raise ValueError("the entry belongs to another graph")
-        return list(inputs), list(outputs), list(order)
+        return list(inputs), list(outputs), list(order), program
     except Exception as exc:  # noqa: BLE001 - a damaged entry is deleted and rebuilt
         _drop(path, exc)
         return None
@@ -212,15 +260,18 @@ def _age_limit() -> float:
     return float(config.cmodule.age_thresh_use)
 
 
-def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any], order: Sequence[Any]
-          ) -> None:
-    """Keep the rewritten graph ``(inputs, outputs)`` and the order its nodes run in (see
-    :func:`jitgraph.compile.rewriting.schedule`) under ``key`` (best effort)."""
+def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any], order: Sequence[Any],
+          program: Any = None) -> None:
+    """Keep the rewritten graph ``(inputs, outputs)``, the order its nodes run in (see
+    :func:`jitgraph.compile.rewriting.schedule`) and, when it pickles, the linked program
+    (see :mod:`jitgraph.backend_cpu.stored_program`) under ``key`` (best effort)."""
     from jitgraph.config.paths import write_atomic
 
     try:
-        data = pickle.dumps((FORMAT, key, list(inputs), list(outputs), list(order)),
-                            protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            data = _dumps((FORMAT, key, list(inputs), list(outputs), list(order), program))
+        except Exception:  # noqa: BLE001 - the program holds something unpicklable
+            data = _dumps((FORMAT, key, list(inputs), list(outputs), list(order), None))
         path = _path(key)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_atomic(path, data)

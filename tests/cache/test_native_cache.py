@@ -25,7 +25,12 @@ CHILD = textwrap.dedent('''
     print(json.dumps({"a": float(a.sum()), "s": float(s), "numba": "numba" in sys.modules,
                       "llvmlite": "llvmlite" in sys.modules,
                       "graph_cached": f.maker.graph_from_cache,
+                      "program_restored": getattr(f.maker.program, "restored", False),
                       "rewrite_modules": "jitgraph.rewrite.fusion" in sys.modules,
+                      "lowerings": [m for m in ("jitgraph.backend_cpu.lower_elemwise",
+                                                "jitgraph.backend_cpu.elemwise_codegen",
+                                                "jitgraph.backend_cpu.reduce_codegen")
+                                    if m in sys.modules],
                       "hits": store.STATS.hits, "misses": store.STATS.misses,
                       "rebuilt": store.STATS.rebuilt}))
 ''')
@@ -57,6 +62,8 @@ def test_warm_process_loads_native_objects_without_numba(tmp_path):
     warm = run(tmp_path)
     assert not warm["numba"], "a warm process must not import Numba"
     assert not cold["graph_cached"] and warm["graph_cached"]
+    assert warm["program_restored"], "a warm process links from the stored program"
+    assert not warm["lowerings"], "a warm process imports neither lowerings nor code generators"
     assert not warm["rewrite_modules"], "a warm process skips the rewrite passes"
     from jitgraph.backend_cpu import elf_loader
 

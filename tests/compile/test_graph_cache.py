@@ -168,10 +168,14 @@ def test_damaged_entry_is_deleted_and_the_graph_rewritten(graphs_dir, damage):
     elif damage == "truncated":
         entry.write_bytes(data[: len(data) // 2])
     else:
-        import pickle
+        import io
 
-        fmt, key, inputs, outputs, order = pickle.loads(data)
-        entry.write_bytes(pickle.dumps((fmt, key + "\nsomething else", inputs, outputs, order)))
+        from jitgraph.compile import graph_cache
+
+        fmt, key, inputs, outputs, order, program = graph_cache._Unpickler(
+            io.BytesIO(data)).load()
+        entry.write_bytes(graph_cache._dumps(
+            (fmt, key + "\nsomething else", inputs, outputs, order, program)))
     with pytest.warns(CacheWarning, match="rewritten again"):
         fn, _, _ = _training()
     assert not fn.maker.graph_from_cache
@@ -225,3 +229,15 @@ def test_cached_graph_keeps_the_node_order_of_its_in_place_ops(graphs_dir):
     assert [str(n.op) for n in stored] == [str(n.op) for n in schedule(first.maker.fgraph)]
     fgraph.stored_order = stored[:-1]  # does not cover the graph: recomputed, not trusted
     assert sorted(map(str, schedule(fgraph))) == sorted(map(str, stored))
+
+
+def test_cached_graph_comes_with_its_linked_program(graphs_dir):
+    first, _, _ = _training()
+    again, _, _ = _training()
+    assert again.maker.graph_from_cache
+    assert getattr(again.maker.program, "restored", False), "linked from the stored program"
+    assert again.maker.program.driver_source == first.maker.program.driver_source
+    x, y = _data()
+    for _ in range(3):  # the same updates, step by step
+        for got, want in zip(again(x, y), first(x, y)):
+            np.testing.assert_allclose(got, want, rtol=1e-12)

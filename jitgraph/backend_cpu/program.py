@@ -1,0 +1,96 @@
+"""A compiled program: the generated driver ``run()`` of a graph, its thunks and cells.
+
+:mod:`.driver` builds one by lowering every node; :mod:`.stored_program` restores one from
+the compiledir. This module is what both produce and what runs, so restoring a program does not
+import the lowerings or the code generators.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from jitgraph.compile.linker import Program, raise_with_node
+from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.fg import FunctionGraph
+
+#: thunk kinds, as shown by the profiler
+NUMBA = "Numba"  # a compiled kernel
+BLAS = "BLAS"    # NumPy's BLAS (np.dot) called from the driver
+PY = "Py"        # Python / NumPy code: a registered view/shape lowering or ``perform``
+
+
+class CompiledProgram(Program):
+    """A :class:`Program` whose ``run`` is the generated driver."""
+
+    def __init__(self, fgraph: FunctionGraph, order: list[Apply], thunks: list[Callable],
+                 storage: dict, free_after: list, kinds: list[str], run: Callable,
+                 source: str, lowered: list) -> None:
+        super().__init__(fgraph, order, thunks, storage, free_after, kinds)
+        self.run = run  # type: ignore[method-assign]
+        self.driver_source = source
+        self.lowered = lowered
+        #: variables evaluated once at link time (views of constants)
+        self.precomputed: set[Variable] = set()
+        self.compiled_while_linking: dict = {"compiled": 0, "compile_seconds": 0.0}
+        #: False when every node is a compiled kernel or BLAS call, which never raise NumPy
+        #: floating-point warnings: the caller may skip ``np.errstate``.
+        self.needs_errstate = any(k == PY and not lw.constant_outputs
+                                  for k, lw in zip(kinds, lowered))
+
+    def kernel_keys(self) -> list[tuple]:
+        return [k for lw in self.lowered for k in lw.kernel_keys]
+
+    def stored(self) -> Any:
+        """This program in the form the compiledir keeps (see :mod:`.stored_program`); None
+        when it was not built by a linker that can restore it."""
+        from jitgraph.backend_cpu.stored_program import StoredProgram
+
+        settings = getattr(self, "link_settings", None)
+        if settings is None:
+            return None
+        return StoredProgram(self, settings[0], settings[1], 0)
+
+    def compile_report(self) -> dict:
+        """Kernels compiled while this program was linked (the profiler prints it); kernels
+        other graphs had compiled already are reused and not counted."""
+        return dict(self.compiled_while_linking)
+
+
+def failure_handler(order: list[Apply], storage: dict, lowered: list) -> Callable:
+    from jitgraph.backend_cpu.native import KernelError
+
+    def fail(exc: Exception, index: int) -> None:
+        node = order[index]
+        if lowered[index].kind in (NUMBA, BLAS):
+            exc = _reference_error(node, storage) or exc
+        if isinstance(exc, KernelError):
+            exc = exc.exception()
+        raise_with_node(exc, node, index, storage)
+
+    return fail
+
+
+def _reference_error(node: Apply, storage: dict) -> Exception | None:
+    """The error ``perform`` gives on the same inputs (kernels raise terse messages)."""
+    values = [storage[i][0] for i in node.inputs]
+    try:
+        node.op.perform(node, values, [[None] for _ in node.outputs])
+    except Exception as exc:  # noqa: BLE001 - any reference error explains the failure
+        return exc
+    return None
+
+
+def describe(program: CompiledProgram) -> str:
+    """One line per node: index, kind, op (what the profiler prints)."""
+    return "\n".join(f"{i:3d} {kind:5s} {node.op}"
+                     for i, (node, kind) in enumerate(zip(program.order, program.kinds)))
+
+
+def int64_scalar(value: int) -> Any:
+    """A 0-d int64 array (what ``Shape_i`` nodes produce; drivers call it)."""
+    import numpy as np
+
+    return np.asarray(value, dtype="int64")
+
+
+__all__ = ["CompiledProgram", "describe", "int64_scalar", "NUMBA", "BLAS", "PY"]
