@@ -39,6 +39,14 @@ def part_digest(value: Any) -> str:
     return hashlib.sha256(_stable_repr(value).encode("utf-8")).hexdigest()
 
 
+@lru_cache(maxsize=128)
+def _environment_digest(name: str, value: Any) -> str:
+    """:func:`part_digest` of an environment part (every kernel of a process shares them; the
+    flags alone are a hundred pairs). Their values are strings, ints and tuples of strings, so
+    equal values have equal digests."""
+    return part_digest(value)
+
+
 @dataclass(frozen=True)
 class CacheKey:
     """A full cache key: an ordered tuple of ``(name, value)`` parts."""
@@ -53,7 +61,8 @@ class CacheKey:
         return dict(self.parts)
 
     def part_digests(self) -> dict[str, str]:
-        return {name: part_digest(value) for name, value in self.parts}
+        return {name: part_digest(value) if name == "kernel" else _environment_digest(name, value)
+                for name, value in self.parts}
 
     def digest(self) -> str:
         joined = "\n".join(f"{n}={d}" for n, d in self.part_digests().items())
