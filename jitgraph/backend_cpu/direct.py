@@ -63,29 +63,17 @@ def _build(source: str, entry: str, export: str, kind: str, options: CodegenOpti
 
     text, argtypes = lower_entry(source, entry, _NATIVE_NAME, " ".join(options.fastmath))
     params = ["ptr", "ptr"] + [p for a in argtypes for p in param_types(a)]
-    if kind == "python":
-        glue = native_ir.python_entry(export, _NATIVE_NAME, params, argtypes, nogil=True)
-    else:
-        glue = native_ir.c_entry(export, _NATIVE_NAME, params)
+    glue = native_ir.entry(kind, export, _NATIVE_NAME, params, argtypes, nogil=True)
     if isinstance(glue, native_ir.NoEntry):
         raise Unsupported(glue.reason)
     with native._lock:  # one LLVM context for the process: one build at a time
-        return _emit(native, text, glue, export, kind, options)
-
-
-def _emit(native: Any, text: str, glue: str, export: str, kind: str,
-          options: CodegenOptions) -> Any:
-    llvm = native._llvm()
-    tm = native._target_machine(options.target_cpu)
-    module = llvm.parse_assembly(text)
-    module.link_in(llvm.parse_assembly(glue))
-    module.triple = tm.triple
-    module.data_layout = str(tm.target_data)
-    native._internalize(module, export)
-    _optimize(llvm, module, tm, options.opt_level)
-    module.verify()
-    imports = tuple(sorted(native._imports(module)))
-    return native.NativeObject(tm.emit_object(module), export, kind, imports, native.abi_tag())
+        llvm = native._llvm()
+        tm = native._target_machine(options.target_cpu)
+        module = llvm.parse_assembly(text)
+        module.triple = tm.triple
+        module.data_layout = str(tm.target_data)
+        return native.finish(module, glue, export, kind, options.target_cpu,
+                             lambda m: _optimize(llvm, m, tm, options.opt_level))
 
 
 def _optimize(llvm: Any, module: Any, tm: Any, level: int) -> None:

@@ -14,7 +14,7 @@ from jitgraph.backend_cpu.direct_types import Unsupported
 from jitgraph.backend_cpu.direct_values import Intrinsic, Literal, Module, ModuleEnv, PyFunction
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # the jitgraph package folder
-_MODULES = {"math": "math", "numpy": "numpy", "numba": "numba"}
+_MODULES = frozenset({"math", "numpy", "numba"})  # modules a kernel refers to by name
 #: the helpers direct_intrinsics implements: "module.name" -> intrinsic name
 _INTRINSICS = {
     "jitgraph.backend_cpu.helpers.stack_empty": "stack_empty",

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from jitgraph.backend_cpu.direct_types import Unsupported, value_type
+from jitgraph.backend_cpu.direct_types import value_type
 
 
 @dataclass(frozen=True)
@@ -187,9 +187,3 @@ class Writer:
 class Captured:
     lines: list[str]
     terminated: bool
-
-
-def need_value(obj: Any, what: str) -> Value:
-    if not isinstance(obj, Value):
-        raise Unsupported(f"{what}: expected a scalar, got {type(obj).__name__}")
-    return obj

@@ -26,7 +26,7 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
 
-from jitgraph.backend_cpu.program import CompiledProgram, failure_handler, describe  # noqa: F401
+from jitgraph.backend_cpu.program import CompiledProgram, describe, from_driver  # noqa: F401
 from jitgraph.backend_cpu.registry import NUMBA, PY, Lowered, load_lowerings, lower
 from jitgraph.backend_cpu.scalar_templates import Unsupported
 
@@ -269,13 +269,7 @@ def _assemble(fgraph: FunctionGraph, order: list[Apply], storage: dict, bctx: Bu
     src.append("    except Exception as _exc:")
     src.append("        _fail(_exc, _n)")
     source = "\n".join(src) + "\n"
-    ns = bctx.ns
-    ns["_fail"] = failure_handler(order, storage, lowered)
-    exec(compile(source, "<jitgraph driver>", "exec"), ns)
-    thunks = [ns[f"thunk_{i}"] for i in range(len(order))]
-    kinds = [lw.kind for lw in lowered]
-    return CompiledProgram(fgraph, order, thunks, storage, free_after, kinds, ns["run"], source,
-                           lowered)
+    return from_driver(fgraph, order, source, bctx.ns, storage, free_after, lowered)
 
 
 __all__ = ["BuildContext", "NodeContext", "CompiledProgram", "build_program", "MissingLowering",

@@ -157,21 +157,29 @@ def _build(dispatcher: Any, export: str, kind: str, target_cpu: str, nogil: bool
     params = [str(a.type) for a in native.arguments]
     if any("*" in p for p in params):
         return None, "typed LLVM pointers are not supported"
-    if kind == "python":
-        argtypes = [from_numba(ty) for ty in cres.signature.args]
-        if None in argtypes:
-            return None, f"argument types {cres.signature.args} have no native entry"
-        glue = native_ir.python_entry(export, native.name, params, argtypes, nogil)
-    else:
-        glue = native_ir.c_entry(export, native.name, params)
+    argtypes = [from_numba(ty) for ty in cres.signature.args]
+    if kind == "python" and None in argtypes:
+        return None, f"argument types {cres.signature.args} have no native entry"
+    glue = native_ir.entry(kind, export, native.name, params, argtypes, nogil)
     if isinstance(glue, native_ir.NoEntry):
         return None, glue.reason
-    module.link_in(llvm.parse_assembly(glue + _stubs(module)))
+    return finish(module, glue + _stubs(module), export, kind, target_cpu), ""
+
+
+def finish(module: Any, glue: str, export: str, kind: str, target_cpu: str,
+           optimize: Callable[[Any], None] | None = None) -> NativeObject:
+    """The object of ``module`` (whose kernel the entry code ``glue`` calls): everything but
+    the entry ``export`` made internal, ``optimize(module)`` run if given, then emitted."""
+    import llvmlite.binding as llvm
+
+    module.link_in(llvm.parse_assembly(glue))
     _internalize(module, export)
+    if optimize is not None:
+        optimize(module)
     module.verify()
     imports = tuple(sorted(_imports(module)))
     code = _target_machine(target_cpu).emit_object(module)
-    return NativeObject(code, export, kind, imports, abi_tag()), ""
+    return NativeObject(code, export, kind, imports, abi_tag())
 
 
 #: Definitions for symbols of Numba's runtime that an entry can never reach. Entries pass every

@@ -92,6 +92,14 @@ class _Writer:
         return name
 
 
+def entry(kind: str, export: str, native: str, params: Sequence[str], argtypes: Sequence[Any],
+          nogil: bool) -> str | NoEntry:
+    """The entry ``export`` of ``kind`` (``"python"`` or ``"c"``) calling ``native``."""
+    if kind == "python":
+        return python_entry(export, native, params, argtypes, nogil)
+    return c_entry(export, native, params)
+
+
 def python_entry(export: str, native: str, params: Sequence[str], argtypes: Sequence[Any],
                  nogil: bool) -> str | NoEntry:
     """A ``METH_FASTCALL`` function ``export`` calling ``native`` (see :mod:`.native`);
@@ -235,8 +243,7 @@ def _scalar_arg(w: _Writer, i: int, obj: str, ty: ScalarArg, param: str) -> str:
         else:
             w.emit(f"{val} = trunc i32 {raw} to {param}")
         return val
-    converter = {"f": "float", "i": "signed", "u": "unsigned"}[kind(ty.dtype)]
-    fn, rtype, compare, error_value, narrow = _CONVERTERS[converter]
+    fn, rtype, compare, error_value, narrow = _CONVERTERS[kind(ty.dtype)]
     raw, maybe = w.tmp(), w.tmp()
     w.emit(f"{raw} = call {rtype} @{fn}(ptr {obj})")
     w.emit(f"{maybe} = {compare} {rtype} {raw}, {error_value}")
@@ -248,12 +255,13 @@ def _scalar_arg(w: _Writer, i: int, obj: str, ty: ScalarArg, param: str) -> str:
     return val
 
 
-#: scalar kind -> (CPython converter, its result type, test for its error value, the value,
-#: narrowing instruction to a smaller parameter type)
+#: scalar kind (float, signed, unsigned: see :func:`.direct_types.kind`) -> (CPython
+#: converter, its result type, test for its error value, the value, narrowing instruction to a
+#: smaller parameter type)
 _CONVERTERS = {
-    "float": ("PyFloat_AsDouble", "double", "fcmp oeq", "-1.0", "fptrunc"),
-    "signed": ("PyLong_AsLongLong", "i64", "icmp eq", "-1", "trunc"),
-    "unsigned": ("PyLong_AsUnsignedLongLong", "i64", "icmp eq", "-1", "trunc"),
+    "f": ("PyFloat_AsDouble", "double", "fcmp oeq", "-1.0", "fptrunc"),
+    "i": ("PyLong_AsLongLong", "i64", "icmp eq", "-1", "trunc"),
+    "u": ("PyLong_AsUnsignedLongLong", "i64", "icmp eq", "-1", "trunc"),
 }
 
 

@@ -37,7 +37,6 @@ anything else                        ignored, with one warning listing the ignor
 from __future__ import annotations
 
 import contextlib
-import functools
 import shlex
 import threading
 import warnings

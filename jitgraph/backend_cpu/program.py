@@ -48,12 +48,24 @@ class CompiledProgram(Program):
         settings = getattr(self, "link_settings", None)
         if settings is None:
             return None
-        return StoredProgram(self, settings[0], settings[1], 0)
+        return StoredProgram(self, *settings)
 
     def compile_report(self) -> dict:
         """Kernels compiled while this program was linked (the profiler prints it); kernels
         other graphs had compiled already are reused and not counted."""
         return dict(self.compiled_while_linking)
+
+
+def from_driver(fgraph: FunctionGraph, order: list[Apply], source: str, ns: dict,
+                storage: dict, free_after: list, lowered: list) -> CompiledProgram:
+    """The program whose driver is ``source``, executed in ``ns`` (which holds its kernels,
+    cells and constants); ``lowered`` says, per node of ``order``, what kind of thunk it is."""
+    ns["_fail"] = failure_handler(order, storage, lowered)
+    exec(compile(source, "<jitgraph driver>", "exec"), ns)
+    thunks = [ns[f"thunk_{i}"] for i in range(len(order))]
+    kinds = [lw.kind for lw in lowered]
+    return CompiledProgram(fgraph, order, thunks, storage, free_after, kinds, ns["run"], source,
+                           lowered)
 
 
 def failure_handler(order: list[Apply], storage: dict, lowered: list) -> Callable:
@@ -93,4 +105,4 @@ def int64_scalar(value: int) -> Any:
     return np.asarray(value, dtype="int64")
 
 
-__all__ = ["CompiledProgram", "describe", "int64_scalar", "NUMBA", "BLAS", "PY"]
+__all__ = ["CompiledProgram", "from_driver", "describe", "int64_scalar", "NUMBA", "BLAS", "PY"]

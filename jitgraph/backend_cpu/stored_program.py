@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 #: Bumped when what is stored changes.
-STORED_PROGRAM_VERSION = 1
+STORED_PROGRAM_VERSION = 2
 
 _NOT_STORED = ("_fail", "run")
 
@@ -38,7 +38,7 @@ class RestoredLowering:
 class StoredProgram:
     """What :func:`.driver.build_program` produced, in a picklable form."""
 
-    def __init__(self, program: Any, allow_gc: bool, strict: bool, nthreads: int) -> None:
+    def __init__(self, program: Any, allow_gc: bool, strict: bool) -> None:
         from jitgraph.backend_cpu.options import num_threads
 
         ns = program.run.__globals__
@@ -49,11 +49,10 @@ class StoredProgram:
         self.storage = program.storage
         self.order = program.order
         self.free_after = program.free_after
-        self.kinds = program.kinds
         self.lowered = [(lw.kind, lw.registered, lw.kernel_keys, lw.constant_outputs, lw.notes)
                         for lw in program.lowered]
         self.precomputed = program.precomputed
-        self.allow_gc, self.strict, self.nthreads = allow_gc, strict, nthreads or num_threads()
+        self.allow_gc, self.strict, self.nthreads = allow_gc, strict, num_threads()
 
     def matches(self, order: Any, allow_gc: bool, strict: bool) -> bool:
         """Whether this program is what linking the graph now would produce."""
@@ -65,20 +64,15 @@ class StoredProgram:
 
     def restore(self, fgraph: Any) -> Any:
         """The :class:`~.program.CompiledProgram` (``fgraph`` holds this program's nodes)."""
-        from jitgraph.backend_cpu.program import CompiledProgram, failure_handler
+        from jitgraph.backend_cpu.program import from_driver
 
-        lowered = [RestoredLowering(*record) for record in self.lowered]
         ns = dict(self.namespace)
         for value in ns.values():
             rebind = getattr(value, "rebind", None)  # lazy kernel entries name their namespace
             if rebind is not None:
                 rebind(ns)
-        ns["_fail"] = failure_handler(self.order, self.storage, lowered)
-        exec(compile(self.source, "<jitgraph driver>", "exec"), ns)
-        thunks = [ns[f"thunk_{i}"] for i in range(len(self.order))]
-        program = CompiledProgram(fgraph, list(self.order), thunks, self.storage,
-                                  self.free_after, list(self.kinds), ns["run"], self.source,
-                                  lowered)
+        program = from_driver(fgraph, list(self.order), self.source, ns, self.storage,
+                              self.free_after, [RestoredLowering(*lw) for lw in self.lowered])
         program.precomputed = set(self.precomputed)
         program.restored = True
         return program

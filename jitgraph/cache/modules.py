@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import sys
 import time
 import warnings
@@ -29,14 +28,13 @@ from jitgraph.cache.keys import CacheKey
 from jitgraph.cache.locking import ModuleLock
 from jitgraph.config.paths import write_atomic
 
+SOURCE_FILE = "mod.py"
 
 
 def _log() -> Any:
     import logging  # ~3 ms: only when there is something to report
 
     return logging.getLogger("jitgraph.cache")
-
-SOURCE_FILE = "mod.py"
 
 
 class CachedModule:
@@ -105,7 +103,7 @@ class CachedModule:
                           json.dumps(meta, indent=1).encode())
         except OSError as exc:
             _log().warning("jitgraph cache: cannot store the native object of %s in %s: %s",
-                        name, self.entry.path, exc)
+                           name, self.entry.path, exc)
 
     def drop_native(self, name: str, exc: BaseException) -> None:
         """Report the unusable native object of ``name`` once and delete it."""
