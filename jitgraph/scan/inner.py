@@ -1,0 +1,131 @@
+"""Inner graphs: the graph an op carries inside it (scan's step, ifelse's branches).
+
+:class:`InnerGraph` holds a FunctionGraph of its own and compares by structure, so two ops
+carrying equal graphs are equal (merging, caches and the compiledir's graph keys rely on it).
+:class:`InnerFunction` is that graph compiled once, by a mode, into a program whose input and
+output cells the caller fills and reads around each ``run()``: no argument checking, no copies
+per call.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from jitgraph.graph.basic import Constant, Variable
+from jitgraph.graph.fg import FunctionGraph
+
+
+class InnerGraph:
+    """A self-contained graph from ``inputs`` to ``outputs`` (cloned), identified by structure.
+
+    Every free variable of ``outputs`` other than a constant must be one of ``inputs``.
+    ``signature`` is a nested tuple of ops, types and constant values: hashable, and written out
+    exactly by the compiledir's graph keys.
+    """
+
+    __props__ = ("signature",)
+
+    def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
+        _check_closed(inputs, outputs)
+        self.fgraph = FunctionGraph(list(inputs), list(outputs), clone=True)
+        self.signature = graph_signature(self.fgraph)
+        self._hash = hash(self.signature)
+
+    @property
+    def inputs(self) -> list[Variable]:
+        return self.fgraph.inputs
+
+    @property
+    def outputs(self) -> list[Variable]:
+        return self.fgraph.outputs
+
+    def clone(self) -> tuple[list[Variable], list[Variable]]:
+        """Fresh copies of the inputs and outputs (to build new graphs from this one)."""
+        fg, equiv = self.fgraph.clone_get_equiv()
+        return list(fg.inputs), list(fg.outputs)
+
+    def __eq__(self, other: Any) -> bool:
+        return (type(other) is type(self) and self._hash == other._hash
+                and self.signature == other.signature)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_compiled", None)  # compiled programs belong to this process
+        return state
+
+    def __repr__(self) -> str:
+        return f"InnerGraph({len(self.inputs)} inputs, {len(self.outputs)} outputs, " \
+               f"{len(self.fgraph.apply_nodes)} nodes)"
+
+    def compiled(self, mode: Any) -> "InnerFunction":
+        """This graph compiled by ``mode`` (None: the default mode), once per mode."""
+        cache = self.__dict__.setdefault("_compiled", {})
+        key = id(mode) if mode is not None else None
+        found = cache.get(key)
+        if found is None or found.mode_ref is not mode:
+            found = cache[key] = InnerFunction(self, mode)
+        return found
+
+
+def _check_closed(inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
+    from jitgraph.graph.basic import graph_inputs
+
+    allowed = set(inputs)
+    for var in graph_inputs(list(outputs), list(inputs)):
+        if var not in allowed and not isinstance(var, Constant):
+            raise ValueError(f"the inner graph uses {var} ({var.type}), which is not one of its "
+                             "inputs")
+
+
+def graph_signature(fgraph: FunctionGraph) -> tuple:
+    """The structure of ``fgraph``: input types, each node (op, inputs, output types) in
+    topological order, and the outputs; constants appear by value."""
+    refs: dict[Variable, tuple] = {}
+    parts: list[tuple] = [("in", tuple(v.type for v in fgraph.inputs))]
+    for k, var in enumerate(fgraph.inputs):
+        refs[var] = ("i", k)
+
+    def ref(var: Variable) -> tuple:
+        found = refs.get(var)
+        if found is None:
+            if not isinstance(var, Constant):
+                raise ValueError(f"{var} is neither an input nor computed in the inner graph")
+            found = ("c", var.signature())
+        return found
+
+    for n, node in enumerate(fgraph.toposort()):
+        parts.append((node.op, tuple(ref(v) for v in node.inputs),
+                      tuple(o.type for o in node.outputs)))
+        for j, out in enumerate(node.outputs):
+            refs[out] = ("n", n, j)
+    parts.append(("out", tuple(ref(v) for v in fgraph.outputs)))
+    return tuple(parts)
+
+
+class InnerFunction:
+    """An inner graph compiled by a mode: set ``input_cells[i][0]``, call ``run()``, read
+    ``output_cells[j][0]``. The graph's inputs are never overwritten by the program."""
+
+    def __init__(self, inner: InnerGraph, mode: Any) -> None:
+        from jitgraph.compile.function import FunctionMaker
+        from jitgraph.compile.mode import get_mode
+
+        self.mode_ref = mode
+        self.mode = get_mode(mode)
+        fg = inner.fgraph
+        maker = FunctionMaker(list(fg.inputs), list(fg.outputs), self.mode,
+                              no_default_updates=True, on_unused_input="ignore",
+                              name="inner graph")
+        self.maker = maker
+        self.program = maker.program
+        self.input_cells = self.program.input_cells
+        self.output_cells = self.program.output_cells
+        self.run = self.program.run
+
+    @property
+    def fgraph(self) -> FunctionGraph:
+        """The rewritten graph the program runs."""
+        return self.maker.fgraph

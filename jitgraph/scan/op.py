@@ -1,0 +1,131 @@
+"""The Scan op: a loop whose body is an inner graph (see :mod:`jitgraph.scan.info` for the
+layout of its inputs and outputs).
+
+``perform`` runs the inner graph, compiled once by the op's mode, once per step
+(:mod:`jitgraph.scan.runner`); the gradient is another Scan running backwards
+(:mod:`jitgraph.scan.gradient`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.op import Op
+from jitgraph.scan.info import ScanInfo
+from jitgraph.scan.inner import InnerGraph
+
+
+class Scan(Op):
+    """A loop over ``n_steps`` steps of the inner graph ``inner``.
+
+    ``mode`` compiles the inner graph (None: the default mode); ``truncate_gradient`` limits
+    back-propagation through time to that many steps (-1: all); ``name`` appears in printing
+    (``for{cpu,name}``).
+    """
+
+    __props__ = ("info", "inner", "mode", "name", "truncate_gradient")
+
+    def __init__(self, info: ScanInfo, inner: InnerGraph, mode: Any = None,
+                 name: str = "scan_fn", truncate_gradient: int = -1) -> None:
+        if len(inner.inputs) != info.n_inner_inputs:
+            raise ValueError(f"the inner graph has {len(inner.inputs)} inputs, the layout "
+                             f"expects {info.n_inner_inputs}")
+        if len(inner.outputs) != info.n_inner_outputs:
+            raise ValueError(f"the inner graph has {len(inner.outputs)} outputs, the layout "
+                             f"expects {info.n_inner_outputs}")
+        self.info = info
+        self.inner = inner
+        self.mode = mode
+        self.name = name or "scan_fn"
+        self.truncate_gradient = int(truncate_gradient)
+
+    def __str__(self) -> str:
+        return f"for{{cpu,{self.name}}}"
+
+    __repr__ = __str__
+
+    # -- building ---------------------------------------------------------------------------
+    def make_node(self, *inputs: Any) -> Apply:
+        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.type import TensorType
+
+        info = self.info
+        if len(inputs) != info.n_outer_inputs:
+            raise ValueError(f"{self} expects {info.n_outer_inputs} inputs, got {len(inputs)}")
+        inputs = [as_tensor_variable(v) if not isinstance(v, Variable) else v for v in inputs]
+        n_steps = inputs[0]
+        if n_steps.ndim != 0 or n_steps.dtype not in ("int64", "int32", "int16", "int8",
+                                                       "uint8", "uint16", "uint32"):
+            raise TypeError(f"n_steps of {self} must be an integer scalar, got {n_steps.type}")
+        inner_in = self.inner.inputs
+        for j, (outer, inner) in enumerate(zip(inputs[info.outer_seqs()],
+                                               inner_in[info.inner_seqs()])):
+            _expect(outer, _stacked(inner.type), f"sequence {j}")
+        for k, outer in enumerate(inputs[info.outer_inits()]):
+            tap_var = inner_in[info.inner_taps(k)][0]
+            _expect(outer, _stacked(tap_var.type), f"initial buffer of recurrent output {k}")
+        for s, (outer, inner) in enumerate(zip(inputs[info.outer_shared()],
+                                               inner_in[info.inner_shared()])):
+            _expect(outer, inner.type, f"shared state {s}")
+        for j, (outer, inner) in enumerate(zip(inputs[info.outer_non_seqs()],
+                                               inner_in[info.inner_non_seqs()])):
+            _expect(outer, inner.type, f"non-sequence {j}")
+        inner_out = self.inner.outputs
+        outputs = []
+        for var in inner_out[info.rec_outputs()] + inner_out[info.nit_outputs()]:
+            outputs.append(TensorType(var.type.dtype, (False,) + var.type.broadcastable)())
+        for var in inner_out[info.shared_outputs()]:
+            outputs.append(var.type())
+        return Apply(self, inputs, outputs)
+
+    def do_constant_folding(self, node: Apply) -> bool:
+        return False  # running a loop while rewriting costs more than it saves
+
+    # -- evaluation -------------------------------------------------------------------------
+    def inner_function(self) -> Any:
+        """The inner graph compiled by this op's mode (compiled on first use)."""
+        return self.inner.compiled(self.mode)
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        from jitgraph.scan.runner import run_scan
+
+        run_scan(self, inputs, output_storage)
+
+    # -- shapes -----------------------------------------------------------------------------
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
+                    ) -> list[tuple]:
+        from jitgraph.scan.shapes import scan_output_shapes
+
+        return scan_output_shapes(self, node, input_shapes)
+
+    # -- gradient ---------------------------------------------------------------------------
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        from jitgraph.scan.gradient import connection_pattern
+
+        return connection_pattern(self, node)
+
+    def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
+             output_grads: Sequence[Variable]) -> list:
+        from jitgraph.scan.gradient import scan_grad
+
+        return scan_grad(self, list(inputs), list(outputs), list(output_grads))
+
+
+def _stacked(vtype: Any) -> Any:
+    """The type of a sequence of values of type ``vtype`` (one more, leading, dimension)."""
+    from jitgraph.tensor.type import TensorType
+
+    return TensorType(vtype.dtype, (False,) + vtype.broadcastable)
+
+
+def _expect(outer: Variable, wanted: Any, what: str) -> None:
+    if outer.type == wanted:
+        return
+    same_kind = (getattr(outer.type, "dtype", None) == getattr(wanted, "dtype", None)
+                 and getattr(outer.type, "ndim", None) == getattr(wanted, "ndim", None))
+    if same_kind and all(o or not w for o, w in zip(outer.type.broadcastable,
+                                                    wanted.broadcastable)):
+        return  # more broadcastable than needed: the value fits
+    raise TypeError(f"the {what} of scan has type {outer.type}, but the inner graph expects "
+                    f"{wanted}")

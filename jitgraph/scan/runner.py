@@ -1,0 +1,160 @@
+"""The loop behind ``Scan.perform``: the compiled inner program run once per step.
+
+Every output buffer is allocated once, before the first step (nit-sot buffers at the first step,
+when the shape of a step's value is known); each step reads its sequence slices and taps as views
+of the outer arrays (``a[t, ...]``: 0-d views, never NumPy scalars) and copies its results into
+the buffers. A recurrent output kept only in part (``info.keep``) lives in a ring buffer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+
+class ScanStepError(RuntimeError):
+    """A step's value does not fit the loop (its shape changed between steps)."""
+
+
+def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
+    info = op.info
+    fn = op.inner_function()
+    n_steps = _check_n_steps(op, inputs[0])
+    seqs = list(inputs[info.outer_seqs()])
+    for j, seq in enumerate(seqs):
+        if seq.shape[0] < n_steps:
+            raise ValueError(f"sequence {j} of scan {op.name!r} has {seq.shape[0]} entries, "
+                             f"fewer than the {n_steps} steps asked for (n_steps)")
+    recs = [_RecBuffer(op, k, init, n_steps) for k, init in
+            enumerate(inputs[info.outer_inits()])]
+    shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v
+              for v in inputs[info.outer_shared()]]
+    in_cells = fn.input_cells
+    out_cells = fn.output_cells
+    for cell, value in zip(in_cells[info.inner_non_seqs()], inputs[info.outer_non_seqs()]):
+        cell[0] = value
+    seq_cells = in_cells[info.inner_seqs()]
+    tap_reads = [(cell, rec, tap) for rec in recs
+                 for cell, tap in zip(in_cells[info.inner_taps(rec.k)], rec.taps)]
+    shared_in = in_cells[info.inner_shared()]
+    rec_out = out_cells[info.rec_outputs()]
+    nit_out = out_cells[info.nit_outputs()]
+    shared_out = out_cells[info.shared_outputs()]
+    cond_cell = out_cells[-1] if info.as_while else None
+    nits: list[Any] = [None] * info.n_nit_sot
+    run = fn.run
+    done = n_steps
+    for t in range(n_steps):
+        for cell, seq in zip(seq_cells, seqs):
+            cell[0] = seq[t, ...]
+        for cell, rec, tap in tap_reads:
+            cell[0] = rec.read(t, tap)
+        for cell, value in zip(shared_in, shared):
+            cell[0] = value
+        try:
+            run()
+        except Exception as exc:
+            exc.add_note(f"(in step {t} of scan {op.name!r})")
+            raise
+        for rec, cell in zip(recs, rec_out):
+            rec.write(t, cell[0])
+        for i, cell in enumerate(nit_out):
+            nits[i] = _store_nit(op, i, nits[i], t, cell[0], n_steps)
+        for i, cell in enumerate(shared_out):
+            value = cell[0]
+            shared[i] = value.copy() if isinstance(value, np.ndarray) else value
+        if cond_cell is not None and _stop(op, cond_cell[0]):
+            done = t + 1
+            break
+    _finish(op, output_storage, recs, nits, shared, done, n_steps)
+
+
+def _check_n_steps(op: Any, value: Any) -> int:
+    n_steps = int(value)
+    if n_steps < 0:
+        raise IndexError(f"scan {op.name!r} was asked to run a negative number of steps "
+                         f"({n_steps}); give a non-negative n_steps (a constant negative "
+                         "n_steps runs the loop backwards)")
+    return n_steps
+
+
+def _stop(op: Any, cond: Any) -> bool:
+    arr = np.asarray(cond)
+    if arr.size != 1:
+        raise ValueError(f"the until condition of scan {op.name!r} must be a scalar, got shape "
+                         f"{arr.shape}")
+    return bool(arr)
+
+
+def _store_nit(op: Any, i: int, buf: Any, t: int, value: Any, n_steps: int) -> np.ndarray:
+    value = np.asarray(value)
+    if buf is None:
+        buf = np.empty((n_steps,) + value.shape, dtype=value.dtype)
+    elif value.shape != buf.shape[1:]:
+        raise ScanStepError(f"output {op.info.n_rec + i} of scan {op.name!r} (not fed back) has "
+                            f"shape {value.shape} at step {t} but {buf.shape[1:]} at step 0; "
+                            "every step must give the same shape")
+    buf[t] = value
+    return buf
+
+
+class _RecBuffer:
+    """The buffer of one recurrent output: its initial entries, then one entry per step."""
+
+    def __init__(self, op: Any, k: int, init: np.ndarray, n_steps: int) -> None:
+        info = op.info
+        self.op = op
+        self.k = k
+        self.taps = info.rec_taps[k]
+        self.n_init = n_init = info.n_init(k)
+        if init.shape[0] < n_init:
+            raise ValueError(f"the initial value of recurrent output {k} of scan {op.name!r} "
+                             f"has {init.shape[0]} entries, but its taps {list(self.taps)} "
+                             f"need {n_init}")
+        self.keep = info.keep[k]
+        total = n_init + n_steps
+        # A ring buffer must hold the taps a step reads plus the entry it writes.
+        self.size = total if not self.keep else min(total, max(self.keep, n_init + 1))
+        self.ring = self.size < total
+        self.buf = np.empty((self.size,) + init.shape[1:], dtype=init.dtype)
+        self.buf[:n_init] = init[:n_init]
+        self.state_shape = init.shape[1:]
+
+    def read(self, t: int, tap: int) -> np.ndarray:
+        pos = t + self.n_init + tap
+        return self.buf[pos % self.size if self.ring else pos, ...]
+
+    def write(self, t: int, value: Any) -> None:
+        shape = np.shape(value)
+        if shape != self.state_shape:
+            op = self.op
+            raise ScanStepError(
+                f"recurrent output {self.k} of scan {op.name!r} has shape {shape} at step {t}, "
+                f"but its initial value (outputs_info) has shape {self.state_shape}; the step "
+                "function must return values of the initial value's shape")
+        pos = t + self.n_init
+        self.buf[pos % self.size if self.ring else pos] = value
+
+    def result(self, done: int) -> np.ndarray:
+        total = self.n_init + done
+        if not self.keep:
+            return self.buf[:total] if total < self.size else self.buf
+        m = min(self.keep, total)
+        if not self.ring:
+            return self.buf[total - m:total]
+        return self.buf[[p % self.size for p in range(total - m, total)]]
+
+
+def _finish(op: Any, output_storage: list, recs: list, nits: list, shared: list, done: int,
+            n_steps: int) -> None:
+    info = op.info
+    for rec, cell in zip(recs, output_storage[info.rec_outputs()]):
+        cell[0] = rec.result(done)
+    for i, (buf, cell) in enumerate(zip(nits, output_storage[info.nit_outputs()])):
+        if buf is None:  # no step ran: the shape of a step's value is unknown
+            var = op.inner.outputs[info.n_rec + i]
+            buf = np.empty((0,) * (var.type.ndim + 1), dtype=var.type.dtype)
+        cell[0] = buf[:done] if done < n_steps else buf
+    for value, cell in zip(shared, output_storage[info.shared_outputs()]):
+        cell[0] = value

@@ -1,0 +1,7 @@
+"""Theano's ``theano.scan_module`` path: re-exports :mod:`jitgraph.scan`."""
+
+from jitgraph.scan import (OrderedUpdates, Scan, foldl, foldr, map, reduce,  # noqa: F401,A004
+                           scan, scan_checkpoints, until)
+
+__all__ = ["scan", "map", "reduce", "foldl", "foldr", "scan_checkpoints", "until", "Scan",
+           "OrderedUpdates"]
