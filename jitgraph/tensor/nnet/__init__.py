@@ -304,3 +304,32 @@ def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> Variable:
         return crossentropy_categorical_1hot(coding, target)
     raise TypeError(f"categorical_crossentropy: rank mismatch between coding_dist "
                     f"({coding.type}) and true_dist ({target.type})")
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolutional-network names, imported on first use (PEP 562) so that importing this package
+# stays cheap; Theano's submodules (conv, abstract_conv, bn, neighbours, ...) load the same way.
+
+_LAZY: dict[str, str] = {
+    "conv2d": "jitgraph.tensor.conv_functions",
+    "conv3d": "jitgraph.tensor.conv_functions",
+    "conv2d_transpose": "jitgraph.tensor.conv_functions",
+    "conv2d_grad_wrt_inputs": "jitgraph.tensor.conv_functions",
+    "conv2d_grad_wrt_weights": "jitgraph.tensor.conv_functions",
+    "separable_conv2d": "jitgraph.tensor.conv_functions",
+    "ConvOp": "jitgraph.tensor.conv_legacy",
+}
+_SUBMODULES = ("abstract_conv", "bn", "conv", "corr", "corr3d", "neighbours")
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
