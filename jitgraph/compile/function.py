@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import copy as _copy
 import time
 import warnings
 from typing import Any, Sequence
 
-from jitgraph.compile.io import In, Out
+from jitgraph.compile.givens import Substitution, normalize_givens
+from jitgraph.compile.io import In, Out, SymbolicInput, SymbolicOutput
 from jitgraph.compile.mode import Mode, get_mode
 from jitgraph.compile.sharedvalue import SharedVariable
-from jitgraph.graph.basic import Constant, Variable, ancestors, clone_replace, graph_inputs
+from jitgraph.graph.basic import Constant, Variable, ancestors, graph_inputs
 from jitgraph.graph.fg import FunctionGraph
 
 
@@ -33,6 +35,10 @@ def function(inputs: Sequence[Any], outputs: Any = None, mode: Any = None, updat
     if not isinstance(inputs, (list, tuple)):
         raise TypeError("function inputs must be a list or tuple of variables (did you pass a "
                         "single variable? use [x])")
+    for k, item in enumerate(inputs):
+        if isinstance(item, SymbolicInput) and not isinstance(item, In):
+            raise TypeError(f"function input {k} is a {type(item).__name__}, the base class of "
+                            "In; pass the variable itself or In(variable, ...)")
     if name is None:
         name = _caller_location()
     maker = FunctionMaker(
@@ -97,24 +103,16 @@ class FunctionMaker:
         self.mode = mode
         self.name = name
         self.allow_input_downcast = allow_input_downcast
-        self.inputs = [i if isinstance(i, In) else In(i) for i in inputs]
+        self.inputs = [i if isinstance(i, SymbolicInput) else In(i) for i in inputs]
         self.unpack_single, out_specs = _normalize_outputs(outputs)
         self.outputs = out_specs
-        self.updates = _normalize_updates(updates)
         self.profile = profile
         self._original = (list(inputs), outputs, updates, givens, no_default_updates)
-        out_vars = [o.variable for o in self.outputs]
-        update_exprs = [u for _, u in self.updates]
-        for inp in self.inputs:
-            if inp.update is not None:
-                raise NotImplementedError("In(update=...) is not supported; use updates=")
-        if givens:
-            out_vars, update_exprs = _apply_givens(out_vars, update_exprs, givens)
+        #: shared variables replaced by ``Function.copy(swap=...)``: original -> replacement
+        self.swapped: dict[SharedVariable, SharedVariable] = {}
         explicit = [i.variable for i in self.inputs]
         _check_inputs_distinct(explicit)
-        self._add_default_updates(out_vars, update_exprs, explicit, no_default_updates)
-        update_exprs = [u for _, u in self.updates]
-        needed = out_vars + update_exprs
+        needed = self._computations(explicit, updates, givens, no_default_updates)
         self.shared_inputs = [v for v in graph_inputs(needed)
                               if isinstance(v, SharedVariable) and v not in explicit]
         for var, _ in self.updates:
@@ -184,24 +182,104 @@ class FunctionMaker:
 
         protect_inputs(fgraph, [fgraph.inputs[k] for k in self._mutable_inputs()])
 
-    def _add_default_updates(self, out_vars: list, update_exprs: list, explicit: list,
-                             no_default_updates: Any) -> None:
+    def _computations(self, explicit: list, updates: Any, givens: Any,
+                      no_default_updates: Any) -> list[Variable]:
+        """What the graph computes, ``givens`` applied: the outputs, then the shared-variable
+        updates (explicit, then default ones; set in ``self.updates``), then the updates of
+        ``In(update=...)`` inputs (set in ``self.input_updates``)."""
+        substitute = Substitution(normalize_givens(givens, explicit))
+        self.updates = _normalize_updates(updates)
+        input_updates = _input_updates(self.inputs)
+        n_out, n_upd = len(self.outputs), len(self.updates)
+        computed = substitute([o.variable for o in self.outputs]
+                              + [u for _, u in self.updates] + [u for _, u in input_updates])
+        self.updates = [(var, expr) for (var, _), expr in
+                        zip(self.updates, computed[n_out:n_out + n_upd])]
+        #: ``(position, expression)``: the value an ``In(update=...)`` input keeps for the
+        #: next call
+        self.input_updates = [(k, expr) for (k, _), expr in
+                              zip(input_updates, computed[n_out + n_upd:])]
+        self._add_default_updates(computed, explicit, no_default_updates, substitute)
+        return (computed[:n_out] + [u for _, u in self.updates]
+                + [u for _, u in self.input_updates])
+
+    def _add_default_updates(self, computed: list, explicit: list, no_default_updates: Any,
+                             substitute: Substitution) -> None:
+        """Add the ``default_update`` of every shared variable the graph reaches (after
+        ``givens``) that has no explicit update and is not excluded by ``no_default_updates``
+        (True, or a list of shared variables); ``givens`` apply to the default updates too."""
         if no_default_updates is True:
             return
         skip = set(no_default_updates or ())
         updated = {v for v, _ in self.updates}
-        pending = list(out_vars + update_exprs)
+        pending = list(computed)
         while pending:
             fresh = []
             for var in graph_inputs(pending):
                 default = getattr(var, "default_update", None)
                 if (isinstance(var, SharedVariable) and default is not None and var not in updated
                         and var not in skip and var not in explicit):
-                    expr = _normalize_updates([(var, default)])[0]
-                    self.updates.append(expr)
+                    target, expr = _normalize_updates([(var, default)])[0]
+                    expr = substitute([expr])[0]
+                    self.updates.append((target, expr))
                     updated.add(var)
-                    fresh.append(expr[1])
+                    fresh.append(expr)
             pending = fresh
+
+    # -- what Function.copy builds on ------------------------------------------------------
+    def relinked(self) -> "FunctionMaker":
+        """This maker with a program of its own for the same graph (separate storage)."""
+        twin = _copy.copy(self)
+        twin.program = self.mode.linker.make_program(self.fgraph)
+        return twin
+
+    def without_updates(self) -> "FunctionMaker":
+        """A maker for the same outputs with no update at all: neither explicit, default nor
+        ``In(update=...)`` ones (the graph is rebuilt: in-place rewrites may have relied on an
+        update replacing a shared value)."""
+        inputs, outputs, _, givens, _ = self._original
+        maker = FunctionMaker(
+            [_without_update(i) for i in inputs], outputs, self.mode, givens=givens,
+            no_default_updates=True, allow_input_downcast=self.allow_input_downcast,
+            on_unused_input="ignore", profile=self.profile, name=self.name)
+        if not self.swapped:
+            return maker
+        swapped = maker.with_shared_swapped(self.swapped, missing_ok=True)
+        swapped.swapped = dict(self.swapped)
+        return swapped
+
+    def with_shared_swapped(self, swap: dict, missing_ok: bool = False) -> "FunctionMaker":
+        """This maker reading and updating other shared variables (of the same types) in
+        place of the keys of ``swap``; the compiled program is position-based and unchanged.
+        ``missing_ok`` skips keys the function does not use (a copy without its updates may
+        no longer read a shared variable the original only updated)."""
+        position = {var: k for k, var in enumerate(self.shared_inputs)}
+        if missing_ok:
+            swap = {old: new for old, new in swap.items() if old in position}
+        for old, new in swap.items():
+            if not isinstance(old, SharedVariable):
+                raise TypeError(f"swap: the keys must be shared variables of the function, got "
+                                f"{old} ({type(old).__name__})")
+            if not isinstance(new, SharedVariable):
+                raise TypeError(f"swap: {old} must be swapped with a shared variable, got "
+                                f"{new} ({type(new).__name__})")
+            if old not in position:
+                raise ValueError(f"swap: shared variable {old} is not used by this function; "
+                                 f"its shared variables are {self.shared_inputs}")
+            if old.type != new.type:
+                raise TypeError(f"swap: {old} has type {old.type} but {new} has type "
+                                f"{new.type}; swap it with a shared variable of the same type")
+        twin = _copy.copy(self)
+        twin.shared_inputs = [swap.get(v, v) for v in self.shared_inputs]
+        if len(set(twin.shared_inputs)) != len(twin.shared_inputs):
+            raise ValueError("swap: two shared variables of the function would become the same "
+                             f"one ({twin.shared_inputs})")
+        twin.updates = [(swap.get(v, v), expr) for v, expr in self.updates]
+        swapped = {orig: swap.get(cur, cur) for orig, cur in self.swapped.items()}
+        replaced = set(self.swapped.values())
+        swapped.update({old: new for old, new in swap.items() if old not in replaced})
+        twin.swapped = swapped
+        return twin
 
     def create(self) -> "Function":
         return Function(self)
@@ -220,20 +298,35 @@ def _normalize_outputs(outputs: Any) -> tuple[bool, list[Out]]:
     items = [outputs] if single else list(outputs)
     specs = []
     for item in items:
-        if isinstance(item, Out):
+        if isinstance(item, SymbolicOutput):
             specs.append(item)
         else:
             specs.append(Out(item if isinstance(item, Variable) else as_tensor_variable(item)))
     return single, specs
 
 
-def _apply_givens(out_vars: list, update_exprs: list, givens: Any) -> tuple[list, list]:
-    pairs = list(givens.items()) if isinstance(givens, dict) else list(givens)
-    for old, new in pairs:
-        if not isinstance(old, Variable):
-            raise TypeError(f"givens keys must be variables, got {type(old).__name__}")
-    replaced = clone_replace(out_vars + update_exprs, pairs)
-    return replaced[:len(out_vars)], replaced[len(out_vars):]
+def _input_updates(inputs: list[SymbolicInput]) -> list[tuple[int, Variable]]:
+    """``(position, expression)`` of the inputs given with ``In(update=...)``, type-checked."""
+    result = []
+    for k, inp in enumerate(inputs):
+        if inp.update is None:
+            continue
+        var = inp.variable
+        converted = var.type.convert_variable(inp.update)
+        if converted is None:
+            raise TypeError(f"input {inp.name or var} has type {var.type} but its update "
+                            f"{inp.update} has type {inp.update.type}; the update must have the "
+                            "input's type")
+        result.append((k, converted))
+    return result
+
+
+def _without_update(inp: Any) -> Any:
+    if not isinstance(inp, SymbolicInput) or inp.update is None:
+        return inp
+    stripped = _copy.copy(inp)
+    stripped.update = None
+    return stripped
 
 
 def _check_inputs_distinct(inputs: list) -> None:
@@ -241,6 +334,10 @@ def _check_inputs_distinct(inputs: list) -> None:
     for i, var in enumerate(inputs):
         if isinstance(var, Constant):
             raise TypeError(f"input {i} ({var}) is a constant; constants cannot be inputs")
+        if isinstance(var, SharedVariable):
+            raise TypeError(f"input {i} ({var}) is a shared variable: functions read shared "
+                            "variables implicitly. To pass its value explicitly, use a new input "
+                            "and givens={shared_var: new_input}")
         if var.owner is not None:
             raise TypeError(f"input {i} ({var}) is computed by {var.owner.op}; inputs must be "
                             "free variables (use givens to substitute an expression)")

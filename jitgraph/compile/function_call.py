@@ -30,9 +30,10 @@ class Function:
         self._n_explicit = len(maker.inputs)
         self._input_cells = program.input_cells[:self._n_explicit]
         self._shared_cells = list(zip(maker.shared_inputs, program.input_cells[self._n_explicit:]))
-        n_out = len(maker.outputs)
+        n_out, n_upd = len(maker.outputs), len(maker.updates)
         self._output_cells = program.output_cells[:n_out]
-        self._update_cells = list(zip([v for v, _ in maker.updates], program.output_cells[n_out:]))
+        self._update_cells = list(zip([v for v, _ in maker.updates],
+                                      program.output_cells[n_out:n_out + n_upd]))
         self._copy_output = _outputs_needing_copy(maker)
         # GPU programs leave some outputs on the device: they are returned as NumPy arrays
         # unless the output was asked for with Out(..., borrow=True).
@@ -40,13 +41,20 @@ class Function:
         self._download = [k in device_outputs and not spec.borrow
                           for k, spec in enumerate(maker.outputs)]
         # (a host shared variable updated on the device gets a NumPy value)
-        self._update_download = [n_out + k in device_outputs for k in range(len(maker.updates))]
+        self._update_download = [n_out + k in device_outputs for k in range(n_upd)]
+        # In(update=...) inputs: (position, cell of the new value, whether to download it)
+        self._input_update_cells = [
+            (k, program.output_cells[n_out + n_upd + j], n_out + n_upd + j in device_outputs)
+            for j, (k, _) in enumerate(getattr(maker, "input_updates", ()))]
         # Explicit inputs that go straight to the device accept a CuPy array as it is.
         self._device_inputs = {k for k in getattr(program, "device_inputs", ())
                                if k < len(maker.inputs)}
         self._names = {inp.name: k for k, inp in enumerate(maker.inputs) if inp.name}
-        self._defaults = [inp.value for inp in maker.inputs]
         self._filters = [self._input_filter(inp) for inp in maker.inputs]
+        # The value each input takes when a call leaves it out (None: the input is required);
+        # f[name] reads and sets it, an In(update=...) input's update replaces it after a call.
+        self._defaults = [self._checked_default(k, getattr(inp, "value", None))
+                          for k, inp in enumerate(maker.inputs)]
         # An ndarray of exactly the input's dtype and rank needs no conversion when the type has
         # no broadcastable dimension to check: the common case skips TensorType.filter.
         self._fast_types = [_fast_type(inp.variable.type) for inp in maker.inputs]
@@ -55,7 +63,15 @@ class Function:
         # The numpy.seterr_* flags are read-only: their errstate is fixed for the process.
         self._seterr = config.seterr_kwargs()
         self._needs_errstate = getattr(program, "needs_errstate", True) and bool(self._seterr)
-        self._clear_outputs = bool(maker.mode.linker.allow_gc)
+        # With allow_gc the output cells are emptied after a call, except those of constant
+        # outputs: nothing would fill them again.
+        self._cells_to_clear = [
+            cell for cell, var in zip(self._output_cells, maker.fgraph.outputs)
+            if not isinstance(var, Constant)] if maker.mode.linker.allow_gc else []
+        # Calls with exactly this many positional arguments (and no keywords) skip _bind;
+        # -1 when an implicit input must be checked there.
+        self._n_positional = (-1 if any(inp.implicit for inp in maker.inputs)
+                              else self._n_explicit)
 
     def _input_filter(self, inp: Any):
         allow = inp.allow_downcast
@@ -69,7 +85,7 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         profile = self.profile
         t0 = time.perf_counter() if profile is not None else 0.0
-        if kwargs or len(args) != self._n_explicit:
+        if kwargs or len(args) != self._n_positional:
             args = self._bind(args, kwargs)
         cells = self._input_cells
         if self.trust_input:
@@ -109,9 +125,10 @@ class Function:
             outputs.append(value.copy() if needs_copy and hasattr(value, "copy") else value)
         for (var, cell), download in zip(self._update_cells, self._update_download):
             var._value = cell[0].get() if download else cell[0]
-        if self._clear_outputs:
-            for cell in self._output_cells:
-                cell[0] = None
+        for k, cell, download in self._input_update_cells:
+            self._defaults[k] = cell[0].get() if download else cell[0]
+        for cell in self._cells_to_clear:
+            cell[0] = None
         if profile is not None:
             profile.record_call(t2 - t1, time.perf_counter() - t0)
         if self.maker.unpack_single:
@@ -132,9 +149,12 @@ class Function:
                 raise TypeError(f"input {key!r} given twice (positionally and by name)")
             values[k] = value
         for k, value in enumerate(values):
+            if value is not _MISSING and self.maker.inputs[k].implicit:
+                raise TypeError(f"input {k} ({self.maker.inputs[k].name}) of function "
+                                f"{self.name} is implicit: it always takes its own value")
             if value is _MISSING:
-                if self._defaults[k] is None:
-                    inp = self.maker.inputs[k]
+                inp = self.maker.inputs[k]
+                if getattr(inp, "value", None) is None:  # an input without default value
                     raise TypeError(f"missing input {k} ({inp.name or inp.variable}) of "
                                     f"function {self.name}")
                 values[k] = self._defaults[k]
@@ -144,33 +164,68 @@ class Function:
     def copy(self, share_memory: bool = False, swap: dict | None = None,
              delete_updates: bool = False, name: str | None = None, profile: Any = None
              ) -> "Function":
-        """A new function computing the same graph; ``swap`` maps shared variables to others."""
-        from jitgraph.compile.function import FunctionMaker
+        """A new function computing the same outputs.
 
+        ``swap`` maps shared variables of this function to other shared variables of the same
+        types, which the copy reads and updates instead; ``delete_updates`` gives a copy that
+        updates nothing (neither shared variables nor ``In(update=...)`` inputs);
+        ``share_memory`` lets the copy use this function's intermediate storage (otherwise it
+        gets its own). The inputs' default values start from those given to ``In``, not from
+        this function's current ones. As in Theano, a copy returns its outputs as a list even
+        when the function was built with a single output.
+        """
         maker = self.maker
-        fgraph, equiv = maker.fgraph.clone_get_equiv()
-        swap = swap or {}
-        for old, new in swap.items():
-            if old.type != new.type:
-                raise TypeError(f"swap: {old} and {new} have different types")
-            pos = maker.fgraph.inputs.index(old)
-            fgraph.inputs[pos] = new
-            _rewire(fgraph, equiv[old], new)
-        updates = [] if delete_updates else [(swap.get(v, v), u) for v, u in maker.updates]
         if delete_updates:
-            for _ in maker.updates:
-                fgraph.outputs.pop()
-        new_maker = FunctionMaker.__new__(FunctionMaker)
-        new_maker.__dict__.update(maker.__dict__)
-        new_maker.fgraph = fgraph
-        new_maker.updates = updates
-        new_maker.shared_inputs = [swap.get(v, v) for v in maker.shared_inputs]
-        new_maker.name = name or maker.name
+            if swap:
+                maker.with_shared_swapped(swap)  # checks swap against this function
+            new_maker = maker.without_updates()
+        elif share_memory and not profile and self.profile is None:
+            new_maker = _copy.copy(maker)  # the same program: its storage is shared
+        else:
+            new_maker = maker.relinked()
+        if swap:
+            new_maker = new_maker.with_shared_swapped(swap, missing_ok=delete_updates)
+        new_maker.name = name if name is not None else (
+            f"{maker.name} copy" if maker.name else None)
         new_maker.profile = maker.profile if profile is None else profile
-        new_maker.program = maker.mode.linker.make_program(fgraph)
-        fn = Function(new_maker)
-        fn.trust_input = self.trust_input
-        return fn
+        new_maker.unpack_single = False
+        return Function(new_maker)
+
+    # -- inputs' default values and state ---------------------------------------------------
+    def __getitem__(self, key: Any) -> Any:
+        """The value input ``key`` (its name or variable) takes when a call leaves it out."""
+        return self._defaults[self._input_position(key)]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """Set the value input ``key`` (its name or variable) takes when a call leaves it out."""
+        k = self._input_position(key)
+        self._defaults[k] = self._checked_default(k, value)
+
+    @property
+    def value(self) -> "InputValues":
+        """``f.value[key]``: the same as ``f[key]``."""
+        return InputValues(self)
+
+    def _input_position(self, key: Any) -> int:
+        if isinstance(key, str):
+            k = self._names.get(key)
+        else:
+            k = next((k for k, inp in enumerate(self.maker.inputs)
+                      if inp.variable is key or inp is key), None)
+        if k is None:
+            raise TypeError(f"function {self.name} has no input {key!r}; its named inputs are "
+                            f"{sorted(self._names)}")
+        return k
+
+    def _checked_default(self, k: int, value: Any) -> Any:
+        if value is None:
+            return None
+        try:
+            return self._filters[k](value)
+        except (TypeError, ValueError) as exc:
+            inp = self.maker.inputs[k]
+            raise type(exc)(f"the value of input {k} ({inp.name or inp.variable}) does not fit "
+                            f"its type {inp.variable.type}: {exc}") from None
 
     def free(self) -> None:
         """Drop intermediate values held between calls (with allow_gc=False)."""
@@ -186,7 +241,8 @@ class Function:
         state = {"original": maker._original, "mode": maker.mode, "name": self.name,
                  "fgraph": (maker.fgraph.inputs, maker.fgraph.outputs),
                  "allow_input_downcast": maker.allow_input_downcast,
-                 "trust_input": self.trust_input}
+                 "trust_input": self.trust_input, "swapped": maker.swapped,
+                 "unpack_single": maker.unpack_single, "defaults": self._defaults}
         return (_unpickle_function, (state,))
 
     def __repr__(self) -> str:
@@ -194,6 +250,19 @@ class Function:
 
 
 _MISSING = object()
+
+
+class InputValues:
+    """``Function.value``: the inputs' default values by name or variable."""
+
+    def __init__(self, function: Function) -> None:
+        self._function = function
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._function[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._function[key] = value
 
 
 def _fast_type(vtype: Any) -> tuple[np.dtype, int] | None:
@@ -212,17 +281,6 @@ def _device_value_fits(value: Any, vtype: Any) -> bool:
     return (bcast is not None and value.dtype.name == getattr(vtype, "dtype", None)
             and value.ndim == len(bcast)
             and all(n == 1 for b, n in zip(bcast, value.shape) if b))
-
-
-def _rewire(fgraph: Any, old: Variable, new: Variable) -> None:
-    for node, i in list(fgraph.clients.get(old, [])):
-        if node == "output":
-            fgraph.outputs[i] = new
-        else:
-            node.inputs[i] = new
-    fgraph.clients[new] = fgraph.clients.pop(old, [])
-    fgraph.variables.discard(old)
-    fgraph.variables.add(new)
 
 
 def _bad_input(inp: Any, k: int, value: Any, exc: Exception) -> TypeError:
@@ -279,8 +337,15 @@ def _unpickle_function(state: dict) -> Any:
                           no_default_updates=no_default,
                           allow_input_downcast=state["allow_input_downcast"],
                           on_unused_input="ignore", name=state["name"], **kwargs)
+    if state.get("swapped"):
+        swapped = state["swapped"]
+        maker = maker.with_shared_swapped(swapped, missing_ok=True)
+        maker.swapped = dict(swapped)
+    maker.unpack_single = state.get("unpack_single", maker.unpack_single)
     fn = maker.create()
     fn.trust_input = state["trust_input"]
+    if "defaults" in state:
+        fn._defaults = list(state["defaults"])  # the state the pickled function had reached
     return fn
 
 

@@ -1,47 +1,98 @@
-"""``In`` and ``Out``: per-input and per-output options of ``function``."""
+"""Per-input and per-output options of ``function``: ``In``, ``Out``, their bases
+``SymbolicInput`` / ``SymbolicOutput``, and ``Param`` (the deprecated spelling of ``In``)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from jitgraph.graph.basic import Variable
 
 
-class In:
-    """A function input with options: a default ``value``, an ``update`` expression,
-    ``mutable`` (the function may overwrite the passed array), ``strict`` typing,
-    ``allow_downcast``, and ``borrow``."""
+class SymbolicInput:
+    """What a function input is: the ``variable``, the ``name`` it may be passed by, an
+    ``update`` expression computing the value the input keeps for the next call, whether the
+    function may overwrite the passed array (``mutable``; the default when there is an update),
+    ``strict`` typing and ``allow_downcast``.
+
+    ``function`` takes :class:`In` (which adds a default ``value``), not this base class.
+    """
+
+    def __init__(self, variable: Variable, name: str | None = None, update: Any = None,
+                 mutable: bool | None = None, strict: bool = False,
+                 allow_downcast: bool | None = None, autoname: bool = True,
+                 implicit: bool = False) -> None:
+        if not isinstance(variable, Variable):
+            raise TypeError(f"{type(self).__name__}() expects a symbolic variable, got "
+                            f"{type(variable).__name__}")
+        if update is not None and not isinstance(update, Variable):
+            raise TypeError(f"the update of input {name or variable} must be a symbolic "
+                            f"expression of its new value, got {type(update).__name__}")
+        self.variable = variable
+        self.name = variable.name if name is None and autoname else name
+        self.update = update
+        self.mutable = mutable if mutable is not None else update is not None
+        self.strict = strict
+        self.allow_downcast = allow_downcast
+        self.implicit = implicit
+
+    def __str__(self) -> str:
+        if self.update is not None:
+            return f"In({self.variable} -> {self.update})"
+        return f"In({self.variable})"
+
+    __repr__ = __str__
+
+
+class In(SymbolicInput):
+    """A function input with options: a default ``value`` used when the call leaves the input
+    out (and, with ``update``, the state the function keeps between calls), plus everything
+    :class:`SymbolicInput` holds and ``borrow`` (the function may keep the passed array)."""
 
     def __init__(self, variable: Variable, name: str | None = None, value: Any = None,
                  update: Any = None, mutable: bool | None = None, strict: bool = False,
                  allow_downcast: bool | None = None, autoname: bool = True,
                  implicit: bool | None = None, borrow: bool | None = None,
                  shared: bool = False) -> None:
-        if not isinstance(variable, Variable):
-            raise TypeError(f"In() expects a variable, got {type(variable).__name__}")
-        self.variable = variable
-        self.name = name if name is not None or not autoname else variable.name
+        super().__init__(variable, name=name, update=update, mutable=mutable, strict=strict,
+                         allow_downcast=allow_downcast, autoname=autoname,
+                         implicit=bool(implicit))
         self.value = value
-        self.update = update
-        self.mutable = bool(mutable) if mutable is not None else update is not None
-        self.strict = strict
-        self.allow_downcast = allow_downcast
-        self.implicit = bool(implicit)
-        self.borrow = bool(borrow) if borrow is not None else self.mutable
+        self.borrow = borrow
         self.shared = shared
         if self.mutable and borrow is False:
-            raise ValueError("a mutable input must be borrowed: drop borrow=False")
+            raise ValueError(f"input {self.name or variable}: mutable=True lets the function "
+                             "overwrite the array it was passed, which implies borrowing it; "
+                             "drop borrow=False or mutable=True")
 
-    def __repr__(self) -> str:
-        return f"In({self.variable})"
+
+class Param(In):
+    """The old spelling of :class:`In` (``default`` is ``In``'s ``value``); deprecated."""
+
+    def __init__(self, variable: Variable, default: Any = None, name: str | None = None,
+                 mutable: bool = False, strict: bool = False,
+                 allow_downcast: bool | None = None, implicit: bool | None = None,
+                 borrow: bool | None = None) -> None:
+        warnings.warn("Param is deprecated: write In(variable, value=default) instead of "
+                      "Param(variable, default=default)", UserWarning, stacklevel=2)
+        super().__init__(variable, name=name, value=default, mutable=mutable, strict=strict,
+                         allow_downcast=allow_downcast, implicit=implicit,
+                         borrow=bool(borrow))
 
 
-class Out:
-    """A function output; ``borrow=True`` returns internal storage without a defensive copy."""
+class SymbolicOutput:
+    """A function output; ``borrow=True`` returns internal storage without a defensive copy
+    (the next call may overwrite it)."""
 
     def __init__(self, variable: Variable, borrow: bool = False) -> None:
         self.variable = variable
         self.borrow = borrow
 
-    def __repr__(self) -> str:
-        return f"Out({self.variable}, borrow={self.borrow})"
+    def __str__(self) -> str:
+        return f"Out({self.variable},{self.borrow})"
+
+    __repr__ = __str__
+
+
+class Out(SymbolicOutput):
+    """A function output with options (see :class:`SymbolicOutput`)."""
