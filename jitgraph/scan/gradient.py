@@ -33,8 +33,8 @@ def _differentiable(var: Variable) -> bool:
 def _is_zero(g: Any) -> bool:
     from jitgraph.tensor.basic import NotScalarConstantError, get_scalar_constant_value
 
-    if g is None:
-        return True
+    if g is None or not hasattr(getattr(g, "type", None), "broadcastable"):
+        return True  # no gradient, or a disconnected / undefined marker rather than a tensor
     try:
         return bool(get_scalar_constant_value(g) == 0)
     except (NotScalarConstantError, TypeError, ValueError):

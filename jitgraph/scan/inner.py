@@ -124,8 +124,30 @@ class InnerFunction:
         self.input_cells = self.program.input_cells
         self.output_cells = self.program.output_cells
         self.run = self.program.run
+        #: per output: whether its value may share memory with an input or a constant (a
+        #: caller handing it on must copy it)
+        self.output_aliases = [_may_alias_input(v, set(maker.fgraph.inputs))
+                               for v in maker.fgraph.outputs]
 
     @property
     def fgraph(self) -> FunctionGraph:
         """The rewritten graph the program runs."""
         return self.maker.fgraph
+
+
+def _may_alias_input(var: Variable, inputs: set) -> bool:
+    seen = set()
+    stack = [var]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if v in inputs or isinstance(v, Constant):
+            return True
+        if v.owner is None:
+            continue
+        op = v.owner.op
+        for j in op.view_map.get(v.index, []) + op.destroy_map.get(v.index, []):
+            stack.append(v.owner.inputs[j])
+    return False
