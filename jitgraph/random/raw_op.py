@@ -1,0 +1,161 @@
+"""``RandomFunction``: a draw from a NumPy ``RandomState`` as a graph op (Theano's raw_random).
+
+``RandomFunction(fn, outtype)(rstate, size, *args)`` returns ``(new_rstate, sample)``: it calls
+the generator's method ``fn`` (or a helper of :mod:`.raw_helpers`) as ``fn(rstate, *args, size)``
+on a copy of the ``RandomState`` (on the state itself once the in-place rewrite knows the old
+one is not needed), so the numbers are NumPy's legacy stream, the same in every NumPy version.
+It runs as a ``perform`` node inside compiled programs, as it does in Theano.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.op import Op
+from jitgraph.random import raw_helpers
+from jitgraph.random.random_state import RandomStateType
+from jitgraph.tensor.conversion import as_tensor_variable
+from jitgraph.tensor.type import TensorType
+
+#: the draws given by name: RandomState methods, or helpers that loop over broadcast parameters
+_BY_NAME: dict[str, Callable] = {
+    "random_integers": raw_helpers.random_integers_helper,
+    "choice": raw_helpers.choice_helper,
+    "permutation": raw_helpers.permutation_helper,
+    "multinomial": raw_helpers.multinomial_helper,
+}
+
+
+def _resolve(fn: str | Callable) -> Callable:
+    if callable(fn):
+        return fn
+    helper = _BY_NAME.get(fn)
+    if helper is not None:
+        return helper
+    method = getattr(np.random.RandomState, fn, None)
+    if method is None:
+        raise ValueError(f"RandomFunction: numpy.random.RandomState has no method {fn!r}")
+    return method
+
+
+class RandomFunction(Op):
+    """Draw ``outtype`` samples with ``fn``; ``ndim_added`` dimensions are appended to the
+    size by the draw itself (a permutation's length, a multinomial's outcomes)."""
+
+    __props__ = ("fn", "outtype", "inplace", "ndim_added")
+
+    def __init__(self, fn: str | Callable, outtype: TensorType, inplace: bool = False,
+                 ndim_added: int = 0) -> None:
+        short = getattr(fn, "__name__", "").replace("_helper", "")
+        if callable(fn) and _BY_NAME.get(short) is fn:
+            fn = short  # a known helper: named, so that the op has a stable key
+        self.fn = fn
+        self.outtype = outtype
+        self.inplace = bool(inplace)
+        self.ndim_added = int(ndim_added)
+        self.destroy_map = {0: [0]} if inplace else {}
+
+    def __str__(self) -> str:
+        name = self.fn if isinstance(self.fn, str) else getattr(self.fn, "__name__", self.fn)
+        return f"RandomFunction{{{name}{',inplace' if self.inplace else ''}}}"
+
+    __repr__ = __str__
+
+    def make_node(self, r: Any, shape: Any, *args: Any) -> Apply:
+        if not isinstance(r, Variable) or not isinstance(r.type, RandomStateType):
+            raise TypeError(f"{self}: the first input must be a RandomState variable (a "
+                            f"RandomStreams draw's rng), got {r!r}")
+        shape = as_tensor_variable(shape, ndim=1)
+        if shape.dtype[:3] not in ("int", "uin"):
+            raise TypeError(f"{self}: the size must be an integer vector, got {shape.type}")
+        inputs = [r, shape] + [as_tensor_variable(a) for a in args]
+        return Apply(self, inputs, [r.type(), self.outtype()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        r, shape, *args = inputs
+        if not isinstance(r, np.random.RandomState):
+            raise TypeError(f"{self}: the generator is a {type(r).__name__}, not a "
+                            "numpy.random.RandomState")
+        size = None if len(shape) == 0 else tuple(int(s) for s in shape)
+        out_ndim = self.outtype.ndim
+        if size is not None and out_ndim != len(size) + self.ndim_added:
+            raise ValueError(f"{self}: the size {size} gives {len(size) + self.ndim_added} "
+                             f"dimensions, the output has {out_ndim}")
+        if not self.inplace:
+            r = copy.deepcopy(r)
+        value = np.asarray(_resolve(self.fn)(r, *args, size))
+        if value.dtype.name != self.outtype.dtype:
+            value = value.astype(self.outtype.dtype)
+        if size is None and value.ndim == 0 and out_ndim > 0:
+            value = value.reshape((1,) * out_ndim)
+        if value.ndim != out_ndim:
+            raise ValueError(f"{self}: the draw has {value.ndim} dimensions, the output "
+                             f"{out_ndim} (give size= or parameters of the right rank)")
+        output_storage[0][0] = r
+        output_storage[1][0] = value
+
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        return [[True, True]] + [[False, True]] * (len(node.inputs) - 1)
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
+        from jitgraph.random.undefined import undefined_gradient
+
+        return [undefined_gradient(self, k, v, "no gradient is defined through a random draw")
+                if k >= 2 and str(getattr(v, "dtype", "")).startswith("float") else None
+                for k, v in enumerate(inputs)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list:
+        return [None, None]
+
+    def with_inplace(self) -> "RandomFunction":
+        return RandomFunction(self.fn, self.outtype, inplace=True, ndim_added=self.ndim_added)
+
+
+def infer_ndim_bcast(ndim: int | None, shape: Any, *args: Any
+                     ) -> tuple[int, Variable, tuple[bool, ...]]:
+    """``(ndim, shape vector, broadcastable)`` of a draw from its size and parameters.
+
+    A size given as a tuple fixes ndim (its 1s are broadcastable); a symbolic vector needs a
+    known length or ``ndim``; no size takes ndim and the pattern from the parameters."""
+    from jitgraph.tensor import cast, get_scalar_constant_value, get_vector_length, stack
+    from jitgraph.tensor.basic import NotScalarConstantError
+
+    if isinstance(shape, (tuple, list)) and len(shape) > 0:
+        if ndim is not None and ndim != len(shape):
+            raise ValueError("ndim should be equal to len(shape), but\n",
+                             f"ndim = {ndim}, len(shape) = {len(shape)}, shape = {shape}")
+        bcast = []
+        for s in shape:
+            if isinstance(s, (int, np.integer)) and s < 0:
+                raise ValueError(f"the size {tuple(shape)} has a negative dimension")
+            try:
+                bcast.append(int(get_scalar_constant_value(s)) == 1)
+            except NotScalarConstantError:
+                bcast.append(False)
+        if all(isinstance(s, (int, np.integer)) for s in shape):
+            vec = as_tensor_variable(np.asarray(shape, dtype=np.int64))
+        else:
+            vec = stack(*[cast(s, "int64") for s in shape])
+        return len(shape), vec, tuple(bcast)
+    if shape is None or (isinstance(shape, (tuple, list)) and len(shape) == 0):
+        params = [as_tensor_variable(a) for a in args]
+        if not params:
+            raise TypeError("_infer_ndim_bcast cannot infer shape without either shape or args")
+        out_ndim = max(p.ndim for p in params)
+        if ndim is not None and ndim < out_ndim:
+            raise ValueError(f"ndim={ndim} is smaller than the parameters' {out_ndim} dimensions")
+        out_ndim = out_ndim if ndim is None else ndim
+        bcast = []
+        for d in range(out_ndim):
+            pads = [p.broadcastable[d - (out_ndim - p.ndim)] if d >= out_ndim - p.ndim else True
+                    for p in params]
+            bcast.append(all(pads))
+        return out_ndim, as_tensor_variable(np.zeros(0, dtype=np.int64)), tuple(bcast)
+    vec = as_tensor_variable(shape, ndim=1)
+    if ndim is None:
+        ndim = get_vector_length(vec)
+    return ndim, cast(vec, "int64") if vec.dtype != "int64" else vec, (False,) * ndim
