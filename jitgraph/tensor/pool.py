@@ -145,8 +145,11 @@ class Pool(PoolBase):
         if ex is None:
             return [None]
         if self.mode == "max":
-            return [MaxPoolRop(self.ignore_border, self.mode, self.ndim)(x, ex, ws, stride,
-                                                                         pad)]
+            # As Theano: the tangent summed over each window's maxima (ties are measure-zero;
+            # MaxPoolRop, which takes the first maximum, stays available as an op).
+            maxout = self(x, ws, stride, pad)
+            return [DownsampleFactorMaxGradGrad(self.ignore_border, ndim=self.ndim)(
+                x, maxout, ex, ws, stride, pad)]
         return [self(ex, ws, stride, pad)]
 
     @staticmethod
