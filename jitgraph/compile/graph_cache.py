@@ -90,7 +90,8 @@ def _type_token(vtype: Any) -> str:
 
 def _op_token(op: Any) -> str:
     cls = type(op)
-    props = getattr(cls, "__props__", None)
+    # An op class declaring no __props__ compares by identity: its class says nothing of it.
+    props = getattr(cls, "__props__", None) if getattr(cls, "_props_declared", True) else None
     name = f"{cls.__module__}.{cls.__qualname__}"
     if props is not None:
         return f"{name}{{{','.join(f'{p}={_value_token(getattr(op, p))}' for p in props)}}}"

@@ -196,7 +196,15 @@ class RewriteDatabase:
     # -- registration -----------------------------------------------------------------------
     def register(self, name: str, rewriter: Any, *tags: str, position: float | None = None,
                  use_db_name_as_tag: bool = True, **options: Any) -> Any:
-        """Add ``rewriter`` under ``name`` with ``tags``; returns ``rewriter``."""
+        """Add ``rewriter`` under ``name`` with ``tags``; returns ``rewriter``.
+
+        Theano's calling conventions work too: ``register(name, obj, position, *tags)`` in an
+        ordered database, and ``final_opt=True`` for ``final=True``."""
+        if position is None and tags and isinstance(tags[0], (int, float)) \
+                and not isinstance(tags[0], bool):
+            position, tags = tags[0], tags[1:]
+        if "final_opt" in options:
+            options["final"] = options.pop("final_opt")
         if not isinstance(name, str) or not name:
             raise TypeError(f"a rewrite name must be a non-empty string, not {name!r}")
         if not isinstance(rewriter, (NodeRewriter, GraphRewriter, RewriteDatabase)):

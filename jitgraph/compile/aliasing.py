@@ -1,0 +1,171 @@
+"""Memory aliasing between a function's inputs and outputs (Theano's ``function_module`` tools).
+
+Ops declare which outputs are views of (``view_map``) or overwrite (``destroy_map``) which
+inputs. From that:
+
+* :func:`alias_root` follows a variable up to the variable that owns its memory;
+* :func:`view_tree_set` collects every variable sharing a root's memory;
+* :func:`infer_reuse_pattern` lists the computed variables that may share memory with given
+  outputs;
+* :func:`insert_deepcopy` makes sure no output of a FunctionGraph shares memory with an input or
+  with another output (a ``deep_copy_op``, or a ``view_op`` where both sides are borrowed);
+* :class:`Supervisor` is a feature refusing rewrites that would overwrite protected variables.
+
+jitgraph variables carry no client lists (the FunctionGraph holds them), so
+:func:`view_tree_set` takes the graph as a third argument.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from jitgraph.graph.basic import Apply, Variable, graph_inputs
+from jitgraph.graph.fg import OUTPUT, Feature, FunctionGraph, InconsistencyError
+
+
+class AliasedMemoryError(Exception):
+    """Memory is aliased where it must not be (e.g. two inputs sharing an array that the
+    function may overwrite)."""
+
+
+def alias_root(v: Variable) -> Variable:
+    """The variable whose memory ``v`` uses: ``v`` followed up through views and in-place
+    outputs. Raises NotImplementedError for an output declared a view of several inputs."""
+    while v.owner is not None:
+        op = v.owner.op
+        sources = list(op.view_map.get(v.index, ())) + list(op.destroy_map.get(v.index, ()))
+        if not sources:
+            return v
+        if len(sources) > 1:
+            raise NotImplementedError(f"{v} is a view or in-place result of several inputs of "
+                                      f"{op}; only one source per output is supported")
+        v = v.owner.inputs[sources[0]]
+    return v
+
+
+def view_tree_set(v: Variable, treeset: set, fgraph: FunctionGraph | None = None) -> set:
+    """Add to ``treeset`` ``v`` and every variable of ``fgraph`` that is (transitively) a view
+    or an in-place result of it; returns ``treeset``."""
+    if fgraph is None:
+        raise TypeError("view_tree_set(v, treeset, fgraph): jitgraph keeps client lists in the "
+                        "FunctionGraph, not on variables; pass the graph that holds v")
+    stack = [v]
+    while stack:
+        var = stack.pop()
+        if var in treeset:
+            continue
+        treeset.add(var)
+        for client, i in fgraph.clients.get(var, ()):
+            if client == OUTPUT:
+                continue
+            for out_idx, in_idxs in list(client.op.view_map.items()) + \
+                    list(client.op.destroy_map.items()):
+                if i in in_idxs:
+                    stack.append(client.outputs[out_idx])
+    return treeset
+
+
+def infer_reuse_pattern(fgraph: FunctionGraph, outputs_to_disown: Iterable[Variable]
+                        ) -> set[Variable]:
+    """The computed variables that may share memory with any of ``outputs_to_disown``."""
+    found: set[Variable] = set()
+    for out in outputs_to_disown:
+        view_tree_set(alias_root(out), found, fgraph)
+    return {v for v in found if v.owner is not None}
+
+
+def _destroyed_roots(fgraph: FunctionGraph) -> set[Variable]:
+    """The roots of the values in-place nodes of ``fgraph`` overwrite."""
+    roots: set[Variable] = set()
+    for node in fgraph.apply_nodes:
+        for in_idxs in node.op.destroy_map.values():
+            for i in in_idxs:
+                roots.add(alias_root(node.inputs[i]))
+    return roots
+
+
+def _wrap_output(fgraph: FunctionGraph, i: int, borrowed: bool) -> None:
+    from jitgraph.compile.ops import deep_copy_op, view_op
+
+    wrapper = view_op if borrowed else deep_copy_op
+    fgraph.change_node_input(OUTPUT, i, wrapper(fgraph.outputs[i]), reason="insert_deepcopy")
+
+
+def insert_deepcopy(fgraph: FunctionGraph, wrapped_inputs: Sequence[Any],
+                    wrapped_outputs: Sequence[Any]) -> None:
+    """Wrap each output of ``fgraph`` that shares memory with a later output or with a graph
+    input (a constant, an input or a shared variable) in ``deep_copy_op``, or in ``view_op`` when
+    both sides are borrowed (``borrow`` of the In/Out specs ``wrapped_inputs`` and
+    ``wrapped_outputs``, one per graph input and output).
+
+    Inputs whose value the function updates, or that an in-place node overwrites anyway, may
+    stay aliased.
+    """
+    updated = {var for spec, var in zip(wrapped_inputs, fgraph.inputs)
+               if getattr(spec, "update", None) is not None}
+    destroyed = _destroyed_roots(fgraph)
+    sources = [v for v in graph_inputs(fgraph.outputs) if v not in updated]
+    for i in range(len(fgraph.outputs)):
+        aliases = view_tree_set(alias_root(fgraph.outputs[i]), set(), fgraph)
+        out_borrow = bool(getattr(wrapped_outputs[i], "borrow", False))
+        later = [j for j in range(i + 1, len(fgraph.outputs)) if fgraph.outputs[j] in aliases]
+        if later:
+            other_borrow = bool(getattr(wrapped_outputs[later[0]], "borrow", False))
+            _wrap_output(fgraph, i, out_borrow and other_borrow)
+            continue
+        for src in sources:
+            if src not in aliases or src in destroyed:
+                continue
+            if src in fgraph.inputs:
+                in_spec = wrapped_inputs[fgraph.inputs.index(src)]
+                borrowed = out_borrow and bool(getattr(in_spec, "borrow", False))
+            else:
+                borrowed = out_borrow
+            _wrap_output(fgraph, i, borrowed)
+            break
+
+
+class Supervisor(Feature):
+    """Refuses any graph in which an in-place node overwrites one of ``protected`` (or a
+    graph output): attach it to a FunctionGraph that has a DestroyHandler."""
+
+    def __init__(self, protected: Iterable[Variable]) -> None:
+        self.protected = list(protected)
+
+    def validate(self, fgraph: FunctionGraph) -> None:
+        if getattr(fgraph, "destroy_handler", None) is None:
+            return  # no in-place bookkeeping: nothing can be overwritten
+        guarded = set(self.protected) | set(fgraph.outputs)
+        for node in fgraph.apply_nodes:
+            for in_idxs in node.op.destroy_map.values():
+                for i in in_idxs:
+                    victim = _victim(fgraph, node, i, guarded)
+                    if victim is not None:
+                        raise InconsistencyError(f"{node} would overwrite the protected "
+                                                 f"variable {victim}")
+
+
+def _victim(fgraph: FunctionGraph, node: Apply, i: int, guarded: set[Variable]
+            ) -> Variable | None:
+    """A guarded variable holding the value input ``i`` of ``node`` overwrites: the value's
+    root through views, or any view of that root (the in-place result is a new value)."""
+    root = node.inputs[i]
+    while root.owner is not None and root.owner.op.view_map.get(root.index):
+        root = root.owner.inputs[root.owner.op.view_map[root.index][0]]
+    stack, seen = [root], set()
+    while stack:
+        var = stack.pop()
+        if var in seen:
+            continue
+        seen.add(var)
+        if var in guarded:
+            return var
+        for client, k in fgraph.clients.get(var, ()):
+            if client == OUTPUT:
+                continue
+            stack.extend(client.outputs[o] for o, ins in client.op.view_map.items() if k in ins)
+    return None
+
+
+__all__ = ["AliasedMemoryError", "alias_root", "view_tree_set", "infer_reuse_pattern",
+           "insert_deepcopy", "Supervisor"]
