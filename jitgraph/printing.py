@@ -1,5 +1,57 @@
-"""``jitgraph.printing``: ``debugprint`` and ``pp`` (Theano's module name)."""
+"""``theano.printing``: the ``Print`` op and the graph printers, at Theano's import path.
 
-from jitgraph.graph.printing import debugprint, pp, pprint
+* :func:`debugprint` -- the graph as an indented tree (:mod:`jitgraph.graph.printing`);
+* :func:`pprint` / :func:`pp` -- a one-line formula, and the printer classes to give a new op a
+  notation (:mod:`jitgraph.graph.pprinter`);
+* :func:`pydotprint` -- a picture through pydot and Graphviz (:mod:`jitgraph.graph.pydotprint`);
+* :class:`Print` -- an identity op printing its value when run (:mod:`jitgraph.graph.print_op`);
+* :func:`min_informative_str`, :func:`var_descriptor`, :func:`position_independent_str`,
+  :func:`hex_digest` -- short descriptions (:mod:`jitgraph.graph.describe`).
 
-__all__ = ["debugprint", "pp", "pprint"]
+``Apply``, ``Op``, ``Function``, ``SharedVariable`` and ``config`` are re-exported as in Theano
+(the last two from ``jitgraph.compile``, imported when first asked for).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jitgraph.config import config
+from jitgraph.graph.basic import Apply
+from jitgraph.graph.describe import (hex_digest, min_informative_str, position_independent_str,
+                                     var_descriptor)
+from jitgraph.graph.op import Op
+from jitgraph.graph.pprinter import (DefaultPrinter, FunctionPrinter, IgnorePrinter,
+                                     LeafPrinter, OperatorPrinter, PatternPrinter, PPrinter,
+                                     PrinterState, default_printer, greek, leaf_printer, pp,
+                                     pprint, special)
+from jitgraph.graph.print_op import Print, _print_fn  # noqa: F401 (Theano has it too)
+from jitgraph.graph.printing import char_id, debugprint
+from jitgraph.graph.pydotprint import default_colorCodes, pydotprint
+
+#: where each lazily imported name lives (``jitgraph.compile`` sits above the graph layer)
+_LAZY = {"Function": ("jitgraph.compile.function_call", "Function"),
+         "SharedVariable": ("jitgraph.compile.sharedvalue", "SharedVariable")}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'jitgraph.printing' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = ["Print", "pydotprint", "debugprint", "pprint", "pp", "min_informative_str",
+           "var_descriptor", "position_independent_str", "hex_digest", "PPrinter",
+           "OperatorPrinter", "PatternPrinter", "DefaultPrinter", "LeafPrinter",
+           "IgnorePrinter", "FunctionPrinter", "PrinterState", "default_printer",
+           "leaf_printer", "Apply", "Op", "Function", "SharedVariable", "config", "greek",
+           "special", "default_colorCodes", "char_id"]

@@ -235,7 +235,7 @@ class MakeVector(Op):
         self.dtype = dt.normalize_dtype(dtype)
 
     def __str__(self) -> str:
-        return f"MakeVector{{{self.dtype}}}"
+        return f"MakeVector{{dtype='{self.dtype}'}}"
 
     def make_node(self, *inputs: Any) -> Apply:
         from jitgraph.tensor.math import cast

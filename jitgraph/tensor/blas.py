@@ -105,6 +105,9 @@ class Dot(_DotBase):
     """NumPy ``dot`` of vectors and matrices: inner product, matrix-vector, vector-matrix and
     matrix-matrix products. The output dtype is the upcast of the input dtypes."""
 
+    def __str__(self) -> str:
+        return "dot"  # as Theano prints it
+
 
 class Dot22(_DotBase):
     """Matrix-matrix product (what the rewrites turn a matrix ``Dot`` into; BLAS gemm)."""

@@ -34,9 +34,9 @@ class Elemwise(Op):
     def __str__(self) -> str:
         if self.name:
             return self.name
-        if self.inplace_pattern:
-            return f"Elemwise{{{self.scalar_op}}}{list(self.inplace_pattern)}"
-        return f"Elemwise{{{self.scalar_op},no_inplace}}"
+        from jitgraph.tensor.theano_names import elemwise_str
+
+        return elemwise_str(self)  # Theano's names: Elemwise{add,no_inplace}, Elemwise{Add}[(0, 0)]
 
     def make_node(self, *inputs: Any) -> Apply:
         sop = self.scalar_op
@@ -157,7 +157,8 @@ class DimShuffle(Op):
         self.augment = tuple(i for i, o in enumerate(self.new_order) if o == "x")
 
     def __str__(self) -> str:
-        return "DimShuffle{" + ",".join(str(o) for o in self.new_order) + "}"
+        # Theano 1.0's DimShuffle returns a view by default and prints as InplaceDimShuffle.
+        return "InplaceDimShuffle{" + ",".join(str(o) for o in self.new_order) + "}"
 
     def make_node(self, x: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -220,4 +221,8 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
     x = as_tensor_variable(x)
     if axes is None:
         axes = tuple(range(x.ndim - 1, -1, -1))
-    return dimshuffle(x, tuple(a % x.ndim if x.ndim else a for a in axes))
+    axes = tuple(a % x.ndim if x.ndim else a for a in axes)
+    out = dimshuffle(x, axes)
+    if x.name and out is not x and axes == tuple(range(x.ndim - 1, -1, -1)):
+        out.name = f"{x.name}.T"  # as Theano names a transpose
+    return out

@@ -33,7 +33,7 @@ class ARange(Op):
         self.dtype = dt.normalize_dtype(dtype)
 
     def __str__(self) -> str:
-        return f"ARange{{{self.dtype}}}"
+        return f"ARange{{dtype='{self.dtype}'}}"
 
     def make_node(self, start: Any, stop: Any, step: Any) -> Apply:
         args = [as_tensor_variable(a) for a in (start, stop, step)]

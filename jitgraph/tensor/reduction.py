@@ -120,12 +120,15 @@ class CAReduce(Op):
         return type(self)(**params)
 
     def __str__(self) -> str:
-        name = type(self).__name__
-        parts = [] if type(self) is not CAReduce else [str(self.scalar_op)]
-        parts.append(f"axis={None if self.axis is None else list(self.axis)}")
-        parts += [f"{p}={getattr(self, p)}" for p in self.__props__
-                  if p not in ("scalar_op", "axis") and getattr(self, p) not in (None, False)]
-        return f"{name}{{{', '.join(parts)}}}"
+        from jitgraph.tensor.theano_names import reduction_str
+
+        return reduction_str(self)  # Theano's text: Sum{axis=[0]}, Reduce{maximum}{0}, Any{0}
+
+    def str_for_node(self, node: Apply) -> str:
+        """The text printed for ``node``: with the accumulator dtype and axes the node fixes."""
+        from jitgraph.tensor.theano_names import reduction_str
+
+        return reduction_str(self, node)
 
     def reduced_axes(self, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim)) if self.axis is None else self.axis
@@ -442,7 +445,14 @@ class _ArgReduce(Op):
         self.axis = _check_axis_prop(axis)
 
     def __str__(self) -> str:
-        return f"{type(self).__name__}{{axis={None if self.axis is None else list(self.axis)}}}"
+        from jitgraph.tensor.theano_names import arg_reduction_str
+
+        return arg_reduction_str(self)  # Theano's text: Argmax{axis=(1,)}
+
+    def str_for_node(self, node: Apply) -> str:
+        from jitgraph.tensor.theano_names import arg_reduction_str
+
+        return arg_reduction_str(self, node)
 
     def make_node(self, x: _Any) -> Apply:
         x = as_tensor_variable(x)

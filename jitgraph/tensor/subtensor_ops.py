@@ -63,10 +63,12 @@ def n_index_inputs(idx_list: Sequence[Any]) -> int:
 
 
 def idx_str(idx_list: Sequence[Any]) -> str:
+    """Theano's text for an index: ``int64`` per integer, ``int64:int64:`` per slice (a bound
+    shows the index dtype, int64 as Theano converts indices), ``[]`` per array."""
     parts = []
     for e in idx_list:
         if e == "int":
-            parts.append("i")
+            parts.append("int64")
         elif e == "array":
             parts.append("[]")
         elif e is None:
@@ -74,8 +76,8 @@ def idx_str(idx_list: Sequence[Any]) -> str:
         elif e == "...":
             parts.append("...")
         else:
-            a, b, c = ("i" if h else "" for h in e[1:])
-            parts.append(f"{a}:{b}" + (f":{c}" if c else ""))
+            a, b, c = ("int64" if h else "" for h in e[1:])
+            parts.append(f"{a}:{b}:{c}")
     return ", ".join(parts)
 
 
@@ -393,8 +395,17 @@ class _IndexedUpdate(Op):
         return False
 
     def __str__(self) -> str:
-        name = self._labels[self.set_instead_of_inc]
-        return f"{name}{{{idx_str(self.idx_list)}{', inplace' if self.inplace else ''}}}"
+        # Theano's text: IncSubtensor{InplaceSet;int64::},
+        # AdvancedIncSubtensor{inplace=False,  set_instead_of_inc=True}
+        name = self._labels[0]
+        if name == "IncSubtensor":
+            mode = ("Inplace" if self.inplace else "") + ("Set" if self.set_instead_of_inc
+                                                          else "Inc")
+            return f"{name}{{{mode};{idx_str(self.idx_list)}}}"
+        flags = f"inplace={self.inplace},  set_instead_of_inc={self.set_instead_of_inc}"
+        if any(e != "array" for e in self.idx_list):
+            flags += f";{idx_str(self.idx_list)}"
+        return f"{name}{{{flags}}}"
 
     def make_node(self, x: Any, y: Any, *index: Any) -> Apply:
         x, y = as_tensor_variable(x), as_tensor_variable(y)
@@ -509,8 +520,9 @@ class AdvancedIncSubtensor1(Op):
             self.destroy_map = {0: [0]}
 
     def __str__(self) -> str:
-        name = "AdvancedSetSubtensor1" if self.set_instead_of_inc else "AdvancedIncSubtensor1"
-        return name + ("{inplace}" if self.inplace else "{no_inplace}")
+        # Theano's text: AdvancedIncSubtensor1{no_inplace,set}
+        return (f"AdvancedIncSubtensor1{{{'inplace' if self.inplace else 'no_inplace'},"
+                f"{'set' if self.set_instead_of_inc else 'inc'}}}")
 
     def make_node(self, x: Any, y: Any, ilist: Any) -> Apply:
         x, y = as_tensor_variable(x), as_tensor_variable(y)
@@ -584,6 +596,8 @@ class AdvancedSubtensor(_IndexedRead):
         self.idx_list = _check_idx_list(idx_list, advanced=True)
 
     def __str__(self) -> str:
+        if all(e == "array" for e in self.idx_list):
+            return "AdvancedSubtensor"  # as Theano prints it
         return f"AdvancedSubtensor{{{idx_str(self.idx_list)}}}"
 
     def make_node(self, x: Any, *index: Any) -> Apply:

@@ -167,14 +167,14 @@ class TensorType(ArrayTypeIdentity, Type):
         return (data.dtype.name, data.shape, digest)
 
     def short_value_repr(self, data: np.ndarray) -> str:
-        if data.ndim == 0:
-            return str(data.item())
+        """Theano's text for a constant: ``(2, 3) of 0.0`` when every element is equal, else
+        NumPy's ``str``, cut to ``first 10 chars..last 10 chars`` beyond 20 characters."""
         flat = data.ravel()
-        if flat.size and np.all(flat == flat[0]):
-            return f"{data.shape} of {flat[0]}"
-        if data.size <= 8:
-            return str(data.tolist())
-        return f"{data.shape} array"
+        if data.ndim > 0 and flat.size and bool(np.all(flat == flat[0])):
+            text = f"{data.shape} of {flat[0]}"
+        else:
+            text = str(data)
+        return text if len(text) <= 20 else f"{text[:10]}..{text[-10:]}"
 
     # -- variables ------------------------------------------------------------------------
     def make_variable(self, name: str | None = None):  # type: ignore[override]

@@ -238,7 +238,8 @@ class TensorConstant(_TensorOperators, Constant):
     """A constant ndarray embedded in a graph."""
 
     def __str__(self) -> str:
-        return Constant.__str__(self)
+        # As in Theano, a tensor constant prints its value even when it has a name.
+        return f"TensorConstant{{{self.type.short_value_repr(self.data)}}}"
 
 
 def is_tensor(x: Any) -> bool:

@@ -96,6 +96,16 @@ class _RowwiseOp(Op):
             raise TypeError(f"{type(self).__name__}: axis must be an int or None, got {axis!r}")
         self.axis = None if axis is None else int(axis)
 
+    def __str__(self) -> str:
+        # Theano's ops work along the last axis and print as Softmax / LogSoftmax
+        name = type(self).__name__
+        return name if self.axis == -1 else f"{name}{{axis={self.axis}}}"
+
+    def str_for_node(self, node: Apply) -> str:
+        ndim = node.inputs[0].ndim
+        last = self.axis is not None and ndim and self.axis % ndim == ndim - 1
+        return type(self).__name__ if last else str(self)
+
     def make_node(self, x: Any) -> Apply:
         x = as_tensor_variable(x)
         if self.axis is not None and not -x.ndim <= self.axis < x.ndim:
