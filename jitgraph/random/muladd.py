@@ -105,8 +105,9 @@ class MulAdd(Op):
     def perform(self, node: Apply, inputs: Sequence[np.ndarray], output_storage: list) -> None:
         dtype = node.outputs[0].dtype
         shape = np.broadcast_shapes(*(np.shape(v) for v in inputs))
-        out = fma(*inputs, dtype=dtype)
-        output_storage[0][0] = np.ascontiguousarray(np.broadcast_to(out, shape))
+        result = np.empty(shape, dtype=dtype)  # writable: later in-place ops may reuse it
+        result[...] = fma(*inputs, dtype=dtype)
+        output_storage[0][0] = result
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence) -> list:
         dims: list[Any] = []
