@@ -55,8 +55,7 @@ def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
         try:
             run()
         except Exception as exc:
-            exc.add_note(f"(in step {t} of scan {op.name!r})")
-            raise
+            _reraise_in_step(exc, op, t)
         for rec, cell in zip(recs, rec_out):
             rec.write(t, cell[0])
         for i, cell in enumerate(nit_out):
@@ -68,6 +67,18 @@ def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
             done = t + 1
             break
     _finish(op, output_storage, recs, nits, shared, done, n_steps)
+
+
+def _reraise_in_step(exc: Exception, op: Any, t: int) -> None:
+    """Re-raise an error of the inner program saying in which step of which loop it happened
+    (the message survives the outer program's own re-raise, which keeps only the text)."""
+    where = f"(in step {t} of scan {op.name!r}: the node above is a node of its inner graph)"
+    try:
+        new = type(exc)(f"{exc}\n{where}")
+    except Exception:  # an exception type that cannot be rebuilt from a message
+        exc.add_note(where)
+        raise exc
+    raise new.with_traceback(exc.__traceback__) from exc
 
 
 def _check_n_steps(op: Any, value: Any) -> int:

@@ -8,9 +8,9 @@ from jitgraph.scan.builder import scan
 from jitgraph.scan.updates import OrderedUpdates
 
 
-def map(fn: Any, sequences: Any, non_sequences: Any = None, truncate_gradient: int = -1,  # noqa: A001
-        go_backwards: bool = False, mode: Any = None, name: str | None = None
-        ) -> tuple[Any, OrderedUpdates]:
+def map(fn: Any, sequences: Any, non_sequences: Any = None,  # noqa: A001 - Theano's name
+        truncate_gradient: int = -1, go_backwards: bool = False, mode: Any = None,
+        name: str | None = None) -> tuple[Any, OrderedUpdates]:
     """``fn`` applied to each entry of ``sequences`` (nothing is fed back); returns
     ``(outputs, updates)`` like :func:`~jitgraph.scan.scan`."""
     return scan(fn, sequences=sequences, outputs_info=None, non_sequences=non_sequences,
