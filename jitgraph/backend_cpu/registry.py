@@ -67,8 +67,9 @@ def load_lowerings() -> None:
     if _loaded:
         return
     _loaded = True
-    from jitgraph.backend_cpu import (lower_blas, lower_elemwise, lower_nnet,  # noqa: F401
-                                      lower_reduce, lower_views)
+    from jitgraph.backend_cpu import (lower_blas, lower_conv, lower_elemwise,  # noqa: F401
+                                      lower_nnet, lower_reduce, lower_views)
+    from jitgraph.backend_cpu import lower_random  # noqa: F401
 
 
 def registered_op_types() -> list[type]:

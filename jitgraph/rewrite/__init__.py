@@ -93,9 +93,11 @@ TENSOR_REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.rewrite.stabilize",
     "jitgraph.rewrite.specialize",
     "jitgraph.rewrite.blas",
+    "jitgraph.rewrite.conv",
     "jitgraph.rewrite.fusion",
     "jitgraph.rewrite.inplace",
     "jitgraph.rewrite.gpu",
+    "jitgraph.rewrite.view_ops",
 )
 
 

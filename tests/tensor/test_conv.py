@@ -135,7 +135,7 @@ def conv_problem(draw):
             dilation, groups, draw(st.booleans()), draw(st.sampled_from(["float64", "float32"])))
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conv_problem(), st.integers(0, 2**16))
 def test_conv_matches_scipy(problem, seed):
     (nd, batch, cin, cout, image, kernel, border, pads, stride, dilation, groups, flip,
