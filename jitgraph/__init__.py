@@ -16,15 +16,40 @@ from jitgraph.config import config  # noqa: E402  (config first: everything read
 
 change_flags = config.change_flags
 
-# public name -> (module, attribute)
+from jitgraph.logging_setup import disable_log_handler, has_handlers  # noqa: E402
+
+# public name -> (module, attribute), imported on first use. A name whose module or attribute
+# does not exist (yet) is left out of __all__/dir() and raises AttributeError, never a stub.
 _LAZY = {
     "function": ("jitgraph.compile.function", "function"),
+    "function_dump": ("jitgraph.compile.dump", "function_dump"),
+    "FunctionMaker": ("jitgraph.compile.function", "FunctionMaker"),
     "In": ("jitgraph.compile.io", "In"),
     "Out": ("jitgraph.compile.io", "Out"),
+    "Param": ("jitgraph.compile.io", "Param"),
+    "SymbolicInput": ("jitgraph.compile.io", "SymbolicInput"),
+    "SymbolicOutput": ("jitgraph.compile.io", "SymbolicOutput"),
     "shared": ("jitgraph.compile.sharedvalue", "shared"),
+    "SharedVariable": ("jitgraph.compile.sharedvalue", "SharedVariable"),
     "Mode": ("jitgraph.compile.mode", "Mode"),
     "ProfileMode": ("jitgraph.compile.profilemode", "ProfileMode"),
+    "ProfileStats": ("jitgraph.compile.profiling", "ProfileStats"),
+    "OpFromGraph": ("jitgraph.compile.builders", "OpFromGraph"),
+    "as_op": ("jitgraph.compile.ops", "as_op"),
+    "Container": ("jitgraph.compile.container", "Container"),
+    "Linker": ("jitgraph.compile.linker", "Linker"),
+    "LocalLinker": ("jitgraph.compile.linker", "Linker"),  # every jitgraph linker is local
+    "PerformLinker": ("jitgraph.compile.linker", "PerformLinker"),
+    "CLinker": ("jitgraph.backend_cpu.theano_linkers", "CLinker"),
+    "OpWiseCLinker": ("jitgraph.backend_cpu.theano_linkers", "OpWiseCLinker"),
+    "DualLinker": ("jitgraph.backend_cpu.theano_linkers", "DualLinker"),
     "grad": ("jitgraph.tensor.gradient", "grad"),
+    "Rop": ("jitgraph.gradient", "Rop"),
+    "Lop": ("jitgraph.gradient", "Lop"),
+    "subgraph_grad": ("jitgraph.gradient", "subgraph_grad"),
+    "OrderedUpdates": ("jitgraph.scan.updates", "OrderedUpdates"),
+    "dot": ("jitgraph.tensor.helpers", "operand_dot"),
+    "get_scalar_constant_value": ("jitgraph.tensor.basic", "get_scalar_constant_value"),
     "clone_replace": ("jitgraph.graph.basic", "clone_replace"),
     "clone": ("jitgraph.graph.basic", "clone_replace"),
     "pp": ("jitgraph.graph.printing", "pp"),
@@ -32,21 +57,54 @@ _LAZY = {
     "debugprint": ("jitgraph.graph.printing", "debugprint"),
     "dprint": ("jitgraph.graph.printing", "debugprint"),
     "FunctionGraph": ("jitgraph.graph.fg", "FunctionGraph"),
+    "InconsistencyError": ("jitgraph.graph.fg", "InconsistencyError"),
     "Variable": ("jitgraph.graph.basic", "Variable"),
+    "Constant": ("jitgraph.graph.basic", "Constant"),
     "Apply": ("jitgraph.graph.basic", "Apply"),
     "Op": ("jitgraph.graph.op", "Op"),
-    "SharedVariable": ("jitgraph.compile.sharedvalue", "SharedVariable"),
+    "OpenMPOp": ("jitgraph.graph.openmp_op", "OpenMPOp"),
+    "Type": ("jitgraph.graph.type", "Type"),
+    "Generic": ("jitgraph.graph.type", "GenericType"),
+    "generic": ("jitgraph.graph.type", "generic"),
+    "object2": ("jitgraph.graph.utils", "object2"),
+    "test": ("jitgraph.self_test", "test"),
 }
 _SUBMODULES = {"tensor", "compile", "graph", "rewrite", "printing", "gradient", "cache",
-               "backend_cpu", "backend_gpu"}
+               "backend_cpu", "backend_gpu", "scalar", "gof"}
 
-__all__ = ["config", "change_flags", *_LAZY, *sorted(_SUBMODULES)]
+
+def _lookup(name: str) -> Any:
+    """The value of the lazy name ``name``; AttributeError if its provider lacks it."""
+    module, attr = _LAZY[name]
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError):
+        raise AttributeError(f"module 'jitgraph' has no attribute {name!r} ({module}.{attr} "
+                             "is not available)") from None
+
+
+def _provided(name: str) -> bool:
+    try:
+        _lookup(name)
+        return True
+    except AttributeError:
+        return False
+
+
+_EAGER = ["config", "change_flags", "disable_log_handler", "has_handlers"]
+
+
+def _public_names() -> list[str]:
+    """``__all__``: computed when first asked for (it imports the providers of the lazy names,
+    so that only names that exist are listed)."""
+    return [*_EAGER, *(n for n in _LAZY if _provided(n)), *sorted(_SUBMODULES)]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__all__":
+        return _public_names()
     if name in _LAZY:
-        module, attr = _LAZY[name]
-        value = getattr(importlib.import_module(module), attr)
+        value = _lookup(name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:
@@ -55,4 +113,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(_public_names()))

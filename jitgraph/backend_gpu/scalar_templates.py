@@ -409,6 +409,18 @@ def _softplus(b: Body, a: list, dts: list, out: str) -> str:
     return (f"((({x} > 0) ? {x} : {lit(0.0, out)}) + {math_fn('log1p', out)}({e}))")
 
 
+@template("xlogx", "xlogy0")
+def _xlogy0(b: Body, a: list, dts: list, out: str) -> str:
+    # x * log(y) (y = x for xlogx), 0 where x == 0 even when log(y) is -inf or NaN.
+    check_dtypes(out, *dts)
+    if not is_float(out):
+        raise Unsupported(f"xlogx/xlogy0 with output dtype {out}")
+    x = b.tmp(cv(a[0], dts[0], out), out)
+    y = x if len(a) == 1 else b.tmp(cv(a[1], dts[1], out), out)
+    zero = lit(0.0, out)
+    return f"(({x} == {zero}) ? {zero} : ({x} * {math_fn('log', out)}({y})))"
+
+
 # -- casts ------------------------------------------------------------------------------------
 
 def _cast_template(dst: str) -> Template:

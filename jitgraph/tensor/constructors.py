@@ -1,6 +1,11 @@
 """The Theano variable constructors: ``scalar``, ``vector``, ..., their dtype-prefixed forms
 (``b`` int8, ``w`` int16, ``i`` int32, ``l`` int64, ``f`` float32, ``d`` float64, ``c`` complex64,
-``z`` complex128) and the plural forms (``dmatrices('a b')``)."""
+``z`` complex128) and the plural forms (``dmatrices('a b')``).
+
+As in Theano, the generic forms (``matrix(name, dtype)``) are functions, while the dtype-prefixed
+forms are :class:`TensorType` instances that make a variable when called: ``x = dscalar('x')``
+gives ``x.type is dscalar``.
+"""
 
 from __future__ import annotations
 
@@ -28,17 +33,19 @@ def tensor(dtype: str | None = None, broadcastable: Sequence[bool] = (), name: s
     return TensorType(dtype or "floatX", broadcastable).make_variable(name)
 
 
-def _make_single(pattern: tuple[bool, ...], fixed_dtype: str | None, kind: str):
+def _make_single(pattern: tuple[bool, ...], kind: str):
     def constructor(name: str | None = None, dtype: str | None = None) -> Any:
-        return TensorType(fixed_dtype or dtype or "floatX", pattern).make_variable(name)
+        return TensorType(dtype or "floatX", pattern).make_variable(name)
 
-    dtype_doc = fixed_dtype or "config.floatX (or ``dtype``)"
-    constructor.__doc__ = f"A symbolic {kind} of dtype {dtype_doc}."
+    constructor.__doc__ = f"A symbolic {kind} of dtype ``dtype`` (default config.floatX)."
     return constructor
 
 
-def _make_plural(single):
-    def constructor(*names: Any, dtype: str | None = None) -> Any:
+def _make_plural(single: Any, takes_dtype: bool):
+    def constructor(*names: Any, **kwargs: Any) -> Any:
+        dtype = kwargs.pop("dtype", None) if takes_dtype else None
+        if kwargs:
+            raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
         make = single if dtype is None else (lambda n: single(n, dtype))
         if len(names) == 1 and isinstance(names[0], int):
             return [make(None) for _ in range(names[0])]
@@ -60,15 +67,16 @@ def _make_plural(single):
 def _build() -> dict[str, Any]:
     made: dict[str, Any] = {}
     for kind, pattern in _PATTERNS.items():
-        generic = _make_single(pattern, None, kind)
+        generic = _make_single(pattern, kind)
         made[kind] = generic
-        made[_PLURALS[kind]] = _make_plural(generic)
+        made[_PLURALS[kind]] = _make_plural(generic, takes_dtype=True)
         for prefix, dtype in _PREFIXES.items():
-            typed = _make_single(pattern, dtype, kind)
+            typed = TensorType(dtype, pattern)  # called like a function: dscalar('x')
             made[prefix + kind] = typed
-            made[prefix + _PLURALS[kind]] = _make_plural(typed)
+            made[prefix + _PLURALS[kind]] = _make_plural(typed, takes_dtype=False)
     for name, fn in made.items():
-        fn.__name__ = fn.__qualname__ = name
+        if not isinstance(fn, TensorType):
+            fn.__name__ = fn.__qualname__ = name
     return made
 
 

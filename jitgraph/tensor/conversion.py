@@ -11,6 +11,10 @@ from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.type import TensorType
 
 
+class AsTensorError(TypeError):
+    """A value or variable cannot be used as a tensor."""
+
+
 def constant(x: Any, name: str | None = None, ndim: int | None = None, dtype: str | None = None):
     """A TensorConstant holding ``x`` (Python scalars are typed by ``config.cast_policy``)."""
     from jitgraph.tensor.var import TensorConstant
@@ -50,14 +54,23 @@ def as_tensor_variable(x: Any, name: str | None = None, ndim: int | None = None,
         converted = getattr(x, "as_tensor", None)
         if converted is not None:
             return as_tensor_variable(converted(), name, ndim, dtype)
-        raise TypeError(f"cannot use {x} of type {x.type} as a tensor")
+        raise AsTensorError(f"cannot use {x} of type {x.type} as a tensor")
     if isinstance(x, (list, tuple)) and any(_contains_variable(e) for e in x):
         from jitgraph.tensor.basic import stack
 
         return as_tensor_variable(stack([as_tensor_variable(e) for e in x]), name, ndim, dtype)
     if hasattr(x, "__cuda_array_interface__") and hasattr(x, "get"):
         x = x.get()
-    return constant(x, name=name, ndim=ndim, dtype=dtype)
+    if x is None:
+        raise AsTensorError("cannot convert None to a tensor")
+    try:
+        return constant(x, name=name, ndim=ndim, dtype=dtype)
+    except TypeError as exc:
+        raise AsTensorError(f"cannot convert {x!r} to a tensor: {exc}") from exc
+
+
+#: Theano's short name
+as_tensor = as_tensor_variable
 
 
 def _contains_variable(x: Any) -> bool:

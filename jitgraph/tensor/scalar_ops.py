@@ -109,6 +109,12 @@ class ScalarOp:
         return self._grad(inputs, output, gz)
 
     def __call__(self, *values: Any) -> Any:
+        from jitgraph.graph.basic import Variable
+
+        if any(isinstance(v, Variable) for v in values):  # theano.scalar.add(x, y): a graph
+            from jitgraph.scalar.apply import apply_scalar_op
+
+            return apply_scalar_op(self, *values)
         return self.impl(*values)
 
     def prepare_inputs(self, values: Sequence[Any], out_dtype: str) -> list:

@@ -221,6 +221,19 @@ class _TensorOperators:
     def fill(self, value: Any):
         return _m().fill(self, value)
 
+    def transfer(self, target: str):
+        """This tensor placed on ``target`` (see :func:`jitgraph.tensor.helpers.transfer`)."""
+        from jitgraph.tensor.helpers import transfer
+
+        return transfer(self, target)
+
+    # ``theano.dot(a, b)`` asks its operands for these (a sparse matrix may answer instead).
+    def __dot__(self, other: Any):
+        return _m().dot(self, other)
+
+    def __rdot__(self, other: Any):
+        return _m().dot(other, self)
+
     def __str__(self) -> str:
         text = Variable.__str__(self)  # type: ignore[arg-type]
         from jitgraph.config import config
@@ -240,6 +253,57 @@ class TensorConstant(_TensorOperators, Constant):
     def __str__(self) -> str:
         # As in Theano, a tensor constant prints its value even when it has a name.
         return f"TensorConstant{{{self.type.short_value_repr(self.data)}}}"
+
+
+class TensorConstantSignature(tuple):
+    """``(type, data)`` of a constant, compared by value: equal when the types, shapes, NaN
+    positions and all other elements agree. The hash uses the type, shape and sum only."""
+
+    def __eq__(self, other: Any) -> bool:
+        if type(other) is not type(self):
+            return False
+        (t0, d0), (t1, d1) = self, other
+        if t0 != t1 or np.shape(d0) != np.shape(d1):
+            return False
+        if self.sum != other.sum:  # cheap rejection before the elementwise comparison
+            return False
+        nan0, nan1 = _nan_mask(d0), _nan_mask(d1)
+        return bool(np.array_equal(nan0, nan1) and np.array_equal(np.asarray(d0)[~nan0],
+                                                                  np.asarray(d1)[~nan1]))
+
+    def __ne__(self, other: Any) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        t, d = self
+        return hash((type(self), t, np.shape(d), self.sum))
+
+    def theano_hash(self) -> int:
+        return hash(self)
+
+    @property
+    def no_nan(self) -> np.ma.MaskedArray:
+        """The data as a masked array with its NaNs masked."""
+        data = np.asarray(self[1])
+        return np.ma.masked_array(data, _nan_mask(data))
+
+    @property
+    def has_nan(self) -> bool:
+        return bool(_nan_mask(self[1]).any())
+
+    @property
+    def sum(self) -> Any:
+        """The sum of the non-NaN elements (0 for an empty or all-NaN constant)."""
+        data = np.asarray(self[1])
+        kept = data[~_nan_mask(data)]
+        return kept.sum() if kept.size else data.dtype.type(0)
+
+
+def _nan_mask(data: Any) -> np.ndarray:
+    data = np.asarray(data)
+    if data.dtype.kind in "fc":
+        return np.isnan(data)
+    return np.zeros(data.shape, dtype=bool)
 
 
 def is_tensor(x: Any) -> bool:

@@ -1,0 +1,151 @@
+"""Scalar variables and constants: Python operators build scalar graphs; ``as_scalar`` and
+``constant`` turn values and 0-d tensors into scalar variables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from jitgraph.graph.basic import Apply, Constant, Variable
+from jitgraph.scalar.type import ScalarType, get_scalar_type
+from jitgraph.tensor import dtypes as dt
+
+
+def _op(name: str) -> Any:
+    from jitgraph.tensor.scalar_ops import op
+
+    return op(name)
+
+
+def _div(x: Any, y: Any) -> Any:
+    """``/``: true division, except integer/integer follows ``config.int_division``, as for
+    tensors."""
+    from jitgraph.config import config
+
+    x, y = as_scalar(x), as_scalar(y)
+    if dt.is_discrete(x.dtype) and dt.is_discrete(y.dtype):
+        if config.int_division == "raise":
+            from jitgraph.tensor.math import IntegerDivisionError
+
+            raise IntegerDivisionError(f"dividing integer scalars {x} / {y} with "
+                                       "int_division='raise': use // or cast an operand first")
+        if config.int_division == "int":
+            return _op("int_div")(x, y)
+        return cast(_op("true_div")(x, y), config.floatX)
+    return _op("true_div")(x, y)
+
+
+def cast(x: Any, dtype: str) -> "ScalarVariable":
+    """``x`` converted to ``dtype`` (a no-op when it already has it)."""
+    from jitgraph.tensor.scalar_ops import Cast
+
+    x = as_scalar(x)
+    dtype = dt.normalize_dtype(dtype)
+    return x if x.dtype == dtype else Cast(dtype)(x)
+
+
+class _ScalarOperators:
+    """Operators of scalar variables and constants (``==`` keeps identity semantics: use
+    ``eq``)."""
+
+    ndim = 0
+    broadcastable: tuple = ()
+
+    @property
+    def dtype(self) -> str:
+        return self.type.dtype
+
+    def __add__(self, other): return _op("add")(self, other)
+    def __radd__(self, other): return _op("add")(other, self)
+    def __sub__(self, other): return _op("sub")(self, other)
+    def __rsub__(self, other): return _op("sub")(other, self)
+    def __mul__(self, other): return _op("mul")(self, other)
+    def __rmul__(self, other): return _op("mul")(other, self)
+    def __truediv__(self, other): return _div(self, other)
+    def __rtruediv__(self, other): return _div(other, self)
+    def __floordiv__(self, other): return _op("int_div")(self, other)
+    def __rfloordiv__(self, other): return _op("int_div")(other, self)
+    def __mod__(self, other): return _op("mod")(self, other)
+    def __rmod__(self, other): return _op("mod")(other, self)
+    def __pow__(self, other): return _op("pow")(self, other)
+    def __rpow__(self, other): return _op("pow")(other, self)
+    def __neg__(self): return _op("neg")(self)
+    def __abs__(self): return _op("abs")(self)
+    def __invert__(self): return _op("invert")(self)
+    def __and__(self, other): return _op("and_")(self, other)
+    def __rand__(self, other): return _op("and_")(other, self)
+    def __or__(self, other): return _op("or_")(self, other)
+    def __ror__(self, other): return _op("or_")(other, self)
+    def __xor__(self, other): return _op("xor")(self, other)
+    def __rxor__(self, other): return _op("xor")(other, self)
+    def __lt__(self, other): return _op("lt")(self, other)
+    def __le__(self, other): return _op("le")(self, other)
+    def __gt__(self, other): return _op("gt")(self, other)
+    def __ge__(self, other): return _op("ge")(self, other)
+
+    def __bool__(self) -> bool:
+        raise TypeError("a symbolic scalar has no truth value; use switch, eq, ...")
+
+    def zeros_like(self, dtype: str | None = None) -> "ScalarVariable":
+        zero = constant(np.zeros((), dtype=dtype or self.dtype))
+        return _op("second")(self, zero)
+
+    def ones_like(self, dtype: str | None = None) -> "ScalarVariable":
+        one = constant(np.ones((), dtype=dtype or self.dtype))
+        return _op("second")(self, one)
+
+    def astype(self, dtype: str) -> "ScalarVariable":
+        return cast(self, dtype)
+
+    def as_tensor(self) -> Variable:
+        """This scalar as a 0-d tensor (what ``T.as_tensor_variable`` gives for it)."""
+        from jitgraph.scalar.bridge import tensor_from_scalar
+
+        return tensor_from_scalar(self)
+
+
+class ScalarVariable(_ScalarOperators, Variable):
+    """A symbolic number."""
+
+
+class ScalarConstant(_ScalarOperators, Constant):
+    """A number embedded in a scalar graph."""
+
+    def __str__(self) -> str:
+        if self.name is not None:
+            return self.name
+        return f"Constant{{{self.type.short_value_repr(self.data)}}}"
+
+
+def constant(x: Any, name: str | None = None, dtype: str | None = None) -> ScalarConstant:
+    """A scalar constant; Python numbers get the smallest dtype that holds them exactly
+    (``config.cast_policy``), as for tensor constants."""
+    arr = np.asarray(x, dtype=dt.normalize_dtype(dtype)) if dtype else dt.as_array(x)
+    if arr.ndim != 0:
+        raise TypeError(f"a scalar constant holds one number, got a value of shape {arr.shape}")
+    return ScalarConstant(get_scalar_type(arr.dtype.name), arr[()], name)
+
+
+def as_scalar(x: Any, name: str | None = None) -> Variable:
+    """``x`` as a scalar variable: scalar variables pass through, 0-d tensors are converted
+    (``scalar_from_tensor``), numbers become constants."""
+    if isinstance(x, Apply):
+        if len(x.outputs) != 1:
+            raise ValueError(f"{x} has several outputs: pick one")
+        x = x.outputs[0]
+    if isinstance(x, Variable):
+        if isinstance(x.type, ScalarType):
+            return x
+        if getattr(x.type, "ndim", None) == 0 and hasattr(x.type, "dtype"):
+            from jitgraph.scalar.bridge import scalar_from_tensor
+
+            return scalar_from_tensor(x)
+        raise TypeError(f"cannot use {x} of type {x.type} as a scalar (only scalars and 0-d "
+                        "tensors can)")
+    if x is None:
+        raise TypeError("cannot convert None to a scalar")
+    return constant(x, name=name)
+
+
+__all__ = ["ScalarVariable", "ScalarConstant", "constant", "as_scalar", "cast"]
