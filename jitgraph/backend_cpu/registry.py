@@ -68,7 +68,7 @@ def load_lowerings() -> None:
         return
     _loaded = True
     from jitgraph.backend_cpu import (lower_blas, lower_conv, lower_elemwise,  # noqa: F401
-                                      lower_nnet, lower_reduce, lower_views)
+                                      lower_nnet, lower_pool, lower_reduce, lower_views)
     from jitgraph.backend_cpu import lower_random  # noqa: F401
 
 

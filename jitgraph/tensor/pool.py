@@ -92,9 +92,14 @@ class PoolBase(Op):
                             f"dimensions, got {x.type}")
         return x
 
-    @staticmethod
-    def _ints(*values: np.ndarray) -> list[tuple[int, ...]]:
-        return [tuple(int(v) for v in np.asarray(a).ravel()) for a in values]
+    def _ints(self, *values: np.ndarray) -> list[tuple[int, ...]]:
+        """``ws, stride, pad`` values as tuples of ``ndim`` ints (checked)."""
+        out = [tuple(int(v) for v in np.asarray(a).ravel()) for a in values]
+        for name, v in zip(("ws", "stride", "pad"), out):
+            if len(v) != self.ndim:
+                raise ValueError(f"{type(self).__name__}: {name} must have {self.ndim} entries, "
+                                 f"got {v}")
+        return out
 
     def _pooled_shape(self, node: Apply, xshape: Sequence[Any], first_param: int) -> tuple:
         ws, st, pad = (node.inputs[first_param + k] for k in range(3))
