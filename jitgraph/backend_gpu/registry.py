@@ -124,3 +124,4 @@ def load_lowerings() -> None:
     _loaded = True
     from jitgraph.backend_gpu import (lower_blas, lower_elemwise, lower_nnet,  # noqa: F401
                                       lower_reduce, lower_shape)
+    from jitgraph.backend_gpu import lower_random  # noqa: F401

@@ -1,0 +1,157 @@
+"""The compiled MRG31k3p kernels draw the reference's numbers bit for bit: the CPU kernel (serial
+and split across threads, in place or on a copy), the fused multiply-add kernel, and the CUDA
+kernel (compiled by NVRTC for sm_80/sm_90, and run on the CPU through the g++ shim)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitgraph
+from jitgraph.random import mrg31k3p
+from jitgraph.random.mrg_op import MRGUniform
+from jitgraph.random.muladd import fma
+from jitgraph.sandbox.rng_mrg import MRG_RandomStreams
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "backend_gpu"))
+
+
+def _draw_twice(size, dtype, nstreams, **flags):
+    with jitgraph.config.change_flags(floatX=dtype, **flags):
+        srng = MRG_RandomStreams(12345)
+        f = jitgraph.function([], srng.uniform(size, nstreams=nstreams))
+        state = srng.state_updates[0][0]
+        start = state.get_value()
+        got = [f(), f()]
+    return got, start, state.get_value(), f
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("size, nstreams", [((10,), None), ((7, 3), None), ((20,), 3),
+                                            ((1000,), None), ((300,), 1000), ((5000,), 129),
+                                            ((1, 1), None), ((257, 13), 256)])
+def test_cpu_kernel_equals_reference(dtype, size, nstreams):
+    got, start, end, f = _draw_twice(size, dtype, nstreams)
+    assert any(isinstance(n.op, MRGUniform) and n.op.inplace for n in f.maker.fgraph.apply_nodes)
+    n = int(np.prod(size))
+    state = start
+    for value in got:
+        want, state = mrg31k3p.uniform_sample(state, n, dtype)
+        assert value.dtype == dtype and value.shape == size
+        np.testing.assert_array_equal(value.reshape(-1), want)
+    np.testing.assert_array_equal(end, state)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_parallel_kernel_equals_serial(dtype, monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    serial, _, end_serial, _ = _draw_twice((40000,), dtype, 1000)
+    par, _, end_par, f = _draw_twice((40000,), dtype, 1000, openmp=True,
+                                     openmp_elemwise_minsize=10)
+    for a, b in zip(serial, par):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(end_serial, end_par)
+
+
+def test_not_in_place_leaves_the_input_state_alone():
+    from jitgraph.backend_cpu.kernels import kernel_module
+    from jitgraph.backend_cpu.lower_random import mrg_source, run_mrg
+    from jitgraph.backend_cpu.options import current_options
+    from jitgraph.backend_cpu.parallel import run_chunks
+
+    kernel = kernel_module(mrg_source("float64", current_options())).get("kernel")
+    state = mrg31k3p.substream_states(mrg31k3p.seed_state(7), 5)
+    before = state.copy()
+    new, sample = run_mrg(kernel, run_chunks, state, np.array([4, 3]), "float64", False, 0)
+    np.testing.assert_array_equal(state, before)
+    want, want_state = mrg31k3p.uniform_sample(before, 12, "float64")
+    np.testing.assert_array_equal(sample.reshape(-1), want)
+    np.testing.assert_array_equal(new, want_state)
+    strided = np.asfortranarray(before)  # advanced in place through a contiguous copy
+    run_mrg(kernel, run_chunks, strided, np.array([12]), "float64", True, 0)
+    np.testing.assert_array_equal(strided, want_state)
+
+
+def _exact_fma(a, b, c, dtype):
+    exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+    x = np.array(float(exact), dtype=dtype)  # nearest double, then check float32 ties
+    if dtype == "float32":
+        below, above = np.nextafter(x, np.float32(-np.inf)), np.nextafter(x, np.float32(np.inf))
+        x = min((below, x, above), key=lambda v: (abs(Fraction(float(v)) - exact),
+                                                  int(np.float32(v).view(np.int32)) & 1))
+    return np.asarray(x, dtype=dtype)
+
+
+@settings(max_examples=60)
+@given(st.sampled_from(["float32", "float64"]), st.floats(0, 1, exclude_min=True),
+       st.floats(-1e3, 1e3), st.floats(-1e3, 1e3))
+def test_fma_is_rounded_once(dtype, a, b, c):
+    a, b, c = (np.asarray(v, dtype=dtype) for v in (a, b, c))
+    assert fma(a, b, c, dtype) == _exact_fma(a, b, c, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_muladd_kernel_equals_perform(dtype):
+    import jitgraph.tensor as T
+
+    x = T.vector(dtype=dtype)
+    lo, hi = np.asarray(0.1, dtype), np.asarray(0.7, dtype)
+    with jitgraph.config.change_flags(floatX=dtype):
+        srng = MRG_RandomStreams(3)
+        f = jitgraph.function([], srng.uniform((3000,), low=lo, high=hi))
+        g = jitgraph.function([], srng.uniform((3000,), low=lo, high=hi), mode="FAST_COMPILE")
+    assert x.dtype == dtype
+    state = srng.state_updates[0][0].get_value()
+    u, _ = mrg31k3p.uniform_sample(state, 3000, dtype)
+    want = fma(u, hi - lo, lo, dtype)
+    np.testing.assert_array_equal(f(), want)
+    assert g().dtype == dtype
+
+
+# -- CUDA ------------------------------------------------------------------------------------
+
+EMULATION_PRELUDE = """
+static inline float __int2float_rn(int i) { return (float)i; }
+static inline double __int2double_rn(int i) { return (double)i; }
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cuda_kernel_compiles_with_nvrtc(dtype):
+    from gpu_testing import ARCHS, compile_clean, needs_nvrtc
+
+    from jitgraph.backend_gpu.lower_random import mrg_cuda_source
+
+    needs_nvrtc()
+    src = mrg_cuda_source(dtype)
+    for arch in ARCHS:
+        usage = compile_clean(src.source, src.file_name(), arch)
+        assert usage.get("spill_stores", 0) == 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n, nstreams", [(1000, 7), (5, 9), (4096, 256)])
+def test_cuda_kernel_run_on_cpu_equals_reference(dtype, n, nstreams):
+    import cpu_emulation
+
+    from jitgraph.backend_gpu.lower_random import entry_name, mrg_cuda_source
+
+    ok, why = cpu_emulation.available()
+    if not ok:
+        pytest.skip(why)
+    src = mrg_cuda_source(dtype)
+    state = mrg31k3p.substream_states(mrg31k3p.seed_state([1, 2, 3, 4, 5, 6]), nstreams)
+    out = np.empty(n, dtype=dtype)
+    work = state.copy()
+    cpu_emulation.launch(EMULATION_PRELUDE + src.source, entry_name(dtype),
+                         [work, out, np.int64(n), np.int64(nstreams)])
+    want, want_state = mrg31k3p.uniform_sample(state, n, dtype)
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(work, want_state)
