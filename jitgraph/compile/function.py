@@ -184,9 +184,10 @@ class FunctionMaker:
 
     def _computations(self, explicit: list, updates: Any, givens: Any,
                       no_default_updates: Any) -> list[Variable]:
-        """What the graph computes, ``givens`` applied: the outputs, then the shared-variable
-        updates (explicit, then default ones; set in ``self.updates``), then the updates of
-        ``In(update=...)`` inputs (set in ``self.input_updates``)."""
+        """What the graph computes, ``givens`` applied: the outputs, then the updates of
+        ``In(update=...)`` inputs (set in ``self.input_updates``), then the shared-variable
+        updates (explicit, then default ones; set in ``self.updates``), as Theano orders them:
+        the inputs' updates in the order of the inputs, shared variables coming last."""
         substitute = Substitution(normalize_givens(givens, explicit))
         self.updates = _normalize_updates(updates)
         input_updates = _input_updates(self.inputs)
@@ -200,8 +201,8 @@ class FunctionMaker:
         self.input_updates = [(k, expr) for (k, _), expr in
                               zip(input_updates, computed[n_out + n_upd:])]
         self._add_default_updates(computed, explicit, no_default_updates, substitute)
-        return (computed[:n_out] + [u for _, u in self.updates]
-                + [u for _, u in self.input_updates])
+        return (computed[:n_out] + [u for _, u in self.input_updates]
+                + [u for _, u in self.updates])
 
     def _add_default_updates(self, computed: list, explicit: list, no_default_updates: Any,
                              substitute: Substitution) -> None:

@@ -30,10 +30,13 @@ class Function:
         self._n_explicit = len(maker.inputs)
         self._input_cells = program.input_cells[:self._n_explicit]
         self._shared_cells = list(zip(maker.shared_inputs, program.input_cells[self._n_explicit:]))
-        n_out, n_upd = len(maker.outputs), len(maker.updates)
+        # The program's outputs: the function's outputs, the new values of In(update=...)
+        # inputs, the new values of shared variables.
+        n_out, n_in_upd = len(maker.outputs), len(maker.input_updates)
+        n_before_upd = n_out + n_in_upd
         self._output_cells = program.output_cells[:n_out]
         self._update_cells = list(zip([v for v, _ in maker.updates],
-                                      program.output_cells[n_out:n_out + n_upd]))
+                                      program.output_cells[n_before_upd:]))
         self._copy_output = _outputs_needing_copy(maker)
         # GPU programs leave some outputs on the device: they are returned as NumPy arrays
         # unless the output was asked for with Out(..., borrow=True).
@@ -41,11 +44,12 @@ class Function:
         self._download = [k in device_outputs and not spec.borrow
                           for k, spec in enumerate(maker.outputs)]
         # (a host shared variable updated on the device gets a NumPy value)
-        self._update_download = [n_out + k in device_outputs for k in range(n_upd)]
+        self._update_download = [n_before_upd + k in device_outputs
+                                 for k in range(len(maker.updates))]
         # In(update=...) inputs: (position, cell of the new value, whether to download it)
         self._input_update_cells = [
-            (k, program.output_cells[n_out + n_upd + j], n_out + n_upd + j in device_outputs)
-            for j, (k, _) in enumerate(getattr(maker, "input_updates", ()))]
+            (k, program.output_cells[n_out + j], n_out + j in device_outputs)
+            for j, (k, _) in enumerate(maker.input_updates)]
         # Explicit inputs that go straight to the device accept a CuPy array as it is.
         self._device_inputs = {k for k in getattr(program, "device_inputs", ())
                                if k < len(maker.inputs)}
