@@ -30,6 +30,10 @@ from dataclasses import dataclass
 class ScanInfo:
     """Counts and taps describing a Scan node (immutable and hashable: part of the op)."""
 
+    #: the fields, listed the way op parameters are (the compiledir's graph keys read them)
+    __props__ = ("n_seqs", "rec_taps", "n_nit_sot", "n_shared", "n_non_seqs", "as_while",
+                 "keep")
+
     n_seqs: int
     #: per recurrent output, its (negative) taps in the order the step function receives them
     rec_taps: tuple[tuple[int, ...], ...]

@@ -1,0 +1,119 @@
+"""Scan rewrites fire where they should, leave values unchanged, and honour
+``optimizer_excluding``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import jitgraph
+import jitgraph.tensor as T
+from jitgraph.scan import Scan, scan
+
+
+def scans(fn):
+    return [n for n in fn.maker.fgraph.toposort() if isinstance(n.op, Scan)]
+
+
+def both(inputs, outputs, *args):
+    """Values with and without the scan rewrites, and the rewritten function."""
+    f = jitgraph.function(inputs, outputs)
+    g = jitgraph.function(inputs, outputs, mode=jitgraph.compile.mode.get_mode(None)
+                          .excluding("scan"))
+    got, want = f(*args), g(*args)
+    for a, b in zip(got if isinstance(got, list) else [got],
+                    want if isinstance(want, list) else [want]):
+        np.testing.assert_allclose(a, b)
+    return f, g
+
+
+def test_save_mem_keeps_only_the_last_entry():
+    k = T.iscalar("k")
+    A = T.dvector("A")
+    result, _ = scan(lambda p, A: p * A, outputs_info=T.ones_like(A), non_sequences=A,
+                     n_steps=k)
+    f, g = both([A, k], result[-1], np.arange(4.), 30)
+    assert scans(f)[0].op.info.keep == (1,)
+    assert scans(g)[0].op.info.keep == (0,)
+
+
+def test_save_mem_keeps_as_many_entries_as_read():
+    x = T.dvector("x")
+    out, _ = scan(lambda a, b: a + b, outputs_info=dict(initial=x, taps=[-2, -1]), n_steps=6)
+    f, _ = both([x], [out[-1], out[-3]], np.array([1., 1.]))
+    assert scans(f)[0].op.info.keep == (3,)
+    np.testing.assert_allclose(f(np.array([1., 1.])), [21, 8])
+
+
+def test_save_mem_leaves_a_buffer_read_whole():
+    x = T.dvector("x")
+    out, _ = scan(lambda h: h * 2, outputs_info=x, n_steps=3)
+    f, _ = both([x], [out, out[-1]], np.ones(2))
+    assert scans(f)[0].op.info.keep == (0,)
+
+
+def test_gradient_accumulators_keep_one_entry():
+    X, W, h0 = T.dmatrix("X"), T.dmatrix("W"), T.dvector("h0")
+    hs, _ = scan(lambda x, h, W: T.tanh(T.dot(W, h) + x), sequences=X, outputs_info=h0,
+                 non_sequences=W)
+    gW = T.grad(hs[-1].sum(), W)
+    rng = np.random.default_rng(0)
+    f, _ = both([X, h0, W], gW, rng.normal(size=(5, 3)), rng.normal(size=3),
+                rng.normal(size=(3, 3)))
+    backward = [n for n in scans(f) if n.op.name.startswith("grad_of")]
+    assert backward and all(backward[0].op.info.keep)
+
+
+def test_unused_outputs_are_not_computed():
+    X, h0 = T.dmatrix("X"), T.dvector("h0")
+    (total, doubled), _ = scan(lambda x, h: (h + x, x * 2), sequences=X,
+                               outputs_info=[h0, None])
+    f, g = both([X, h0], total, np.arange(6.).reshape(3, 2), np.ones(2))
+    assert scans(f)[0].op.info.n_nit_sot == 0
+    assert scans(g)[0].op.info.n_nit_sot == 1
+
+
+def test_states_read_by_used_outputs_are_kept():
+    x = T.dvector("x")
+    (a, b), _ = scan(lambda v, a, b: (a + v, b * 0.5 + a), sequences=x,
+                     outputs_info=[T.constant(np.float64(0)), T.constant(np.float64(1))])
+    f, _ = both([x], b, np.arange(4.))
+    assert scans(f)[0].op.info.n_rec == 2
+    f, _ = both([x], a, np.arange(4.))
+    assert scans(f)[0].op.info.n_rec == 1
+
+
+def test_independent_loops_over_the_same_sequence_merge():
+    X, h0 = T.dmatrix("X"), T.dvector("h0")
+    s1, _ = scan(lambda x, h: h + x, sequences=X, outputs_info=h0)
+    s2, _ = scan(lambda x, h: h * x, sequences=X, outputs_info=h0)
+    f, g = both([X, h0], [s1, s2], np.arange(6.).reshape(3, 2), np.ones(2))
+    assert len(scans(f)) == 1 and len(scans(g)) == 2
+    assert scans(f)[0].op.info.n_seqs == 1  # the shared sequence is read once
+
+
+def test_dependent_loops_do_not_merge():
+    X, h0 = T.dmatrix("X"), T.dvector("h0")
+    s1, _ = scan(lambda x, h: h + x, sequences=X, outputs_info=h0)
+    s2, _ = scan(lambda x, h: h * x, sequences=s1, outputs_info=h0)
+    f, _ = both([X, h0], s2, np.arange(6.).reshape(3, 2), np.ones(2))
+    assert len(scans(f)) == 2
+
+
+def test_optimizer_excluding_flag_turns_them_off():
+    k = T.iscalar("k")
+    A = T.dvector("A")
+    result, _ = scan(lambda p, A: p * A, outputs_info=T.ones_like(A), non_sequences=A,
+                     n_steps=k)
+    mode = jitgraph.compile.mode.get_mode(None).excluding("scan_save_mem")
+    f = jitgraph.function([A, k], result[-1], mode=mode)
+    assert scans(f)[0].op.info.keep == (0,)
+
+
+def test_compiled_graph_with_a_scan_is_cached(tmp_path):
+    x = T.dvector("x")
+    out, _ = scan(lambda v, h: h + v, sequences=x, outputs_info=T.constant(np.float64(0)))
+    from jitgraph.compile import graph_cache
+
+    f = jitgraph.function([x], out[-1])
+    key = graph_cache.graph_key(f.maker.fgraph, [], f.maker.mode)
+    assert key is not None and "ScanInfo" in key and "InnerGraph" in key
