@@ -264,6 +264,11 @@ class MakeVector(Op):
         return [None if dt.is_discrete(x.dtype) else _fit_gradient(gz[k], x)
                 for k, x in enumerate(inputs)]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        if dt.is_discrete(self.dtype) or all(v is None for v in eval_points):
+            return [None]
+        return [self(*[zeros_like(x) if v is None else v for x, v in zip(inputs, eval_points)])]
+
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
         return [(len(node.inputs),)]
@@ -329,6 +334,11 @@ class Alloc(Op):
         if n_new:
             gz = tsum(gz, axis=list(range(n_new)))
         return [_fit_gradient(gz, value), *rest]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        if eval_points[0] is None:
+            return [None]
+        return [self(eval_points[0], *inputs[1:])]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True]] + [[False]] * (len(node.inputs) - 1)
@@ -474,6 +484,11 @@ class Join(Op):
             grads.append(None if dt.is_discrete(x.dtype) else _fit_gradient(gz[index], x))
             start = stop
         return grads
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        if all(v is None for v in eval_points):
+            return [None]
+        return [self(*[zeros_like(x) if v is None else v for x, v in zip(inputs, eval_points)])]
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:

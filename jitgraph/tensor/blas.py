@@ -50,6 +50,17 @@ def _grad_for(g: Variable, x: Variable) -> Variable | None:
     return _fit_gradient(g, x)
 
 
+def _sum_terms(terms: Sequence[Variable | None]) -> Variable | None:
+    """The sum of the terms that are not None (None if all are): an R-op from its parts."""
+    present = [t for t in terms if t is not None]
+    if not present:
+        return None
+    total = present[0]
+    for t in present[1:]:
+        total = total + t
+    return total
+
+
 def _sum_all(x: Variable) -> Variable:
     from jitgraph.tensor.reduction import sum as tsum
 
@@ -94,6 +105,12 @@ class _DotBase(Op):
         else:
             gx, gy = _dot(g, _T(y)), _dot(_T(x), g)
         return [_grad_for(gx, x), _grad_for(gy, y)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        # Bilinear: d(a b) = da b + a db.
+        (a, b), (va, vb) = inputs, eval_points
+        return [_sum_terms([None if va is None else self(va, b),
+                            None if vb is None else self(a, vb)])]
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
@@ -197,6 +214,9 @@ class Gemv(_InplaceBlas):
                 _grad_for(alpha * _outer(g, x), A), _grad_for(alpha * _dot(_T(A), g), x),
                 _grad_for(_sum_all(g * y), beta)]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        return [_scaled_product_rop(inputs, eval_points)]
+
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
         return [tuple(input_shapes[0])]
@@ -229,6 +249,9 @@ class Gemm(_InplaceBlas):
         return [_grad_for(beta * g, Z), _grad_for(_sum_all(g * _dot(X, Y)), alpha),
                 _grad_for(alpha * _dot(g, _T(Y)), X), _grad_for(alpha * _dot(_T(X), g), Y),
                 _grad_for(_sum_all(g * Z), beta)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        return [_scaled_product_rop(inputs, eval_points)]
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
@@ -265,9 +288,30 @@ class Ger(_InplaceBlas):
         return [_grad_for(g, A), _grad_for(_dot(x, g_y), alpha), _grad_for(alpha * g_y, x),
                 _grad_for(alpha * _dot(_T(g), x), y)]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        # A + alpha * outer(x, y): the rule of gemv/gemm with beta = 1.
+        (A, alpha, x, y), (vA, valpha, vx, vy) = inputs, eval_points
+        return [_scaled_product_rop([A, alpha, dimshuffle(x, (0, "x")),
+                                     dimshuffle(y, ("x", 0)), None],
+                                    [vA, valpha, None if vx is None else dimshuffle(vx, (0, "x")),
+                                     None if vy is None else dimshuffle(vy, ("x", 0)), None])]
+
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
         return [tuple(input_shapes[0])]
+
+
+def _scaled_product_rop(inputs: Sequence[Any], eval_points: Sequence[Variable | None]
+                        ) -> Variable | None:
+    """R-op of ``beta * z + alpha * dot(a, b)`` (inputs ``(z, alpha, a, b, beta)``; a
+    ``beta`` of None means 1, as in ger)."""
+    (z, alpha, a, b, beta), (vz, valpha, va, vb, vbeta) = inputs, eval_points
+    terms = [None if vz is None else (vz if beta is None else beta * vz),
+             None if valpha is None else valpha * _dot(a, b),
+             None if va is None else alpha * _dot(va, b),
+             None if vb is None else alpha * _dot(a, vb),
+             None if vbeta is None else vbeta * z]
+    return _sum_terms(terms)
 
 
 gemv_no_inplace = Gemv(inplace=False)
@@ -341,6 +385,11 @@ class BatchedDot(Op):
         ga = self(g, _swap_last(b))
         gb = self(_swap_last(a), g)
         return [_grad_for(_sum_leading(ga, a.ndim), a), _grad_for(_sum_leading(gb, b.ndim), b)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        (a, b), (va, vb) = inputs, eval_points
+        return [_sum_terms([None if va is None else self(va, b),
+                            None if vb is None else self(a, vb)])]
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:

@@ -84,6 +84,28 @@ class Elemwise(Op):
         raw = self.scalar_op.grad(inputs, outputs[0], output_grads[0])
         return [None if g is None else _fit_gradient(g, x) for x, g in zip(inputs, raw)]
 
+    def connection_pattern(self, node: Apply) -> list[list[bool]]:
+        shape_only = getattr(self.scalar_op, "shape_only_inputs", ())
+        return [[k not in shape_only] * len(node.outputs) for k in range(len(node.inputs))]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        # J v = sum_k (d out / d x_k) v_k. The scalar op's gradient rule is linear in the
+        # output gradient, so with a gradient of 1 it yields each partial derivative.
+        out = self.make_node(*inputs).outputs
+        if len(out) != 1:
+            raise NotImplementedError(f"{self} has several outputs; take the R_op of the "
+                                      "unfused graph instead")
+        one_dtype = out[0].dtype if not dt.is_discrete(out[0].dtype) else dt.floatx()
+        from jitgraph.tensor.conversion import constant
+
+        partials = self.scalar_op.grad(inputs, out[0], constant(np.ones((), dtype=one_dtype)))
+        terms = [p * v for p, v in zip(partials, eval_points) if p is not None and v is not None]
+        if not terms:
+            return [None]
+        from jitgraph.tensor.math import add
+
+        return [_fit_tangent(terms[0] if len(terms) == 1 else add(*terms), out[0])]
+
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
         out = node.outputs[0]
@@ -133,6 +155,21 @@ def _fit_gradient(g: Variable, x: Variable) -> Variable:
     if g.dtype != x.dtype and not dt.is_discrete(x.dtype):
         g = math.cast(g, x.dtype)
     return g
+
+
+def _fit_tangent(t: Variable, like: Variable) -> Variable:
+    """The tangent ``t`` with ``like``'s dtype and broadcastable pattern (stretched to its
+    shape where ``t`` varies along fewer axes)."""
+    from jitgraph.tensor import math
+    from jitgraph.tensor.shape import patternbroadcast
+
+    t = as_tensor_variable(t)
+    if t.dtype != like.dtype:
+        t = math.cast(t, like.dtype)
+    if t.ndim < like.ndim or any(tb and not lb for tb, lb in
+                                 zip(t.broadcastable, like.broadcastable)):
+        t = math.second(like, t)
+    return patternbroadcast(t, like.broadcastable)
 
 
 class DimShuffle(Op):
@@ -188,6 +225,14 @@ class DimShuffle(Op):
         order = [self.shuffle.index(d) if d in self.shuffle else "x" for d in range(x.ndim)]
         grad_in = dimshuffle(_drop_augmented(gz, self.augment), order)
         return [_fit_gradient(grad_in, x)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        (v,) = eval_points
+        if v is None:
+            return [None]
+        from jitgraph.tensor.shape import patternbroadcast
+
+        return [self(patternbroadcast(v, self.input_broadcastable))]
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:

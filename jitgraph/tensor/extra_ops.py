@@ -63,6 +63,18 @@ class ARange(Op):
         gstep = None if dt.is_discrete(step.dtype) else cast(tsum(gz * k), step.dtype)
         return [gstart, None, gstep]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        from jitgraph.tensor.math import cast, second
+
+        (vstart, _, vstep), out = eval_points, self(*inputs)
+        if dt.is_discrete(self.dtype) or (vstart is None and vstep is None):
+            return [None]
+        # out[k] = start + k * step
+        k = arange(out.shape[0], dtype=self.dtype)
+        terms = [cast(t, self.dtype) for t in (vstart, None if vstep is None else k * vstep)
+                 if t is not None]
+        return [second(out, terms[0] if len(terms) == 1 else terms[0] + terms[1])]
+
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [False], [True]]
 
@@ -156,6 +168,9 @@ class Repeat(Op):
         if self.axis is None:
             g = reshape(g, _shape_dims(x), ndim=x.ndim)
         return [_fit_gradient(g, x), None]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        return [None if eval_points[0] is None else self(eval_points[0], inputs[1])]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [False]]

@@ -203,6 +203,30 @@ class CAReduce(Op):
         return grad(None, list(inputs), known_grads={y: gy}, disconnected_inputs="ignore",
                     return_disconnected="None")
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        if self.pre_op is not None:  # fused form: the R-op of the unfused graph
+            from jitgraph.gradient.rop import Rop
+
+            y = _unfuse(self.pre_op, list(inputs))
+            moving = [(x, v) for x, v in zip(inputs, eval_points) if v is not None]
+            vy = Rop(y, [x for x, _ in moving], [v for _, v in moving],
+                     disconnected_outputs="ignore", return_disconnected="None")
+            return self.clone_with(pre_op=None).R_op([y], [vy])
+        (x,), (v,) = inputs, eval_points
+        if v is None:
+            return [None]
+        if self.scalar_op.name == "add":
+            return [self(v)]  # a sum is linear
+        # Otherwise the derivative of the output with respect to each reduced element (the
+        # gradient for an output gradient of 1), times v, summed over the reduced axes.
+        from jitgraph.tensor.math import cast, second
+
+        out = self(x)
+        local = self._reduction_grad(x, out, second(out, constant(np.ones((), out.dtype))))
+        if local is None:
+            return [None]
+        return [cast(Sum(self.axis)(local * v), out.dtype)]
+
     def _reduction_grad(self, x: Variable, out: Variable, gz: Variable) -> Variable | None:
         # A generic CAReduce of a known scalar op differentiates like the named class.
         named = {"add": Sum, "mul": Prod, "maximum": Max, "minimum": Min, "and_": All,
@@ -483,10 +507,7 @@ class _ArgReduce(Op):
         return [tuple(s for d, s in enumerate(shp) if d not in axes)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        return [None]
-
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[False]]
+        return [None]  # connected (as in Theano), with a zero gradient
 
 
 class Argmax(_ArgReduce):

@@ -58,7 +58,8 @@ class ScalarOp:
     def __init__(self, name: str, nin: int, impl: Callable, out_dtype: Callable[..., str],
                  grad: GradFn | None = None, commutative: bool = False,
                  associative: bool = False, identity: Any = None, differentiable: bool = True,
-                 doc: str = "", cast_inputs: Any = "all") -> None:
+                 doc: str = "", cast_inputs: Any = "all",
+                 shape_only_inputs: tuple[int, ...] = ()) -> None:
         self.name = name
         self.nin = nin  # -1: any number of inputs (add, mul)
         self.impl = impl
@@ -72,6 +73,9 @@ class ScalarOp:
         # a tuple of booleans. Computing in the output dtype is what makes bool+bool -> int8 give
         # 2 and exp(int8) -> float32 avoid NumPy's float16 intermediate.
         self.cast_inputs = cast_inputs
+        # Inputs that give the output only its shape (``second``'s first): no gradient path
+        # leads through them, so ``grad`` reports them disconnected (as Theano does).
+        self.shape_only_inputs = tuple(shape_only_inputs)
         self.nout = 1
         self.__doc__ = doc
 
@@ -393,7 +397,7 @@ def _build_table() -> None:
         ("xor", 2, np.bitwise_xor, discrete_or_bool_out, None,
          {"differentiable": False, "commutative": True, "associative": True}),
         ("second", 2, _second, lambda a, b: b, lambda i, o, g: [None, g],
-         {"cast_inputs": (False, True)}),
+         {"cast_inputs": (False, True), "shape_only_inputs": (0,)}),
         ("switch", 3, np.where, lambda c, a, b: dt.upcast(a, b), _switch_grad,
          {"cast_inputs": (False, True, True)}),
         ("clip", 3, np.clip, lambda x, lo, hi: dt.upcast(x, lo, hi), _clip_grad, {}),

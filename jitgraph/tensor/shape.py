@@ -293,6 +293,9 @@ class Reshape(Op):
             return [None, None]
         return [reshape(output_grads[0], _shape_dims(x), ndim=x.ndim), None]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        return [None if eval_points[0] is None else self(eval_points[0], inputs[1])]
+
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [False]]
 
@@ -454,6 +457,9 @@ class SpecifyShape(Op):
             return [None] * len(inputs)
         return [patternbroadcast(output_grads[0], x.broadcastable)] + [None] * (len(inputs) - 1)
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        return [None if eval_points[0] is None else self(eval_points[0], *inputs[1:])]
+
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True]] + [[False]] * (len(node.inputs) - 1)
 
@@ -530,6 +536,9 @@ class Unbroadcast(Op):
         if dt.is_discrete(x.dtype):
             return [None]
         return [patternbroadcast(output_grads[0], x.broadcastable)]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        return [None if eval_points[0] is None else self(eval_points[0])]
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:

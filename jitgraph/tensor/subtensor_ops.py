@@ -330,6 +330,9 @@ class _IndexedRead(Op):
         gx = self._writer()(self.idx_list)(zeros_like(x), output_grads[0], *index)
         return [gx, *rest]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        return [None if eval_points[0] is None else self(eval_points[0], *inputs[1:])]
+
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True]] + [[False]] * (len(node.inputs) - 1)
 
@@ -436,12 +439,30 @@ class _IndexedUpdate(Op):
             gy = _sum_to_value(self._reader()(gz, *index), y)
         return [gx, gy, *rest]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        # Linear in (x, y) together: the same update applied to the tangents (never in place).
+        return [_update_rop(self, inputs, eval_points)]
+
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [True]] + [[False]] * (len(node.inputs) - 2)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
         return [tuple(input_shapes[0])]
+
+
+def _update_rop(op: Op, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]
+                ) -> Variable | None:
+    """R-op of ``x`` with ``x[index]`` set to / incremented by ``y``: the same update of the
+    tangents (zeros for the one that does not move), by a non-inplace op."""
+    from jitgraph.tensor.basic import zeros_like
+
+    (x, y, *index), (vx, vy) = inputs, eval_points[:2]
+    if vx is None and vy is None:
+        return None
+    update = type(op)(**{**{p: getattr(op, p) for p in op.__props__}, "inplace": False})
+    return update(zeros_like(x) if vx is None else vx, zeros_like(y) if vy is None else vy,
+                  *index)
 
 
 class IncSubtensor(_IndexedUpdate):
@@ -498,6 +519,9 @@ class AdvancedSubtensor1(Op):
             return [None, None]
         return [AdvancedIncSubtensor1()(zeros_like(x), output_grads[0], ilist), None]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        return [None if eval_points[0] is None else self(eval_points[0], inputs[1])]
+
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [False]]
 
@@ -549,6 +573,9 @@ class AdvancedIncSubtensor1(Op):
         if not dt.is_discrete(y.dtype):
             gy = _sum_to_value(AdvancedSubtensor1()(gz, ilist), y)
         return [gx, gy, None]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        return [_update_rop(self, inputs, eval_points)]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [True], [False]]

@@ -158,6 +158,13 @@ class Softmax(_RowwiseOp):
         gx = (g - self._sum_keep(g * sm)) * sm
         return [M.cast(gx, x.dtype) if gx.dtype != x.dtype else gx]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        (x,), (v,) = inputs, eval_points
+        if v is None:
+            return [None]
+        sm = self(x)
+        return [(v - self._sum_keep(sm * v)) * sm]
+
 
 class LogSoftmax(_RowwiseOp):
     """``x - log(sum(exp(x), axis))``, computed stably (``x - max - log(sum(exp(x - max)))``)."""
@@ -174,6 +181,12 @@ class LogSoftmax(_RowwiseOp):
         g = as_tensor_variable(output_grads[0])
         gx = g - self._sum_keep(g) * M.exp(outputs[0])
         return [M.cast(gx, x.dtype) if gx.dtype != x.dtype else gx]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        (x,), (v,) = inputs, eval_points
+        if v is None:
+            return [None]
+        return [v - self._sum_keep(M.exp(self(x)) * v)]
 
 
 def softmax(x: Any, axis: int | None = -1) -> Variable:
@@ -252,6 +265,12 @@ class CrossentropyCategorical1Hot(Op):
         coding, labels = inputs
         return [crossentropy_categorical_1hot_grad(output_grads[0], coding, labels), None]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        (coding, labels), v = inputs, eval_points[0]
+        if v is None:
+            return [None]
+        return [_picked_over_coding(coding, labels, v)]  # -v[i, y[i]] / coding[i, y[i]]
+
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [False]]
 
@@ -283,8 +302,19 @@ class CrossentropyCategorical1HotGrad(Op):
         output_storage[0][0] = out
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        raise NotImplementedError(f"{self}: second derivatives of the one-hot cross-entropy are "
-                                  "not implemented; use -log(p)[arange(n), y] with indexing")
+        # out[i, y[i]] = -g[i] / c[i, y[i]]: d/dg = -1/c, d/dc = g/c**2, at (i, y[i]) only.
+        g, coding, labels = inputs
+        picked = _picked_over_coding(coding, labels, output_grads[0])
+        return [picked, self(g * picked, coding, labels), None]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        (g, coding, labels), (vg, vc) = inputs, eval_points[:2]
+        terms = [t for t in (vg, None if vc is None else g * _picked_over_coding(coding, labels,
+                                                                                   vc))
+                 if t is not None]
+        if not terms:
+            return [None]
+        return [self(terms[0] if len(terms) == 1 else terms[0] + terms[1], coding, labels)]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True], [True], [False]]
@@ -296,6 +326,15 @@ class CrossentropyCategorical1HotGrad(Op):
 
 crossentropy_categorical_1hot = CrossentropyCategorical1Hot()
 crossentropy_categorical_1hot_grad = CrossentropyCategorical1HotGrad()
+
+
+def _picked_over_coding(coding: Variable, labels: Variable, m: Variable) -> Variable:
+    """``-m[i, labels[i]] / coding[i, labels[i]]`` for each row ``i`` (what the derivatives of
+    the one-hot cross-entropy are made of)."""
+    from jitgraph.tensor.reduction import sum as tsum
+
+    ones = M.second(coding[:, 0], constant(np.ones((), dtype=coding.dtype)))
+    return tsum(crossentropy_categorical_1hot_grad(ones, coding, labels) * m, axis=1)
 
 
 def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> Variable:
