@@ -110,15 +110,7 @@ class ChoiceFromUniform(_FromUniform):
 
     def make_node(self, pvals: Any, unis: Any, n: Any = 1) -> Apply:
         pv = as_tensor_variable(pvals)
-        nv = as_tensor_variable(n)
-        one = False
-        try:
-            from jitgraph.tensor.basic import get_scalar_constant_value
-
-            one = int(get_scalar_constant_value(nv)) == 1
-        except Exception:  # noqa: BLE001 - a symbolic n: not known to be 1
-            pass
-        return self._node(pv, unis, nv, (pv.broadcastable[0], one))
+        return self._node(pv, unis, n, (pv.broadcastable[0], False))
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         pvals, unis, n = inputs

@@ -1,0 +1,241 @@
+"""MRG_RandomStreams' API as Theano 1.0.5 has it: seeding and its errors, the stream states
+(values recorded from Theano), nstreams, sizes, the errors of each distribution, gradients,
+updates, and functions that keep their stream state when pickled."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import jitgraph
+import jitgraph.tensor as T
+from jitgraph.random import mrg31k3p
+from jitgraph.sandbox import rng_mrg
+from jitgraph.sandbox.rng_mrg import MRG_RandomStreams, guess_n_streams
+
+#: Theano 1.0.5: MRG_RandomStreams(12345).get_substream_rstates(3, 'float32'), then .rstate,
+#: then .rstate after inc_rstate()
+THEANO_SUBSTREAMS = [[12345] * 6,
+                     [1613322692, 623311037, 1722317882, 1563970864, 792350268, 619030428],
+                     [951422716, 416944718, 1329311079, 1678647957, 55905791, 588091391]]
+THEANO_RSTATE_AFTER = [336690377, 597094797, 1245771585, 85196284, 523477687, 2094976052]
+THEANO_RSTATE_INC = [502033783, 1322587635, 1964121530, 1949818481, 1607232546, 1462898381]
+
+
+def test_stream_states_are_theanos():
+    srng = MRG_RandomStreams(12345)
+    np.testing.assert_array_equal(srng.rstate, [12345] * 6)
+    rows = srng.get_substream_rstates(3, "float32")
+    assert rows.dtype == np.int32
+    np.testing.assert_array_equal(rows, THEANO_SUBSTREAMS)
+    np.testing.assert_array_equal(srng.rstate, THEANO_RSTATE_AFTER)
+    srng.inc_rstate()
+    np.testing.assert_array_equal(srng.rstate, THEANO_RSTATE_INC)
+    np.testing.assert_array_equal(MRG_RandomStreams([1, 2, 3, 4, 5, 6]).rstate, [1, 2, 3, 4, 5, 6])
+    assert MRG_RandomStreams().default_instance_seed == 12345
+
+
+def test_jump_matrices_are_powers_of_the_transition():
+    """Stepping 2**10 times equals the 2**10 jump (the same construction gives 2**72, 2**134)."""
+    state = np.asarray([[11, 22, 33, 44, 55, 66]], dtype=np.int32)
+    _, stepped = mrg31k3p.draw_integers(state, 2**10)
+    np.testing.assert_array_equal(stepped, mrg31k3p.jump(state, 10))
+
+
+def test_reference_step_matches_the_recurrence():
+    s = [5, 6, 7, 8, 9, 10]
+    x1, x2 = [7, 6, 5], [10, 9, 8]  # oldest first
+    zs = []
+    for _ in range(50):
+        x1.append((2**22 * x1[-2] + 129 * x1[-3]) % mrg31k3p.M1)
+        x2.append((2**15 * x2[-1] + (2**15 + 1) * x2[-3]) % mrg31k3p.M2)
+        z = (x1[-1] - x2[-1]) % mrg31k3p.M1
+        zs.append(z if z > 0 else mrg31k3p.M1)
+    got, _ = mrg31k3p.draw_integers(np.asarray([s], dtype=np.int32), 50)
+    np.testing.assert_array_equal(got, zs)
+
+
+@pytest.mark.parametrize("size, expected", [((10,), 1), ((7, 3), 3), ((1000,), 166),
+                                            ((2, 3, 4), 4), ((5,), 5), ((6,), 6), ((7,), 1),
+                                            ((13,), 2), ((20,), 3), ((100000,), 15360)])
+def test_guess_n_streams_is_theanos(size, expected):
+    assert guess_n_streams(size) == expected
+
+
+def test_symbolic_size_uses_the_most_streams():
+    x = T.matrix()
+    assert guess_n_streams(x.shape) == 60 * 256
+    with pytest.warns(UserWarning, match="number of streams"):
+        guess_n_streams(x.shape, warn=True)
+
+
+@pytest.mark.parametrize("seed, error, message", [
+    (0, ValueError, "seed should not be 0"),
+    (rng_mrg.M2, ValueError, "seed should be less than 2147462579"),
+    (2**40, ValueError, "seed should be less than"),
+    (-1, ValueError, "positive"),
+    ([0, 0, 0, 1, 1, 1], ValueError, "The first 3 values of seed should not be all 0"),
+    ([1, 1, 1, 0, 0, 0], ValueError, "The last 3 values of seed should not be all 0"),
+    ([rng_mrg.M1, 1, 1, 1, 1, 1], ValueError, "first 3 values of seed should be less than"),
+    ([1, 1, 1, rng_mrg.M2, 1, 1], ValueError, "last 3 values of seed should be less than"),
+    ([1, 2, 3], TypeError, "seed should be 1 integer or 6 integers"),
+    (1.5, TypeError, "seed should be 1 integer or 6 integers"),
+])
+def test_bad_seeds(seed, error, message):
+    with pytest.raises(error, match=message):
+        MRG_RandomStreams(seed)
+    srng = MRG_RandomStreams(1)
+    with pytest.raises(error, match=message):
+        srng.seed(seed)
+
+
+@pytest.mark.parametrize("size", [(0,), (3, -1), (2, 0, 2)])
+def test_sizes_with_empty_dimensions_are_refused(size):
+    with pytest.raises(ValueError, match="dimension with value <= 0"):
+        MRG_RandomStreams(1).uniform(size)
+
+
+@pytest.mark.parametrize("size", [3, None, 2.5])
+def test_sizes_must_be_tuples_or_vectors(size):
+    with pytest.raises(TypeError, match="size must be a tuple of int"):
+        MRG_RandomStreams(1).uniform(size)
+
+
+def test_distribution_errors_have_theanos_messages():
+    srng = MRG_RandomStreams(1)
+    pv = np.asarray([[0.5, 0.5]])
+    cases = [
+        (lambda: srng.binomial((3,), n=2), NotImplementedError,
+         "MRG_RandomStreams.binomial with n > 1"),
+        (lambda: srng.multinomial(pvals=[0.2, 0.8]), NotImplementedError, "pvals.ndim = 2"),
+        (lambda: srng.multinomial(size=(2,), pvals=pv), ValueError, "Provided a size argument"),
+        (lambda: srng.multinomial(ndim=2, pvals=pv), ValueError, "Provided an ndim argument"),
+        (lambda: srng.multinomial(), TypeError, "You have to specify pvals"),
+        (lambda: srng.choice(size=2, p=pv), NotImplementedError, "without replacement"),
+        (lambda: srng.choice(size=2, a=3, p=pv, replace=False), TypeError, "a has to be None"),
+        (lambda: srng.choice(size=2, replace=False), TypeError, "p has to be specified"),
+        (lambda: srng.choice(size=2, p=[0.5, 0.5], replace=False), NotImplementedError,
+         "p.ndim = 2"),
+        (lambda: srng.choice(size=2, p=pv, replace=False, ndim=1), ValueError, "ndim argument"),
+        (lambda: srng.uniform((2, 3), ndim=3), ValueError, "ndim=3"),
+        (lambda: srng.uniform((2,), dtype="int32"), TypeError, "float16, float32 or float64"),
+    ]
+    for build, error, message in cases:
+        with pytest.raises(error, match=message):
+            build()
+
+
+def test_choice_of_more_outcomes_than_possible_fails_at_run_time():
+    srng = MRG_RandomStreams(1)
+    f = jitgraph.function([], srng.choice(size=3, p=np.asarray([[0.5, 0.5]]), replace=False))
+    with pytest.raises(ValueError, match="without replacement n samples bigger"):
+        f()
+
+
+def test_output_types_follow_the_size():
+    srng = MRG_RandomStreams(1)
+    x = T.matrix()
+    assert srng.uniform((3, 1)).broadcastable == (False, True)
+    assert srng.uniform((1,)).broadcastable == (True,)
+    assert srng.uniform(x.shape).type == T.matrix().type
+    assert srng.uniform((x.shape[0], 3)).ndim == 2
+    assert srng.binomial((3,)).dtype == "int64"
+    assert srng.normal((3,), avg=np.float64(1)).dtype == "float64"
+    with jitgraph.config.change_flags(floatX="float32"):
+        assert srng.uniform((3,)).dtype == "float32"
+        assert srng.uniform((3,), dtype="float64").dtype == "float64"
+        assert srng.normal((3,)).dtype == "float32"
+    assert str(srng.uniform((3,)).owner.op).startswith("mrg_uniform{")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wo = srng.multinomial_wo_replacement(n=1, pvals=np.asarray([[0.5, 0.5]]))
+    assert wo.broadcastable == (True, False)  # Theano: a row
+    assert "deprecated" in str(caught[0].message)
+
+
+def test_state_updates_and_updates():
+    srng = MRG_RandomStreams(1)
+    u = srng.uniform((3,))
+    n = srng.normal((2, 2), nstreams=4)
+    assert len(srng.state_updates) == 2
+    old_r, new_r, size, nstreams = srng.state_updates[0]
+    assert size == (3,) and nstreams is None
+    assert old_r.default_update is new_r
+    assert old_r.get_value().shape == (3, 6)
+    assert srng.state_updates[1][0].get_value().shape == (4, 6)
+    assert srng.updates() == srng.state_updates
+    assert u.update[0] is old_r
+    assert n.ndim == 2
+
+
+def test_function_advances_and_no_default_updates_does_not():
+    srng = MRG_RandomStreams(99)
+    u = srng.uniform((5,))
+    f = jitgraph.function([], u)
+    g = jitgraph.function([], u, no_default_updates=True)
+    a, b = f(), f()
+    assert not np.array_equal(a, b)
+    c, d = g(), g()
+    np.testing.assert_array_equal(c, d)
+
+
+def test_reseeding_repeats_the_draws():
+    srng = MRG_RandomStreams(5)
+    f = jitgraph.function([], [srng.uniform((4,)), srng.normal((3,)),
+                               srng.binomial((2, 2), p=0.4)])
+    first = f()
+    srng.seed(5)
+    again = f()
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_undefined_gradients():
+    srng = MRG_RandomStreams(1)
+    x = T.dvector("x")
+    # (Theano also raises for binomial(p=f(x)): its comparison passes a zero gradient on to
+    # p's undefined_grad; jitgraph's comparison has no gradient, so grad gives zeros there)
+    for draw in (lambda: srng.uniform((3,), low=x.sum()), lambda: srng.normal((3,), avg=x.sum()),
+                 lambda: srng.truncated_normal((3,), std=x.sum())):
+        with pytest.raises(TypeError, match="undefined|Null"):
+            T.grad(draw().sum(), x)
+    mask = srng.binomial((3,), p=0.5, dtype="float64")
+    g = jitgraph.function([x], T.grad((x * mask).sum(), x))
+    assert set(np.unique(g(np.ones(3)))) <= {0.0, 1.0}
+
+
+def test_compiled_graph_has_no_undefined_grad_nodes():
+    srng = MRG_RandomStreams(1)
+    f = jitgraph.function([], srng.uniform((3,), low=-1.0, high=2.0))
+    names = {type(n.op).__name__ for n in f.maker.fgraph.apply_nodes}
+    assert "UndefinedGrad" not in names
+    assert {"MRGUniform", "MulAdd"} <= names
+
+
+def test_pickled_function_keeps_its_stream_state():
+    srng = MRG_RandomStreams(42)
+    f = jitgraph.function([], srng.uniform((6,)))
+    f()
+    g = pickle.loads(pickle.dumps(f))
+    np.testing.assert_array_equal(f(), g())
+    np.testing.assert_array_equal(f(), g())
+
+
+@pytest.mark.parametrize("mode", ["DebugMode", "FAST_COMPILE", "NanGuardMode"])
+def test_modes_draw_the_same_numbers(mode):
+    from jitgraph.compile.nanguardmode import NanGuardMode
+
+    def draws(mode_arg):
+        srng = MRG_RandomStreams(8)
+        f = jitgraph.function([], [srng.uniform((5,), low=1.0, high=3.0), srng.normal((3,))],
+                              mode=mode_arg)
+        return f() + f()
+
+    reference = draws(None)
+    chosen = NanGuardMode(nan_is_error=True, inf_is_error=True) if mode == "NanGuardMode" \
+        else mode
+    for a, b in zip(reference, draws(chosen)):
+        np.testing.assert_allclose(a, b, rtol=1e-15)
