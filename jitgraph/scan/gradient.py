@@ -110,12 +110,13 @@ def scan_grad(op: Any, inputs: list[Variable], outputs: list[Variable],
     wrt_pos = _wrt_positions(info, bw.fwd_in, bw.rec_on)
     wrt = [bw.fwd_in[p] for p in wrt_pos]
     grads = grad(None, wrt, known_grads=known, disconnected_inputs="ignore") if wrt else []
-    c = dict(zip(wrt_pos, grads))
     n = _steps_done(op, inputs[0], outputs)
     truncated = op.truncate_gradient > 0
     nb = minimum(n, op.truncate_gradient) if truncated else n
     start = n - nb
     spec = LoopSpec(n_steps=nb, name=f"grad_of_{op.name}", mode=op.mode)
+    grads = _read_stored_outputs(spec, op, bw, grads, outputs, start, n)
+    c = dict(zip(wrt_pos, grads))
     _backward_sequences(spec, op, bw, inputs, outputs, output_grads, start, n)
     accumulated = _backward_states(spec, op, bw, c, inputs)
     seq_grad_pos = [j for j in range(info.n_seqs) if j in c]
@@ -136,6 +137,33 @@ def _wrt_positions(info: Any, fwd_in: list[Variable], rec_on: list[bool]) -> lis
     non_seqs = info.inner_non_seqs()
     positions += [p for p in range(non_seqs.start, non_seqs.stop) if _differentiable(fwd_in[p])]
     return positions
+
+
+def _read_stored_outputs(spec: LoopSpec, op: Any, bw: _Backward, grads: list, outputs: list,
+                         start: Any, n: Any) -> list:
+    """The step's gradient reading what the forward step computed (``tanh(z)`` in the
+    derivative of ``tanh``) from the forward loop's outputs instead of recomputing it."""
+    info = op.info
+    replace: dict[Variable, Variable] = {}
+    reads = []
+    for k in range(info.n_rec + info.n_nit_sot):
+        value = bw.fwd_out[k]
+        if value.owner is None or value in replace:
+            continue
+        ph = value.type(f"out{k}[t]")
+        replace[value] = ph
+        if k < info.n_rec:
+            n_init = info.n_init(k)
+            stored = outputs[k][n_init + start:n_init + n][::-1]
+        else:
+            stored = outputs[k][start:n][::-1]
+        reads.append((stored, ph))
+    if not replace or not grads:
+        return grads
+    grads = clone_replace(list(grads), replace)
+    used = set(graph_inputs(grads))
+    spec.seqs.extend((stored, ph) for stored, ph in reads if ph in used)
+    return grads
 
 
 def _backward_sequences(spec: LoopSpec, op: Any, bw: _Backward, inputs: list, outputs: list,
