@@ -49,7 +49,7 @@ def permutation_helper(r: np.random.RandomState, n: Any, size: Any) -> np.ndarra
     return out
 
 
-#: Theano shrinks the probabilities a little so that NumPy never finds their sum above 1
+#: probabilities summing (by rounding) to more than 1 are shrunk a little, which NumPy needs
 MULTINOMIAL_SHRINK = 1.0 - 5e-5
 
 
@@ -63,8 +63,11 @@ def multinomial_helper(r: np.random.RandomState, n: Any, pvals: Any, size: Any) 
     rows = np.broadcast_to(pvals, shape + (k,))
     out = np.empty(shape + (k,), dtype=np.int64)
     for idx in np.ndindex(*shape):
-        row = np.asarray(rows[idx], dtype=np.float64) * MULTINOMIAL_SHRINK
+        row = np.asarray(rows[idx], dtype=np.float64)
         if row.sum() > 1.0:
-            raise ValueError(f"multinomial: the probabilities {rows[idx]} sum to more than 1")
+            row = row * MULTINOMIAL_SHRINK
+            if row.sum() > 1.0:
+                raise ValueError(f"multinomial: the probabilities {rows[idx]} sum to more "
+                                 "than 1")
         out[idx] = r.multinomial(n=int(ns[idx]), pvals=row)
     return out
