@@ -108,10 +108,16 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
 def run_mrg(kernel: Any, run_chunks: Any, state: np.ndarray, size: Any, dtype: str,
             inplace: bool, parallel_min: int) -> tuple[np.ndarray, np.ndarray]:
     """``(new_state, sample)``: the driver's call of the MRG kernel (``parallel_min``: the
-    sample count from which blocks are split across threads; 0 = never)."""
-    check_state_matrix(state)
-    shape = tuple(int(d) for d in size)
-    n = sample_count(size)
+    sample count from which blocks are split across threads; 0 = never). Kept lean: it runs on
+    every call."""
+    if state.dtype != _INT32 or state.ndim != 2 or state.shape[1] != 6:
+        check_state_matrix(state)  # raises the error that says what is wrong
+    shape = tuple(size.tolist())
+    n = 1
+    for d in shape:
+        n *= d
+    if n < 0 or min(shape, default=0) < 0:
+        sample_count(size)  # raises
     if not inplace:
         state = np.array(state, order="C")  # the op returns a new state: advance a copy
     work = state if state.flags.c_contiguous else np.ascontiguousarray(state)
@@ -124,6 +130,9 @@ def run_mrg(kernel: Any, run_chunks: Any, state: np.ndarray, size: Any, dtype: s
     if work is not state:  # a strided state updated in place
         state[...] = work
     return state, out.reshape(shape)
+
+
+_INT32 = np.dtype(np.int32)
 
 
 @register_lowering(MRGUniform)
