@@ -56,8 +56,8 @@ class Variable:
         if self.name is not None:
             return self.name
         if self.owner is not None:
-            op = self.owner.op
-            if self.index == op.default_output or len(self.owner.outputs) == 1:
+            op = op_text(self.owner)
+            if self.index == self.owner.op.default_output or len(self.owner.outputs) == 1:
                 return f"{op}.0" if self.index is None else f"{op}.{self.index}"
             return f"{op}.{self.index}"
         return f"<{self.type}>"
@@ -84,6 +84,18 @@ class Variable:
         if inputs not in cache:
             cache[inputs] = function(list(inputs), self, on_unused_input="ignore")
         return cache[inputs](*[inputs_to_values[v] for v in inputs])
+
+
+def op_text(node: "Apply") -> str:
+    """The op as printed for ``node``: ``op.str_for_node(node)`` when the op's text depends on
+    the node (a reduction shows the accumulator dtype its input fixes), else ``str(op)``."""
+    label = getattr(node.op, "str_for_node", None)
+    if label is not None:
+        try:
+            return label(node)
+        except Exception:  # noqa: BLE001 - printing must not fail on an op's own helper
+            pass
+    return str(node.op)
 
 
 def _copy_tag(tag: Scratchpad) -> Scratchpad:
@@ -154,7 +166,7 @@ class Apply:
         return len(self.outputs)
 
     def __str__(self) -> str:
-        return f"{self.op}({', '.join(map(str, self.inputs))})"
+        return f"{op_text(self)}({', '.join(map(str, self.inputs))})"
 
     __repr__ = __str__
 

@@ -26,7 +26,7 @@ import importlib
 from copy import copy
 from typing import Any, Callable, Iterable
 
-from jitgraph.graph.basic import Variable, io_toposort
+from jitgraph.graph.basic import Variable, io_toposort, op_text
 from jitgraph.graph.op import Op
 
 #: the associativities an :class:`OperatorPrinter` accepts
@@ -57,17 +57,10 @@ class PrinterState:
         return f"PrinterState({shown!r})"
 
 
-def node_op_str(node: Any) -> str:
-    """How a node's op is printed: ``str(op)``, or ``op.str_for_node(node)`` for an op whose
-    text depends on the node (a reduction shows the accumulator dtype its input fixes, as
-    Theano's applied op does)."""
-    label = getattr(node.op, "str_for_node", None)
-    if label is not None:
-        try:
-            return label(node)
-        except Exception:  # noqa: BLE001 - printing must not fail on an op's own helper
-            pass
-    return str(node.op)
+#: how a node's op is printed: ``str(op)``, or ``op.str_for_node(node)`` for an op whose text
+#: depends on the node (a reduction shows the accumulator dtype its input fixes, as Theano's
+#: applied op does)
+node_op_str = op_text
 
 
 def _owner_or_raise(output: Variable, what: str) -> Any:
@@ -283,9 +276,7 @@ class PPrinter:
             shown = ", ".join(map(str, inputs + list(updates)))
             lines.append((0, f"inputs: {shown}"))
         current: list[Variable | None] = [None]
-        # named variables other than the one being defined print as their name
-        printer = self.clone_assign(lambda pstate, r: r.name is not None and r is not current[0],
-                                    leaf_printer)
+        printer = _NamedLeaves(self.clone(), current)
         updated_by = {new: old for old, new in updates.items()}
         k = 1
         for node in io_toposort(inputs + list(updates), outputs + list(updates.values())):
@@ -324,6 +315,21 @@ class PPrinter:
         if outputs is None:
             return self.process(obj)
         return "\n".join(str(self.process(o)) for o in outputs)
+
+
+class _NamedLeaves(PPrinter):
+    """``base``'s notations, except that a named variable other than ``current[0]`` (the one
+    being defined) prints as its name, ahead of any op's notation."""
+
+    def __init__(self, base: PPrinter, current: list) -> None:
+        super().__init__()
+        self.printers, self.printers_dict = base.printers, base.printers_dict
+        self.current = current
+
+    def _printer_for(self, var: Any, pstate: PrinterState) -> Any:
+        if getattr(var, "name", None) is not None and var is not self.current[0]:
+            return leaf_printer
+        return super()._printer_for(var, pstate)
 
 
 def _contains(items: Iterable[Variable], var: Variable) -> bool:

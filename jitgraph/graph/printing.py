@@ -239,6 +239,9 @@ class _Printer:
         users = ctx.fgraph.clients.get(var, [])
         if len(users) <= 1:
             return ""
+        # Theano lists the nodes first and the graph-output entries last
+        users = ([u for u in users if not _is_output_client(u[0])]
+                 + [u for u in users if _is_output_client(u[0])])
         order = ctx.order or []
         listed = [(self.ids.label(client, var, mark_done=False),
                    order.index(client) if client in order else "") for client, _ in users]
@@ -257,6 +260,10 @@ class _Printer:
         own, total = times[node], totals[node]
         return (f" --> {own:8.2e}s {own / total_time * 100:4.1f}% "
                 f"{total:8.2e}s {total / total_time * 100:4.1f}%")
+
+
+def _is_output_client(client: Any) -> bool:
+    return isinstance(client, str) and client == "output"
 
 
 def _total_times(times: dict[Apply, float]) -> dict[Apply, float]:

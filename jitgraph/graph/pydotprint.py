@@ -15,6 +15,7 @@ source without it.
 
 from __future__ import annotations
 
+import errno
 import os
 from typing import Any
 
@@ -58,7 +59,8 @@ class _Graph:
             fgraph = fct
         else:
             outs = [fct] if isinstance(fct, Variable) else \
-                list(fct.outputs) if isinstance(fct, Apply) else list(fct)
+                list(fct.outputs) if isinstance(fct, Apply) else \
+                list(fct) if isinstance(fct, (list, tuple)) else []
             if not outs or not all(isinstance(v, Variable) for v in outs):
                 raise TypeError("pydotprint draws a compiled function, a FunctionGraph, a "
                                 "Variable, an Apply node or a list of Variables; got "
@@ -305,7 +307,9 @@ def _render(dot: Any, format: str) -> bytes:
         return dot.to_string().encode()
     try:
         return dot.create(prog="dot", format=format)
-    except FileNotFoundError as exc:
+    except OSError as exc:
+        if exc.errno != errno.ENOENT:
+            raise
         raise RuntimeError(f"pydotprint: writing format={format!r} needs Graphviz's 'dot' "
                            "program, which was not found on the PATH. Install Graphviz "
                            "(e.g. apt-get install graphviz, conda install graphviz, brew "
