@@ -87,8 +87,10 @@ def _destroyed_roots(fgraph: FunctionGraph) -> set[Variable]:
 def _wrap_output(fgraph: FunctionGraph, i: int, borrowed: bool) -> None:
     from jitgraph.compile.ops import deep_copy_op, view_op
 
-    wrapper = view_op if borrowed else deep_copy_op
-    fgraph.change_node_input(OUTPUT, i, wrapper(fgraph.outputs[i]), reason="insert_deepcopy")
+    old = fgraph.outputs[i]
+    new = (view_op if borrowed else deep_copy_op)(old)
+    new.name = old.name  # the output keeps its name, as Theano's graphs did
+    fgraph.change_node_input(OUTPUT, i, new, reason="insert_deepcopy")
 
 
 def insert_deepcopy(fgraph: FunctionGraph, wrapped_inputs: Sequence[Any],
