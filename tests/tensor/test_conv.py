@@ -327,3 +327,31 @@ def test_shape_helpers():
                                               "valid", (1, 1))
     with pytest.raises(ValueError, match="invalid entry"):
         CS.assert_conv_shape((2, 3, 0, 4))
+
+
+def test_debugmode_nanguard_and_profile():
+    """DebugMode (checks every node's perform, shapes and strides), NanGuardMode and the
+    profiler on a graph with convolutions, pooling and their gradients."""
+    import io
+
+    from jitgraph.compile.nanguardmode import NanGuardMode
+    from jitgraph.tensor import pool
+
+    x, w = tensor(4, "x"), tensor(4, "w")
+    o = pool.pool_2d(CF.conv2d(x, w, border_mode="half", subsample=(1, 2)), (2, 2),
+                     ignore_border=True, mode="average_exc_pad")
+    c = (o.max() + (o ** 2).sum())
+    outs = [c, *grad(c, [x, w])]
+    rng = np.random.default_rng(0)
+    xv, wv = rng.uniform(size=(2, 3, 6, 7)), rng.uniform(size=(4, 3, 3, 2))
+    expected = evaluate(outs, {x: xv, w: wv})
+    for mode in ("DebugMode", NanGuardMode(nan_is_error=True, inf_is_error=True)):
+        for got, exp in zip(jitgraph.function([x, w], outs, mode=mode)(xv, wv), expected):
+            np.testing.assert_allclose(got, exp, rtol=1e-10)
+    with pytest.raises(AssertionError, match="NaN"):
+        jitgraph.function([x, w], outs, mode=NanGuardMode(nan_is_error=True))(xv * np.nan, wv)
+    fn = jitgraph.function([x, w], outs, profile=True)
+    fn(xv, wv)
+    text = io.StringIO()
+    fn.profile.summary(file=text)
+    assert "CorrMM_gradWeights" in text.getvalue() and "MaxPoolGrad" in text.getvalue()
