@@ -92,6 +92,18 @@ class Scan(Op):
 
         run_scan(self, inputs, output_storage)
 
+    # -- printing ---------------------------------------------------------------------------
+    def debugprint_inner(self, node: Apply) -> tuple[list[Variable], dict]:
+        """The inner graph's outputs and ``{inner input: outer input}``: ``debugprint`` shows
+        them after the outer graph ("Inner graphs of the scan ops", as Theano)."""
+        info, inner_in, outer = self.info, list(self.inner.inputs), list(node.inputs)
+        pairs = list(zip(inner_in[info.inner_seqs()], outer[info.outer_seqs()]))
+        for k, init in enumerate(outer[info.outer_inits()]):
+            pairs += [(tap, init) for tap in inner_in[info.inner_taps(k)]]
+        pairs += zip(inner_in[info.inner_shared()], outer[info.outer_shared()])
+        pairs += zip(inner_in[info.inner_non_seqs()], outer[info.outer_non_seqs()])
+        return list(self.inner.outputs), dict(pairs)
+
     # -- shapes -----------------------------------------------------------------------------
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:

@@ -143,3 +143,33 @@ def test_inner_graphs_of_loop_ops_follow_the_outer_graph():
         " >Elemwise{mul,no_inplace} [id G] ''   \n"
         " > |<TensorType(float64, vector)> [id H] -> [id C]\n"
         " > |b_copy [id I] -> [id E]\n")
+
+
+
+def test_scan_inner_graph_section():
+    # Theano 1.0.5 prints, for this loop (doc/tutorial/loop.txt's power example):
+    #   for{cpu,scan_fn} [id B] ''
+    #    >Elemwise{mul,no_inplace} [id U] ''
+    #    > |<TensorType(float64, vector)> [id V] -> [id D]     (the initial state)
+    #    > |A_copy [id W] -> [id L]                             (A, the non-sequence)
+    from jitgraph.scan import scan
+
+    k, A = T.iscalar("k"), T.dvector("A")
+    result, _ = scan(fn=lambda prior, A: prior * A, outputs_info=T.ones_like(A),
+                     non_sequences=A, n_steps=k)
+    loop = result.owner.inputs[0].owner
+    outer, inner = debugprint(result, file="str").split("\nInner graphs of the scan ops:\n\n")
+
+    def printed_id(text: str) -> str:
+        line = next(ln for ln in outer.split("\n") if ln.lstrip(" |").startswith(text))
+        return re.search(r"\[id \w+\]", line).group(0)
+
+    init_id = printed_id(f"{loop.inputs[1].owner.op} [id")
+    lines = inner.split("\n")
+    assert len(lines) == 5 and lines[4] == ""
+    assert lines[0] == f"for{{cpu,scan_fn}} {printed_id('for{cpu,scan_fn} [id')} ''   "
+    assert re.fullmatch(r" >Elemwise\{mul,no_inplace\} \[id \w+\] ''   ", lines[1])
+    assert re.fullmatch(rf" > \|<TensorType\(float64, vector\)> \[id \w+\] -> "
+                        rf"{re.escape(init_id)}", lines[2])
+    assert re.fullmatch(rf" > \|A_copy \[id \w+\] -> {re.escape(printed_id('A [id'))}",
+                        lines[3])
