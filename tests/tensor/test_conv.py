@@ -354,4 +354,4 @@ def test_debugmode_nanguard_and_profile():
     fn(xv, wv)
     text = io.StringIO()
     fn.profile.summary(file=text)
-    assert "CorrMM_gradWeights" in text.getvalue() and "MaxPoolGrad" in text.getvalue()
+    assert "CorrMM_gradWeights" in text.getvalue() and "AveragePoolGrad" in text.getvalue()
