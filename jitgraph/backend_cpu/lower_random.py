@@ -178,7 +178,15 @@ def muladd_source(dtype: str, options: CodegenOptions) -> KernelSource:
         w(2, "s = p + c")
         w(2, "bb = s - p")
         w(2, "t = (p - (s - bb)) + (c - bb)")
-        w(2, "out[i] = s + (t + e)")
+        w(2, "v = t + e")
+        w(2, "bv = v - t")
+        w(2, "v_err = (t - (v - bv)) + (e - bv)")
+        w(2, "r = s + v")
+        w(2, "if v_err != 0.0:")  # an exact tie of s + v is broken by the lost error
+        w(3, "twice = s + 2.0 * v")
+        w(3, "if twice - s == 2.0 * v and (r == s or r == twice):")
+        w(4, "r = twice if v_err * v > 0.0 else s")
+        w(2, "out[i] = r")
     else:  # the float64 product is exact; a float32 tie of the sum goes the error's way
         w(2, "p = a * b")
         w(2, "s = p + c")

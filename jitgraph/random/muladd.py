@@ -47,13 +47,28 @@ def two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``a * b + c`` in float64 with one rounding."""
+    """``a * b + c`` in float64 with one rounding.
+
+    ``a * b + c == s + t + e`` exactly (``p, e = a * b``; ``s, t = p + c``). ``s + (t + e)`` is
+    correctly rounded unless ``t + e`` was rounded onto exactly half the spacing of ``s``: a tie
+    that the lost error of ``t + e`` decides (:func:`break_ties`)."""
     with np.errstate(over="ignore", invalid="ignore"):
         p, e = two_product(a, b)
         s, t = two_sum(p, c)
-        result = s + (t + e)
+        w, w_err = two_sum(t, e)
+        result = break_ties(s, w, w_err)
     # infinities and NaNs make the error terms NaN: there the plain expression is the answer
     return np.where(np.isfinite(result), result, a * b + c)
+
+
+def break_ties(s: np.ndarray, w: np.ndarray, w_err: np.ndarray) -> np.ndarray:
+    """``round(s + w + w_err)`` for ``|w_err|`` below half an ulp of ``w`` and ``w`` at most
+    about half an ulp of ``s``: ``s + w`` unless that sum is an exact tie, which ``w_err``
+    breaks (towards ``s + 2w`` when it has ``w``'s sign)."""
+    r = s + w
+    twice = s + 2.0 * w
+    tie = (w_err != 0) & (twice - s == 2.0 * w) & ((r == s) | (r == twice))
+    return np.where(tie, np.where(w_err * w > 0, twice, s), r)
 
 
 def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
