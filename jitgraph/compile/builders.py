@@ -138,7 +138,6 @@ class OpFromGraph(Op):
             options.setdefault("on_unused_input", "ignore")
             options.setdefault("name", str(self))
             fn = function(self.local_inputs, list(self.local_outputs), mode=mode, **options)
-            fn.trust_input = True  # the outer program passes values of the declared types
             entry = self._compiled[key] = (mode, fn)
         return entry[1]
 

@@ -169,7 +169,9 @@ def as_op(itypes: Any, otypes: Any, infer_shape: Callable[[Apply, list], list] |
 # Theano's C-code registration hooks
 
 def _no_c_code(hook: str, op: str) -> NoReturn:
-    raise NotImplementedError(
+    from jitgraph.graph.c_code import CCodeUnavailableError
+
+    raise CCodeUnavailableError(
         f"{hook}: jitgraph has no C backend, so there is no C code to register for {op}. "
         "Graphs are compiled through LLVM on the CPU (Numba/llvmlite) and NVRTC on the GPU. "
         "To give a new type a compiled implementation, register a lowering for the op "
@@ -179,34 +181,34 @@ def _no_c_code(hook: str, op: str) -> NoReturn:
 
 
 def register_deep_copy_op_c_code(typ: Any, code: str, version: Any = ()) -> NoReturn:
-    """Theano's hook for DeepCopyOp C code; always raises NotImplementedError here."""
+    """Theano's hook for DeepCopyOp C code; raises CCodeUnavailableError here."""
     _no_c_code("register_deep_copy_op_c_code", "DeepCopyOp")
 
 
 def register_view_op_c_code(type: Any, code: str, version: Any = ()) -> NoReturn:
-    """Theano's hook for ViewOp C code; always raises NotImplementedError here."""
+    """Theano's hook for ViewOp C code; raises CCodeUnavailableError here."""
     _no_c_code("register_view_op_c_code", "ViewOp")
 
 
 def register_shape_c_code(type: Any, code: str, version: Any = ()) -> NoReturn:
-    """Theano's hook for Shape C code; always raises NotImplementedError here."""
+    """Theano's hook for Shape C code; raises CCodeUnavailableError here."""
     _no_c_code("register_shape_c_code", "Shape")
 
 
 def register_shape_i_c_code(typ: Any, code: str, check_input: Any, version: Any = ()
                             ) -> NoReturn:
-    """Theano's hook for Shape_i C code; always raises NotImplementedError here."""
+    """Theano's hook for Shape_i C code; raises CCodeUnavailableError here."""
     _no_c_code("register_shape_i_c_code", "Shape_i")
 
 
 def register_specify_shape_c_code(typ: Any, code: str, version: Any = (),
                                   c_support_code_apply: Any = None) -> NoReturn:
-    """Theano's hook for SpecifyShape C code; always raises NotImplementedError here."""
+    """Theano's hook for SpecifyShape C code; raises CCodeUnavailableError here."""
     _no_c_code("register_specify_shape_c_code", "SpecifyShape")
 
 
 def register_rebroadcast_c_code(typ: Any, code: str, version: Any = ()) -> NoReturn:
-    """Theano's hook for Rebroadcast C code; always raises NotImplementedError here."""
+    """Theano's hook for Rebroadcast C code; raises CCodeUnavailableError here."""
     _no_c_code("register_rebroadcast_c_code", "Rebroadcast")
 
 

@@ -63,9 +63,14 @@ class TensorSharedVariable(_TensorOperators, SharedVariable):
 _CONSTRUCTORS: list[Callable[..., SharedVariable | None]] = []
 
 
-def shared_constructor(fn: Callable[..., SharedVariable | None]) -> Callable:
-    """Register a constructor tried (most recent first) by :func:`shared`."""
-    _CONSTRUCTORS.insert(0, fn)
+def shared_constructor(fn: Callable[..., SharedVariable | None], remove: bool = False
+                       ) -> Callable:
+    """Register a constructor tried (most recent first) by :func:`shared`; with ``remove``,
+    unregister it."""
+    if remove:
+        _CONSTRUCTORS.remove(fn)
+    else:
+        _CONSTRUCTORS.insert(0, fn)
     return fn
 
 

@@ -223,7 +223,9 @@ class Op(metaclass=_OpMeta):
         if type(self).make_thunk is not Op.make_thunk:
             return _perform_through_thunk(self, node, inputs, output_storage)
         if hasattr(self, "c_code"):
-            raise NotImplementedError(
+            from jitgraph.graph.c_code import CCodeUnavailableError
+
+            raise CCodeUnavailableError(
                 f"{type(self).__name__} is implemented by c_code only; jitgraph has no C backend "
                 "(it compiles through LLVM on the CPU and NVRTC on the GPU). Give the op a "
                 "perform() method, or register a lowering for it with "
