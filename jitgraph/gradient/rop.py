@@ -103,6 +103,8 @@ evaluated_at = EvaluatedAt()
 
 
 def _evaluated_at(t: Variable, out: Variable) -> Variable:
+    if out.owner is None:
+        return t  # ``out`` is one of wrt: its tangent is the eval point itself
     used = set(graph_inputs([t]))
     point = [r for r in graph_inputs([out]) if not isinstance(r, Constant) and r not in used]
     return evaluated_at(t, *point) if point else t

@@ -4,8 +4,6 @@ step whose gradient the user supplies)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor.gradient import GradientArgumentError, grad
 

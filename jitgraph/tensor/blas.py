@@ -289,12 +289,10 @@ class Ger(_InplaceBlas):
                 _grad_for(alpha * _dot(_T(g), x), y)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
-        # A + alpha * outer(x, y): the rule of gemv/gemm with beta = 1.
         (A, alpha, x, y), (vA, valpha, vx, vy) = inputs, eval_points
-        return [_scaled_product_rop([A, alpha, dimshuffle(x, (0, "x")),
-                                     dimshuffle(y, ("x", 0)), None],
-                                    [vA, valpha, None if vx is None else dimshuffle(vx, (0, "x")),
-                                     None if vy is None else dimshuffle(vy, ("x", 0)), None])]
+        return [_sum_terms([vA, None if valpha is None else valpha * _outer(x, y),
+                            None if vx is None else alpha * _outer(vx, y),
+                            None if vy is None else alpha * _outer(x, vy)])]
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
@@ -303,10 +301,10 @@ class Ger(_InplaceBlas):
 
 def _scaled_product_rop(inputs: Sequence[Any], eval_points: Sequence[Variable | None]
                         ) -> Variable | None:
-    """R-op of ``beta * z + alpha * dot(a, b)`` (inputs ``(z, alpha, a, b, beta)``; a
-    ``beta`` of None means 1, as in ger)."""
+    """R-op of ``beta * z + alpha * dot(a, b)`` (gemv and gemm: inputs ``(z, alpha, a, b,
+    beta)``)."""
     (z, alpha, a, b, beta), (vz, valpha, va, vb, vbeta) = inputs, eval_points
-    terms = [None if vz is None else (vz if beta is None else beta * vz),
+    terms = [None if vz is None else beta * vz,
              None if valpha is None else valpha * _dot(a, b),
              None if va is None else alpha * _dot(va, b),
              None if vb is None else alpha * _dot(a, vb),

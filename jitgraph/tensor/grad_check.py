@@ -37,13 +37,13 @@ class GradientError(Exception):
                 f"{self.rel_tol:f}" + extra)
 
 
-class numeric_grad:  # noqa: N801 - Theano's name
+class numeric_grad:  # Theano's name
     """Forward-difference gradient of ``f`` (arrays -> scalar) at ``pt`` (an array or a list
     of arrays): ``gf`` holds one array per input (a single array for a single input).
 
-    Each input is perturbed in its own dtype by ``eps`` (default: the largest of
-    ``type_eps`` over the input dtypes); ``out_type`` is the dtype of the gradients
-    (complex types allow complex ``f``).
+    The inputs are converted to their common dtype, and each element is perturbed by ``eps``
+    (default: the largest of ``type_eps`` over the input dtypes); ``out_type`` is the dtype of
+    the gradients (complex types allow complex ``f``).
     """
 
     type_eps = {"float64": 1e-7, "float32": 3e-4, "float16": 1e-1,
@@ -60,7 +60,10 @@ class numeric_grad:  # noqa: N801 - Theano's name
                                 "differences need float inputs (float16, float32, float64)")
         if eps is None:
             eps = max(self.type_eps[p.dtype] for p in points)
-        out_dtype = out_type or np.result_type(*[p.dtype for p in points]).name
+        # Every input is perturbed and passed to f in the common (upcast) dtype.
+        working = np.result_type(*[p.dtype for p in points])
+        points = [p.astype(working) for p in points]
+        out_dtype = out_type or working.name
         base = np.asarray(f(*points))
         grads = []
         for k, p in enumerate(points):
@@ -163,7 +166,7 @@ def verify_grad(fun: Callable[..., Any], pt: Sequence[Any], n_tests: int = 2,
         grads = grad(cost, inputs, disconnected_inputs="ignore")
         cost_fn = _runner(inputs, [cost], mode)
         analytic = [np.asarray(g) for g in _runner(inputs, grads, mode)(pt)]
-        numeric = _central_differences(lambda vals: float(np.real(cost_fn(vals)[0])), pt, eps)
+        numeric = _central_differences(_scalar(cost_fn), pt, eps)
         checker = _Checker(numeric)
         arg, pos, abs_err, rel_err = checker.max_err(analytic, abs_tol, rel_tol)
         if abs_err > abs_tol and rel_err > rel_tol:
@@ -179,8 +182,12 @@ def verify_grad(fun: Callable[..., Any], pt: Sequence[Any], n_tests: int = 2,
 class _Checker(numeric_grad):
     """numeric_grad's error measures over gradients computed elsewhere."""
 
-    def __init__(self, numeric: list[np.ndarray]) -> None:  # noqa: D107 - no differencing
+    def __init__(self, numeric: list[np.ndarray]) -> None:  # (no differencing here)
         self.gf = numeric
+
+
+def _scalar(fn: Callable) -> Callable[[list], float]:
+    return lambda values: float(np.real(fn(values)[0]))
 
 
 def _random_like(rng: Any, value: np.ndarray) -> np.ndarray:

@@ -351,6 +351,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["grad", "DisconnectedInputError", "NullTypeGradError", "GradientArgumentError",
-           "grad_not_implemented", "grad_undefined", "format_as", "DisconnectedType",
-           "NullType"]
+__all__ = ["DisconnectedInputError", "DisconnectedType", "GradientArgumentError", "NullType",
+           "NullTypeGradError", "format_as", "grad", "grad_not_implemented", "grad_undefined"]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import jitgraph as theano
 import jitgraph.tensor as T
-from jitgraph.gradient import Lop, Rop, disconnected_grad, grad_scale, zero_grad
+from jitgraph.gradient import Lop, Rop, disconnected_grad
 from jitgraph.graph.evaluate import evaluate
 from jitgraph.tensor import blas, nnet
 from jitgraph.tensor.reduction import CAReduce
