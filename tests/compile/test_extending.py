@@ -24,12 +24,12 @@ MODES = ["FAST_RUN", "FAST_COMPILE", "DebugMode"]
 
 # --- the tutorial's ops, written exactly as Theano's documentation writes them ----------------
 
-class DoubleOp1(Op):
+class DoubleOp1(theano.Op):
     __props__ = ()
 
     def make_node(self, x):
-        x = T.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
+        x = theano.tensor.as_tensor_variable(x)
+        return theano.Apply(self, [x], [x.type()])
 
     def perform(self, node, inputs, output_storage):
         x = inputs[0]
@@ -48,10 +48,10 @@ class DoubleOp1(Op):
         return self.grad(inputs, eval_points)
 
 
-class DoubleOp2(Op):
+class DoubleOp2(theano.Op):
     __props__ = ()
-    itypes = [T.dmatrix]
-    otypes = [T.dmatrix]
+    itypes = [theano.tensor.dmatrix]
+    otypes = [theano.tensor.dmatrix]
 
     def perform(self, node, inputs, output_storage):
         output_storage[0][0] = inputs[0] * 2
@@ -60,18 +60,17 @@ class DoubleOp2(Op):
         return i0_shapes
 
 
-class AXPBOp(Op):
-    """This creates an Op that takes x to a*x+b."""
+class AXPBOp(theano.Op):
     __props__ = ("a", "b")
 
     def __init__(self, a, b):
         self.a = a
         self.b = b
-        super().__init__()
+        super(AXPBOp, self).__init__()
 
     def make_node(self, x):
-        x = T.as_tensor_variable(x)
-        return Apply(self, [x], [x.type()])
+        x = theano.tensor.as_tensor_variable(x)
+        return theano.Apply(self, [x], [x.type()])
 
     def perform(self, node, inputs, output_storage):
         output_storage[0][0] = self.a * inputs[0] + self.b
@@ -164,10 +163,12 @@ def test_theano_style_infer_shape():
 
 def test_gradient_and_r_op_of_tutorial_op():
     verify_grad(DoubleOp1(), [np.random.RandomState(1).rand(5, 7, 2)], rng=np.random.RandomState(1))
+    from jitgraph.gradient import Rop
+
     v = T.dvector("v")
     assert DoubleOp1().R_op([v], [None]) == [None]
     ev = T.dvector("ev")
-    rop = DoubleOp1().R_op([v], [ev])[0]
+    rop = Rop(DoubleOp1()(v), v, ev)
     out = theano.function([v, ev], rop, on_unused_input="ignore")(np.ones(2), np.array([1., 3.]))
     np.testing.assert_array_equal(out, [2.0, 6.0])  # Theano 1.0.5 T.Rop: [2. 6.]
 
@@ -219,6 +220,7 @@ def test_default_output_and_return_list():
     o = Two()(x)
     assert o.index == 1
     assert len(Two()(x, return_list=True)) == 1 and len(DoubleOp1()(x, return_list=True)) == 1
+    assert theano.gof.Op is Op and theano.Op is Op
     assert theano.function([x], o)(INP).sum() == 570.0  # Theano 1.0.5: 570.0
 
 
@@ -355,6 +357,7 @@ def test_as_op_infer_shape_and_errors():
         numpy_dot(x)
     with pytest.raises(TypeError, match="itypes"):
         as_op(itypes=[1], otypes=[T.fmatrix])
+    assert theano.as_op is as_op and theano.compile.ops.as_op is as_op
 
 
 def test_as_op_pickles_by_name_and_refuses_anonymous_functions():
