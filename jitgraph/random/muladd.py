@@ -101,6 +101,8 @@ class MulAdd(Op):
     """``x * scale + shift`` with a single rounding (see the module docstring). The three
     inputs have one float dtype and broadcast as in an elementwise op."""
 
+    __props__ = ()
+
     def make_node(self, x: Any, scale: Any, shift: Any) -> Apply:
         x = as_tensor_variable(x)
         dtype = x.dtype

@@ -21,6 +21,8 @@ from jitgraph.tensor.type import TensorType
 class PermuteRowElements(Op):
     """Inputs ``(x, y, inverse)``: data, integer permutations, and an int8 flag."""
 
+    __props__ = ()
+
     def make_node(self, x: Any, y: Any, inverse: Any) -> Apply:
         from jitgraph.tensor.elemwise import _pad_left
 

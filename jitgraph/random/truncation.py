@@ -32,6 +32,8 @@ def outside(z: Any) -> Variable:
 class TruncatedPack(Op):
     """``(z0, z1, cos_theta, sin_theta, r_fix)`` -> the packed vector described above."""
 
+    __props__ = ()
+
     def make_node(self, z0: Any, z1: Any, cos_theta: Any, sin_theta: Any, r_fix: Any) -> Apply:
         args = [as_tensor_variable(v) for v in (z0, z1, cos_theta, sin_theta, r_fix)]
         dtype = args[0].dtype

@@ -38,6 +38,8 @@ def undefined_gradient(op: Op, index: int, inp: Variable, why: str) -> Any:
 class UndefinedGrad(Op):
     """Identity whose gradient is undefined (Theano's ``theano.gradient.UndefinedGrad``)."""
 
+    __props__ = ()
+
     view_map = {0: [0]}
 
     def make_node(self, x: Any) -> Apply:

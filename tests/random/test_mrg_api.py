@@ -4,6 +4,7 @@ updates, and functions that keep their stream state when pickled."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import warnings
 
@@ -239,3 +240,29 @@ def test_modes_draw_the_same_numbers(mode):
         else mode
     for a, b in zip(reference, draws(chosen)):
         np.testing.assert_allclose(a, b, rtol=1e-15)
+
+
+def test_warm_process_loads_the_graph_and_draws_the_same_numbers(tmp_path):
+    """A second process compiles the same draws from the cached rewritten graph; the draws
+    still advance the user's shared states."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "draws.py"
+    script.write_text(
+        "import jitgraph\n"
+        "from jitgraph.sandbox.rng_mrg import MRG_RandomStreams\n"
+        "from jitgraph.tensor.shared_randomstreams import RandomStreams\n"
+        "s, r = MRG_RandomStreams(3), RandomStreams(4)\n"
+        "f = jitgraph.function([], [s.uniform((4,), low=-1., high=2.), r.normal((2,))])\n"
+        "a, b = f(), f()\n"
+        "assert (a[0] != b[0]).all()\n"
+        "print(f.maker.graph_from_cache, repr(b[0].tolist()), repr(b[1].tolist()))\n")
+    env = dict(os.environ, JITGRAPH_FLAGS=f"base_compiledir={tmp_path / 'cache'}")
+    runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                           env=env, timeout=300) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    cold, warm = (run.stdout.split(" ", 1) for run in runs)
+    assert cold[0] == "False" and warm[0] == "True"
+    assert cold[1] == warm[1]
