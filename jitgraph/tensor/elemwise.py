@@ -91,7 +91,8 @@ class Elemwise(Op):
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
         # J v = sum_k (d out / d x_k) v_k. The scalar op's gradient rule is linear in the
         # output gradient, so with a gradient of 1 it yields each partial derivative.
-        out = self.make_node(*inputs).outputs
+        pure = Elemwise(self.scalar_op) if self.inplace_pattern else self  # never overwrite
+        out = pure.make_node(*inputs).outputs
         if len(out) != 1:
             raise NotImplementedError(f"{self} has several outputs; take the R_op of the "
                                       "unfused graph instead")
