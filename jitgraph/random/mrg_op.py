@@ -105,6 +105,12 @@ class MRGUniform(Op):
     def with_inplace(self) -> "MRGUniform":
         return MRGUniform(self.dtype, self.broadcastable, inplace=True)
 
+    @classmethod
+    def new(cls, rstate: Any, ndim: int | None, dtype: str, size: Any
+            ) -> tuple[Variable, Variable]:
+        """Theano's ``mrg_uniform.new(rstate, ndim, dtype, size)``: ``(new_rstate, sample)``."""
+        return mrg_uniform(rstate, size, dtype, ndim=ndim)
+
 
 def mrg_uniform(rstate: Any, size: Any, dtype: str, ndim: int | None = None,
                 broadcastable: Sequence[bool] | None = None) -> tuple[Variable, Variable]:
