@@ -135,6 +135,10 @@ class GpuOp(Op):
     def __str__(self) -> str:
         inner = str(self.cpu_op)
         base = type(self).__name__[3:]
+        if inner.startswith("Inplace" + base):  # InplaceDimShuffle{x} -> GpuDimShuffle{x}
+            inner = inner[len("Inplace"):]
+        if inner.lower() == base.lower():  # dot -> GpuDot
+            inner = base
         if inner.startswith(base):
             return "Gpu" + inner
         return f"{type(self).__name__}{{{inner}}}"

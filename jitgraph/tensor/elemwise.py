@@ -29,7 +29,12 @@ class Elemwise(Op):
         self.scalar_op = scalar_op
         self.inplace_pattern = tuple(sorted((inplace_pattern or {}).items()))
         self.destroy_map = {o: [i] for o, i in self.inplace_pattern}
-        self.name = name
+        from jitgraph.tensor.theano_names import default_elemwise_name
+
+        # As in Theano, an elementwise function's op carries its printed name
+        # (``y.owner.op.name == 'Elemwise{mul,no_inplace}'``); in-place ops, casts and fused
+        # composites have none.
+        self.name = name if name is not None else default_elemwise_name(self)
 
     def __str__(self) -> str:
         if self.name:

@@ -68,8 +68,17 @@ def elemwise_str(op: Any) -> str:
     return f"Elemwise{{{scalar_display(sop)},no_inplace}}"
 
 
+def default_elemwise_name(op: Any) -> str | None:
+    """The ``name`` Theano gives the Elemwise op of a tensor function (None for in-place ops,
+    casts and composites, which Theano builds without one)."""
+    sop = op.scalar_op
+    if op.inplace_pattern or isinstance(sop, scalar_ops.Cast) or not _is_table_op(sop):
+        return None
+    return elemwise_str(op)
+
+
 __all__ = ["SCALAR_CLASS_NAMES", "NAMED_ELEMWISE", "SCALAR_NAMES", "scalar_display",
-           "elemwise_str"]
+           "elemwise_str", "default_elemwise_name"]
 
 
 # ---------------------------------------------------------------------------------------------
