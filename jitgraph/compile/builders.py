@@ -20,13 +20,18 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from jitgraph.compile.mode import COMPILE_MODE_TAG
 from jitgraph.compile.builders_grad import GradientBuilder, RopBuilder, check_override
-from jitgraph.graph.basic import Apply, Constant, Variable, clone_get_equiv, clone_replace, \
-    graph_inputs
+from jitgraph.compile.mode import COMPILE_MODE_TAG
+from jitgraph.graph.basic import (
+    Apply,
+    Constant,
+    Variable,
+    clone_get_equiv,
+    clone_replace,
+    graph_inputs,
+)
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.graph.op import Op, _as_input
-
 
 
 def _shared_variable_class() -> type:

@@ -55,11 +55,11 @@ def function_dump(filename: str, inputs: Sequence[Any], outputs: Any = None, mod
     ``jitgraph.function(**pickle.load(f))`` compiles); see the module docstring."""
     if not isinstance(filename, str):
         raise TypeError(f"function_dump needs a file name (str), got {type(filename).__name__}")
-    kwargs = dict(inputs=inputs, outputs=outputs, mode=mode, updates=updates, givens=givens,
-                  no_default_updates=no_default_updates, accept_inplace=accept_inplace,
-                  name=name, rebuild_strict=rebuild_strict,
-                  allow_input_downcast=allow_input_downcast, profile=profile,
-                  on_unused_input=on_unused_input)
+    kwargs = {"inputs": inputs, "outputs": outputs, "mode": mode, "updates": updates,
+              "givens": givens, "no_default_updates": no_default_updates,
+              "accept_inplace": accept_inplace, "name": name, "rebuild_strict": rebuild_strict,
+              "allow_input_downcast": allow_input_downcast, "profile": profile,
+              "on_unused_input": on_unused_input}
     buffer = io.BytesIO()  # pickle fully before touching the file: no half-written dump
     StripPickler(buffer, extra_tag_to_remove=extra_tag_to_remove).dump(kwargs)
     with open(filename, "wb") as f:

@@ -39,15 +39,15 @@ class ScanProfileStats(ProfileStats):
         """The loop's own numbers, then the inner function's profile."""
         lines = [f"Scan Op profiling ( {self.name} )", "==================",
                  f"  Message: {self.message}",
-                 f"  Time in {self.callcount} calls of the op (for a total of {self.nbsteps} "
-                 f"steps) {self.call_time:.6e}s"]
+                 (f"  Time in {self.callcount} calls of the op (for a total of {self.nbsteps} "
+                  f"steps) {self.call_time:.6e}s")]
         if self.call_time > 0:
             inner, overhead = self.vm_call_time, max(self.call_time - self.vm_call_time, 0.0)
             lines += ["",
-                      f"  Total time spent in calling the VM {inner:.6e}s "
-                      f"({100 * inner / self.call_time:.3f}%)",
-                      f"  Total overhead (computing slices..) {overhead:.6e}s "
-                      f"({100 * overhead / self.call_time:.3f}%)"]
+                      (f"  Total time spent in calling the VM {inner:.6e}s "
+                       f"({100 * inner / self.call_time:.3f}%)"),
+                      (f"  Total overhead (computing slices..) {overhead:.6e}s "
+                       f"({100 * overhead / self.call_time:.3f}%)")]
         text = "\n".join(lines) + "\n\n" + super().summary(
             n_ops_to_print=n_ops_to_print, n_apply_to_print=n_apply_to_print)
         if file is not None:

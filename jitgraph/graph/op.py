@@ -121,14 +121,14 @@ class Op(metaclass=_OpMeta):
         own = cls.__dict__
         if "infer_shape" in own and not getattr(own["infer_shape"], "_adapted", False):
             cls.infer_shape = _adapt_infer_shape(own["infer_shape"])
-        prepares = getattr(cls, "prepare_node") is not Op.prepare_node
+        prepares = cls.prepare_node is not Op.prepare_node
         perform = own.get("perform")
         if perform is not None and not getattr(perform, "_adapted", False):
             count = _positional_count(perform)
             if prepares or (count is not None and count >= 5):
                 cls.perform = _adapt_perform(perform, prepares)
         elif "prepare_node" in own and "perform" not in own \
-                and getattr(cls, "perform") is not Op.perform:
+                and cls.perform is not Op.perform:
             # prepare_node added below an inherited perform: that perform must now prepare
             cls.perform = _adapt_perform(getattr(cls.perform, "__wrapped__", cls.perform), True)
 
