@@ -283,6 +283,17 @@ def op_and_variable_names(lib):
 
 
 @case
+def op_name_attribute(lib):
+    """doc/tutorial/symbolic_graphs.txt: ``y.owner.op.name``."""
+    T = lib.T
+    x = T.dmatrix("x")
+    y = x * 2.0
+    return "\n".join(repr(v) for v in [y.owner.op.name, y.owner.inputs,
+                                        T.cast(x, "int8").owner.op.name,
+                                        T.nnet.sigmoid(x).owner.op.name])
+
+
+@case
 def type_strings(lib):
     T = lib.T
     variables = [T.dvector(), T.dmatrix(), T.tensor3(), T.tensor4(), T.lscalar(), T.bcol(),
