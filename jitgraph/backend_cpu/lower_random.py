@@ -2,7 +2,7 @@
 (``MulAdd``) as generated kernels.
 
 MRG kernel: the streams are processed in blocks of :data:`BLOCK` rows of the state matrix. A
-block's states are loaded into six stack arrays (one per state word), then for each round ``k``
+block's states are loaded into six uint32 stack arrays (one per state word), then for each round ``k``
 every stream of the block makes one step and writes sample ``k * n_streams + stream``: the
 inner loop runs over contiguous stack arrays and a contiguous slice of the output, with
 shift-and-add arithmetic only (the multiplications modulo ``m1`` and ``m2`` reduce to shifts,
@@ -30,37 +30,59 @@ from jitgraph.backend_cpu.kernels import (HEADER, KernelSource, kernel_module, n
 from jitgraph.backend_cpu.options import CodegenOptions
 from jitgraph.backend_cpu.registry import NUMBA, Lowered, register_lowering
 
-#: streams per block (six int64 stack arrays of this length stay in L1)
+#: streams per block (six uint32 stack arrays of this length stay in L1)
 BLOCK = 128
 
 
+def _u(expr: str) -> str:
+    """``expr`` kept in 32 bits (Numba widens unsigned arithmetic to 64 bits, which would halve
+    the lanes of the vectorised loop); literals are written as uint32 too, since mixing signed
+    and unsigned integers changes Numba's typing."""
+    return f"np.uint32({expr})"
+
+
+def _reduce(var: str, modulus: str) -> str:
+    return f"{var} = {_u(f'{var} - {modulus}')} if {var} >= {modulus} else {var}"
+
+
 def _step_lines(w: _Writer, d: int, j: str) -> None:
-    """One MRG31k3p step of stream ``j`` of the block (state in s0..s5), leaving ``z``."""
-    m1, m2 = mrg31k3p.M1, mrg31k3p.M2
+    """One MRG31k3p step of stream ``j`` of the block (state in s0..s5), leaving ``z``.
+
+    Residues are below 2**31, so the sum of two fits in 32 unsigned bits. ``M1``, ``M2`` and
+    ``K*`` are uint32 constants bound at the top of the kernel."""
     w(d, f"b = s1[{j}]")
     w(d, f"c = s2[{j}]")
     # 2**22 * b mod m1: b = hi * 2**9 + lo and 2**31 = 1 (mod m1)
-    w(d, "t = ((b & 511) << 22) + (b >> 9)")
+    w(d, "t = " + _u(f"{_u('(b & K511) << K22')} + {_u('b >> K9')}"))
     # 129 * c = 2**7 * c + c (mod m1)
-    w(d, "v = ((c & 16777215) << 7) + (c >> 24)")
-    w(d, f"v = v + c - {m1} if v + c >= {m1} else v + c")
-    w(d, f"y1 = t + v - {m1} if t + v >= {m1} else t + v")
+    w(d, "v = " + _u(f"{_u('(c & K16777215) << K7')} + {_u('c >> K24')}"))
+    w(d, "v = " + _u("v + c"))
+    w(d, _reduce("v", "M1"))
+    w(d, "y1 = " + _u("t + v"))
+    w(d, _reduce("y1", "M1"))
     w(d, f"e = s3[{j}]")
     w(d, f"f = s5[{j}]")
     # 2**15 * e mod m2: e = hi * 2**16 + lo and 2**31 = 21069 (mod m2)
-    w(d, "p = ((e & 65535) << 15) + (e >> 16) * 21069")
-    w(d, f"p = p - {m2} if p >= {m2} else p")
-    w(d, "q = ((f & 65535) << 15) + (f >> 16) * 21069")
-    w(d, f"q = q - {m2} if q >= {m2} else q")
-    w(d, f"q = q + f - {m2} if q + f >= {m2} else q + f")
-    w(d, f"y2 = p + q - {m2} if p + q >= {m2} else p + q")
+    for var, src in (("p", "e"), ("q", "f")):
+        w(d, f"{var} = " + _u(f"{_u(f'({src} & K65535) << K15')} + "
+                              f"{_u(_u(f'{src} >> K16') + ' * K21069')}"))
+        w(d, _reduce(var, "M2"))
+    w(d, "q = " + _u("q + f"))
+    w(d, _reduce("q", "M2"))
+    w(d, "y2 = " + _u("p + q"))
+    w(d, _reduce("y2", "M2"))
     w(d, f"s2[{j}] = b")
     w(d, f"s1[{j}] = s0[{j}]")
     w(d, f"s0[{j}] = y1")
     w(d, f"s5[{j}] = s4[{j}]")
     w(d, f"s4[{j}] = e")
     w(d, f"s3[{j}] = y2")
-    w(d, f"z = y1 - y2 + {m1} if y1 <= y2 else y1 - y2")
+    w(d, "z = " + _u("y1 - y2 + M1") + " if y1 <= y2 else " + _u("y1 - y2"))
+
+
+#: the uint32 constants of the step, bound once per kernel call
+_CONSTANTS = {"M1": mrg31k3p.M1, "M2": mrg31k3p.M2, **{f"K{k}": k for k in
+              (7, 9, 15, 16, 22, 24, 511, 21069, 65535, 16777215)}}
 
 
 def _convert(dtype: str) -> str:
@@ -75,14 +97,16 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     w(0, "def kernel(state, out, first_block, end_block):")
     w(1, "ns = state.shape[0]")
     w(1, "n = out.shape[0]")
+    for name, value in _CONSTANTS.items():
+        w(1, f"{name} = np.uint32({value})")
     for k in range(6):
-        w(1, f"s{k} = stack_empty({BLOCK}, np.int64)")
+        w(1, f"s{k} = stack_empty({BLOCK}, np.uint32)")
     w(1, "for blk in range(first_block, end_block):")
     w(2, f"b0 = blk * {BLOCK}")
     w(2, f"width = min({BLOCK}, ns - b0)")
     w(2, "for j in range(width):")
     for k in range(6):
-        w(3, f"s{k}[j] = np.int64(state[b0 + j, {k}])")
+        w(3, f"s{k}[j] = np.uint32(state[b0 + j, {k}])")
     # rounds where every stream of the block draws, then one round for its first streams
     w(2, "full = (n - b0 - width) // ns + 1 if n >= b0 + width else 0")
     w(2, "for r in range(full):")
@@ -101,7 +125,7 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     sig = signature_text([numba_array_type("int32", 2, "C"), numba_array_type(dtype, 1, "C"),
                           "_nt.int64", "_nt.int64"])
     text = "\n".join([HEADER, f"SIG_kernel = {sig}", "", "", *w.lines, ""])
-    key = ("mrg31k3p", dtype, BLOCK, options.key())
+    key = ("mrg31k3p", 3, dtype, BLOCK, options.key())
     return KernelSource(key, text, ("kernel",), options, f"mrg31k3p uniform {dtype}")
 
 
