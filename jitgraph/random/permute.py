@@ -54,7 +54,7 @@ class PermuteRowElements(Op):
         output_storage[0][0] = np.ascontiguousarray(out)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence) -> list:
-        x, y, _ = node.inputs
+        x = node.inputs[0]
         xs, ys, _ = input_shapes
         dims = [ys[d] if x.broadcastable[d] else xs[d] for d in range(x.ndim - 1)]
         return [tuple(dims) + (xs[-1],)]

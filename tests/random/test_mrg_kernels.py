@@ -53,7 +53,7 @@ def test_cpu_kernel_equals_reference(dtype, size, nstreams):
 def test_parallel_kernel_equals_serial(dtype, monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     serial, _, end_serial, _ = _draw_twice((40000,), dtype, 1000)
-    par, _, end_par, f = _draw_twice((40000,), dtype, 1000, openmp=True,
+    par, _, end_par, _ = _draw_twice((40000,), dtype, 1000, openmp=True,
                                      openmp_elemwise_minsize=10)
     for a, b in zip(serial, par):
         np.testing.assert_array_equal(a, b)
