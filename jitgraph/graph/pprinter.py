@@ -1,9 +1,9 @@
 """The pretty printer (``pprint`` / ``pp``): a graph as a one-line, math-like formula.
 
 ``pp(x ** 2 + y)`` gives ``'((x ** TensorConstant{2}) + y)'``. A :class:`PPrinter` finds, for
-each computed variable, the printer assigned to its op (an op instance first, then the op's
-class along its MRO, then conditions), as Theano's does; printers are small objects with a
-``process(output, pstate)`` method:
+each computed variable, the printer assigned to its op: an op instance first, then the op's
+class (along its MRO, where Theano looks at the exact class only), then the conditions.
+Printers are small objects with a ``process(output, pstate)`` method:
 
 * :class:`OperatorPrinter` -- an infix (or, for one input, prefix) operator, always
   parenthesised: ``(a + b)``, ``(-a)``;
