@@ -98,6 +98,8 @@ TENSOR_REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.rewrite.inplace",
     "jitgraph.rewrite.gpu",
     "jitgraph.rewrite.view_ops",
+    "jitgraph.scan.rewrites",
+    "jitgraph.ifelse.lazy",
 )
 
 

@@ -1,20 +1,42 @@
 """Loops in graphs: ``scan`` and its special cases (``map``, ``reduce``, ``foldl``, ``foldr``,
 ``scan_checkpoints``), ``until`` for do-while loops, and the :class:`Scan` op.
 
-Theano's ``theano.scan_module`` re-exports these names (:mod:`jitgraph.scan_module`).
+Theano's ``theano.scan_module`` re-exports these names (:mod:`jitgraph.scan_module`). Names
+load their modules on first use, so that importing the op (to unpickle a graph, or to lower one)
+does not import the graph-building side. The scan rewrites live in :mod:`jitgraph.scan.rewrites`
+(registered with the other rewrite modules, see ``jitgraph.rewrite.TENSOR_REWRITE_MODULES``).
 """
 
-from jitgraph.scan.builder import scan
-from jitgraph.scan.checkpoints import scan_checkpoints
-from jitgraph.scan.construct import MissingNonSequenceError
-from jitgraph.scan.info import ScanInfo
-from jitgraph.scan.op import Scan
-from jitgraph.scan.returns import until
-from jitgraph.scan.updates import OrderedUpdates
-from jitgraph.scan.views import foldl, foldr, map, reduce  # noqa: A004 - Theano's names
-from jitgraph.scan.rewrites import register_all as _register_rewrites
+from __future__ import annotations
 
-_register_rewrites()  # a graph can hold a Scan only once this package is imported
+import importlib
+from typing import Any
 
-__all__ = ["scan", "map", "reduce", "foldl", "foldr", "scan_checkpoints", "until", "Scan",
-           "ScanInfo", "OrderedUpdates", "MissingNonSequenceError"]
+_EXPORTS = {
+    "scan": "jitgraph.scan.builder",
+    "map": "jitgraph.scan.views",
+    "reduce": "jitgraph.scan.views",
+    "foldl": "jitgraph.scan.views",
+    "foldr": "jitgraph.scan.views",
+    "scan_checkpoints": "jitgraph.scan.checkpoints",
+    "until": "jitgraph.scan.returns",
+    "Scan": "jitgraph.scan.op",
+    "ScanInfo": "jitgraph.scan.info",
+    "OrderedUpdates": "jitgraph.scan.updates",
+    "MissingNonSequenceError": "jitgraph.scan.construct",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

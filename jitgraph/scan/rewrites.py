@@ -227,3 +227,6 @@ def register_all() -> None:
     _scan_pass("scan_remove_unused", remove_unused, 1.605)
     _scan_pass("scan_save_mem", save_mem, 1.61)
     _scan_pass("scan_merge", merge_scans, 1.62)
+
+
+register_all()

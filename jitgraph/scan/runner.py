@@ -17,17 +17,26 @@ class ScanStepError(RuntimeError):
     """A step's value does not fit the loop (its shape changed between steps)."""
 
 
-def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
+def prepare(op: Any, inputs: Sequence[Any]) -> tuple[int, list, list]:
+    """Checked ``n_steps``, the sequences, and the recurrent buffers holding the initial
+    values (what any loop implementation starts from)."""
     info = op.info
-    fn = op.inner_function()
     n_steps = _check_n_steps(op, inputs[0])
     seqs = list(inputs[info.outer_seqs()])
     for j, seq in enumerate(seqs):
         if seq.shape[0] < n_steps:
             raise ValueError(f"sequence {j} of scan {op.name!r} has {seq.shape[0]} entries, "
                              f"fewer than the {n_steps} steps asked for (n_steps)")
-    recs = [_RecBuffer(op, k, init, n_steps) for k, init in
+    recs = [RecBuffer(op, k, init, n_steps) for k, init in
             enumerate(inputs[info.outer_inits()])]
+    return n_steps, seqs, recs
+
+
+def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
+    """Run the loop of ``op`` with the inner program called once per step."""
+    info = op.info
+    fn = op.inner_function()
+    n_steps, seqs, recs = prepare(op, inputs)
     shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v
               for v in inputs[info.outer_shared()]]
     in_cells = fn.input_cells
@@ -66,7 +75,7 @@ def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
         if cond_cell is not None and _stop(op, cond_cell[0]):
             done = t + 1
             break
-    _finish(op, output_storage, recs, nits, shared, done, n_steps)
+    finish(op, output_storage, recs, nits, shared, done, n_steps)
 
 
 def _reraise_in_step(exc: Exception, op: Any, t: int) -> None:
@@ -110,7 +119,7 @@ def _store_nit(op: Any, i: int, buf: Any, t: int, value: Any, n_steps: int) -> n
     return buf
 
 
-class _RecBuffer:
+class RecBuffer:
     """The buffer of one recurrent output: its initial entries, then one entry per step."""
 
     def __init__(self, op: Any, k: int, init: np.ndarray, n_steps: int) -> None:
@@ -157,8 +166,9 @@ class _RecBuffer:
         return self.buf[[p % self.size for p in range(total - m, total)]]
 
 
-def _finish(op: Any, output_storage: list, recs: list, nits: list, shared: list, done: int,
-            n_steps: int) -> None:
+def finish(op: Any, output_storage: list, recs: list, nits: list, shared: list, done: int,
+           n_steps: int) -> None:
+    """Store the outputs of a loop that ran ``done`` of its ``n_steps`` steps."""
     info = op.info
     for rec, cell in zip(recs, output_storage[info.rec_outputs()]):
         cell[0] = rec.result(done)

@@ -1,0 +1,127 @@
+"""Lowering of ``Scan``: the whole loop as one native function when the inner graph allows it.
+
+At link time the inner graph is compiled (by the op's mode) and, when every node of its
+rewritten form has loop code (:mod:`.loop_codegen`), the loop is generated as one kernel: no
+Python runs between steps, buffers are allocated once per call, taps are read in place. Such a
+node is a ``Numba`` thunk for the profiler. Otherwise (a node without loop code, shared states,
+shapes that depend on values) the node runs :func:`jitgraph.scan.runner.run_scan`, the inner
+program once per step (a ``Py`` thunk). ``JITGRAPH_NATIVE_SCAN=0`` always does the latter.
+
+A native loop that fails (a shape mismatch, an index out of range) runs again step by step, so
+that the error names the inner node and the step, as the step-by-step loop reports it. A call
+whose matrix products are large (more than :data:`BLAS_WORK` multiply-adds per step, known once
+the shapes are) also runs step by step, where each product is one BLAS call.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Sequence
+
+import numpy as np
+
+from jitgraph.scan.op import Scan
+
+from jitgraph.backend_cpu.registry import NUMBA, PY, Lowered, register_lowering
+
+_log = logging.getLogger(__name__)
+
+#: ``JITGRAPH_NATIVE_SCAN=0`` keeps every loop in Python (one inner call per step)
+NATIVE = os.environ.get("JITGRAPH_NATIVE_SCAN", "1") != "0"
+
+#: Above this many multiply-adds per step in matrix products, a call runs step by step: the
+#: native loop's plain loops are slower than BLAS by more than the Python work per step costs.
+BLAS_WORK = 16384
+
+
+class NativeLoop:
+    """A Scan's loop compiled as one kernel, with what its caller must pass."""
+
+    def __init__(self, op: Scan, kernel: Any, plan: Any) -> None:
+        self.op = op
+        self.kernel = kernel
+        self.plan = plan
+
+    def __call__(self, inputs: Sequence[Any], output_storage: list) -> None:
+        from jitgraph.scan.runner import finish, prepare, run_scan
+
+        op, plan = self.op, self.plan
+        info = op.info
+        n_steps, seqs, recs = prepare(op, inputs)
+        non_seqs = [v.reshape(1) if v.ndim == 0 else v for v in inputs[info.outer_non_seqs()]]
+        arrays = seqs + [r.buf for r in recs] + non_seqs + plan.consts
+        scratch, nits, work = self.prepare(n_steps, *arrays)
+        if work > BLAS_WORK:  # big products: BLAS, called once per step, is faster
+            run_scan(op, inputs, output_storage)
+            return
+        done = np.zeros(1, dtype=np.int64)
+        try:
+            self.kernel(n_steps, done, *arrays, *scratch, *nits)
+        except Exception:  # noqa: BLE001 - the step-by-step loop says what went wrong, and where
+            run_scan(op, inputs, output_storage)
+            return
+        finish(op, output_storage, recs, nits, [], int(done[0]), n_steps)
+
+    @property
+    def prepare(self) -> Any:
+        fn = self.__dict__.get("_prepare")
+        if fn is None:
+            fn = self.__dict__["_prepare"] = self.plan.prepare_function()
+        return fn
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_prepare"}
+
+
+def native_loop(op: Scan, options: Any) -> tuple[NativeLoop | None, str]:
+    """The native loop of ``op``, or None and why not."""
+    from jitgraph.backend_cpu.kernels import kernel_module
+    from jitgraph.backend_cpu.loop_codegen import loop_source
+    from jitgraph.backend_cpu.scalar_templates import Unsupported
+
+    if not NATIVE:
+        return None, "JITGRAPH_NATIVE_SCAN=0"
+    fn = op.inner_function()
+    try:
+        ks, plan = loop_source(op, fn.fgraph, options)
+    except Unsupported as exc:
+        return None, str(exc)
+    try:
+        kernel = kernel_module(ks).get("loop")
+    except Exception as exc:  # noqa: BLE001 - a loop Numba rejects still runs step by step
+        _log.warning("scan %r: the native loop did not compile (%s: %s); running it step by "
+                     "step", op.name, type(exc).__name__, exc)
+        return None, f"compilation failed: {exc}"
+    return NativeLoop(op, kernel, plan), ""
+
+
+class StepLoop:
+    """A Scan's loop running its inner program once per step (picklable, like the native
+    loop, so that a linked program holding it is kept in the compiledir)."""
+
+    def __init__(self, op: Scan) -> None:
+        self.op = op
+
+    def __call__(self, inputs: Sequence[Any], output_storage: list) -> None:
+        from jitgraph.scan.runner import run_scan
+
+        run_scan(self.op, inputs, output_storage)
+
+
+@register_lowering(Scan)
+def lower_scan(op: Scan, node: Any, ctx: Any) -> Lowered:
+    loop, why = native_loop(op, ctx.options)
+    if loop is None:
+        _log.debug("scan %r runs step by step: %s", op.name, why)
+    run = loop if loop is not None else StepLoop(op)
+
+    def emit(nc: Any) -> list[str]:
+        runner = nc.b.new_global(run, "scan")
+        outs = nc.b.new_global([nc.b.storage[o] for o in node.outputs], "outcells")
+        args = ", ".join(nc.inp(j) for j in range(len(node.inputs)))
+        return [f"{runner}([{args}], {outs})"]
+
+    lowered = Lowered(NUMBA if loop is not None else PY, emit)
+    lowered.notes["scan"] = "native loop" if loop is not None else f"inner program per step ({why})"
+    return lowered

@@ -1,0 +1,159 @@
+"""The native loop (the whole scan as one kernel) against the step-by-step loop and NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import jitgraph
+import jitgraph.tensor as T
+from jitgraph.backend_cpu import lower_scan
+from jitgraph.scan import Scan, scan, until
+
+RNG = np.random.default_rng(7)
+
+
+def compiled(inputs, outputs, native=True):
+    """Compiled with or without native loops (not from the compiledir's graph cache, which
+    would give back whichever program was linked first)."""
+    import os
+
+    old, old_env = lower_scan.NATIVE, os.environ.get("JITGRAPH_GRAPH_CACHE")
+    lower_scan.NATIVE = native
+    os.environ["JITGRAPH_GRAPH_CACHE"] = "0"
+    try:
+        return jitgraph.function(inputs, outputs, mode=jitgraph.Mode(linker="cvm"))
+    finally:
+        lower_scan.NATIVE = old
+        if old_env is None:
+            del os.environ["JITGRAPH_GRAPH_CACHE"]
+        else:
+            os.environ["JITGRAPH_GRAPH_CACHE"] = old_env
+
+
+def loop_kinds(fn):
+    prog = fn._program
+    return [(lw.kind, lw.notes.get("scan")) for node, lw in zip(prog.order, prog.lowered)
+            if isinstance(node.op, Scan)]
+
+
+def check_same(inputs, outputs, *args):
+    native = compiled(inputs, outputs, True)
+    step = compiled(inputs, outputs, False)
+    assert all(kind == "Numba" for kind, _ in loop_kinds(native)), loop_kinds(native)
+    assert all(kind == "Py" for kind, _ in loop_kinds(step))
+    got, want = native(*args), step(*args)
+    for a, b in zip(got if isinstance(got, list) else [got],
+                    want if isinstance(want, list) else [want]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    return got
+
+
+def test_elman_step_with_matrix_vector_products():
+    X, W, U, h0 = T.dmatrix("X"), T.dmatrix("W"), T.dmatrix("U"), T.dvector("h0")
+    hs, _ = scan(lambda x, h, W, U: T.nnet.sigmoid(T.dot(x, U) + T.dot(h, W)), sequences=X,
+                 outputs_info=h0, non_sequences=[W, U])
+    got = check_same([X, W, U, h0], [hs, hs[-1]], RNG.normal(size=(6, 3)),
+                     RNG.normal(size=(4, 4)), RNG.normal(size=(3, 4)), RNG.normal(size=4))
+    assert got[0].shape == (6, 4)
+
+
+def test_batched_state_taps_and_outputs_not_fed_back():
+    X, h0 = T.dtensor3("X"), T.dtensor3("h0")
+    W = T.dmatrix("W")
+
+    def step(x, h2, h1, W):
+        h = T.tanh(T.dot(h1, W) + x) - 0.5 * h2
+        return h, (h ** 2).sum(axis=1), T.nnet.softmax(h)
+
+    (hs, norms, probs), _ = scan(step, sequences=X,
+                                 outputs_info=[dict(initial=h0, taps=[-2, -1]), None, None],
+                                 non_sequences=W)
+    check_same([X, h0, W], [hs, norms, probs], RNG.normal(size=(5, 3, 4)),
+               RNG.normal(size=(2, 3, 4)), RNG.normal(size=(4, 4)))
+
+
+def test_ring_buffer_and_do_while():
+    x0, limit = T.dscalar("x0"), T.dscalar("limit")
+
+    def grow(h, lim):
+        new = h * 1.5 + 0.1
+        return new, until(T.gt(new, lim))
+
+    vals, _ = scan(grow, outputs_info=x0, non_sequences=limit, n_steps=100)
+    got = check_same([x0, limit], [vals, vals[-1]], 0.2, 30.0)
+    assert got[0][-2] <= 30.0 < got[0][-1]
+
+
+def test_indexing_and_increments_in_the_step():
+    x = T.dvector("x")
+    yy = x ** 2
+    J, _ = scan(lambda i, yy, x: T.grad(yy[i], x), sequences=T.arange(yy.shape[0]),
+                non_sequences=[yy, x])
+    got = check_same([x], J, np.array([4., 3., 1.]))
+    np.testing.assert_allclose(got, np.diag([8., 6., 2.]))
+
+
+def test_gradient_loops_run_natively():
+    X, W, h0 = T.dmatrix("X"), T.dmatrix("W"), T.dvector("h0")
+    hs, _ = scan(lambda x, h, W: T.tanh(T.dot(W, h) + x), sequences=X, outputs_info=h0,
+                 non_sequences=W)
+    cost = (hs ** 2).sum()
+    check_same([X, W, h0], [cost] + T.grad(cost, [X, W, h0]), RNG.normal(size=(7, 3)),
+               RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=3))
+
+
+def test_large_products_run_step_by_step(monkeypatch):
+    X, W, h0 = T.dmatrix("X"), T.dmatrix("W"), T.dvector("h0")
+    hs, _ = scan(lambda x, h, W: T.tanh(T.dot(W, h) + x), sequences=X, outputs_info=h0,
+                 non_sequences=W)
+    f = compiled([X, W, h0], hs)
+    calls = []
+    import jitgraph.scan.runner as runner
+
+    real = runner.run_scan
+    monkeypatch.setattr(runner, "run_scan", lambda *a: calls.append(1) or real(*a))
+    args = RNG.normal(size=(4, 3)), RNG.normal(size=(3, 3)), RNG.normal(size=3)
+    want = f(*args)
+    assert not calls
+    monkeypatch.setattr(lower_scan, "BLAS_WORK", 0)
+    np.testing.assert_allclose(f(*args), want)
+    assert calls
+
+
+def test_errors_in_a_native_loop_name_the_step():
+    x = T.dmatrix("x")
+    idx = T.ivector("idx")
+    out, _ = scan(lambda i, x: x[i] * 2, sequences=idx, non_sequences=x)
+    f = compiled([idx, x], out)
+    assert loop_kinds(f)[0][0] == "Numba"
+    np.testing.assert_allclose(f(np.array([1, -1], dtype="int32"), np.eye(2)),
+                               [[0, 2], [0, 2]])
+    with pytest.raises(IndexError, match="in step 1 of scan"):
+        f(np.array([0, 5], dtype="int32"), np.ones((2, 2)))
+
+
+UNARY = [T.tanh, T.sin, T.cos, lambda v: v * v, lambda v: -v, T.nnet.sigmoid]
+BINARY = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b, T.maximum]
+
+
+@given(st.lists(st.tuples(st.integers(0, len(UNARY) - 1), st.integers(0, len(BINARY) - 1)),
+                min_size=1, max_size=4),
+       st.lists(st.integers(-3, -1), min_size=1, max_size=2, unique=True),
+       st.integers(1, 6), st.booleans())
+def test_random_step_graphs_native_matches_step_by_step(program, taps, length, backwards):
+    x = T.dmatrix("x")
+    h0 = T.dmatrix("h0")
+
+    def step(xt, *hs):
+        v = xt
+        for u, b in program:
+            v = BINARY[b](UNARY[u](v), hs[(u + b) % len(hs)])
+        return 0.5 * v
+
+    out, _ = scan(step, sequences=x, outputs_info=dict(initial=h0, taps=taps),
+                  go_backwards=backwards)
+    n_init = -min(taps)
+    check_same([x, h0], out, RNG.normal(size=(length, 3)), RNG.normal(size=(n_init, 3)))
