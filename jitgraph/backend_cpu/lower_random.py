@@ -31,7 +31,7 @@ from jitgraph.backend_cpu.options import CodegenOptions
 from jitgraph.backend_cpu.registry import NUMBA, Lowered, register_lowering
 
 #: streams per block (six uint32 stack arrays of this length stay in L1)
-BLOCK = 128
+BLOCK = 256
 
 
 def _u(expr: str) -> str:
