@@ -62,6 +62,9 @@ class OpFromGraph(Op):
     the inner graph is compiled.
     """
 
+    #: two OpFromGraph objects are different ops, even when built from equal graphs (Theano)
+    compare_by_identity = True
+
     def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
                  inline: bool = False, lop_overrides: Any = "default",
                  grad_overrides: Any = "default", rop_overrides: Any = "default",

@@ -90,8 +90,8 @@ def _type_token(vtype: Any) -> str:
 
 def _op_token(op: Any) -> str:
     cls = type(op)
-    # An op class declaring no __props__ compares by identity: its class says nothing of it.
-    props = getattr(cls, "__props__", None) if getattr(cls, "_props_declared", True) else None
+    # An op compared by identity (a user op without __props__, OpFromGraph) has no text key.
+    props = None if getattr(cls, "compare_by_identity", False) else getattr(cls, "__props__", None)
     name = f"{cls.__module__}.{cls.__qualname__}"
     if props is not None:
         return f"{name}{{{','.join(f'{p}={_value_token(getattr(op, p))}' for p in props)}}}"

@@ -2,9 +2,11 @@
 
 An op's parameters are listed in ``__props__``; equality and hashing use them, so two ops with
 equal parameters are interchangeable (merging, kernel caches and rewrites rely on it). An op
-class that declares no ``__props__`` compares by identity, as in Theano: its instances may hold
-state that nothing describes, so no two of them may be merged or cached as one. (It prints as
-its class name, where Theano printed ``<module.Class object at 0x...>``.)
+class defined outside jitgraph that declares no ``__props__`` compares by identity, as in Theano:
+its instances may hold state that nothing describes, so no two of them may be merged or cached
+as one (it prints as its class name, where Theano printed ``<module.Class object at 0x...>``).
+A jitgraph op without ``__props__`` has no parameters (all its instances are equal) unless its
+class sets ``compare_by_identity = True`` (OpFromGraph does).
 
 Ops written for Theano 1.0 run unchanged (the "Extending Theano" contract):
 
@@ -108,15 +110,19 @@ class Op(metaclass=_OpMeta):
     itypes: Sequence[Any] | None = None
     otypes: Sequence[Any] | None = None
     _frozen = False
-    #: set per class: whether the class (not just Op) declares ``__props__``
-    _props_declared = False
+    #: whether instances compare by identity (set per class, see the module docstring)
+    compare_by_identity: bool = False
+    #: set per class: instances compare by their ``__props__`` (not by identity)
+    _props_declared = True
     #: set per class: jitgraph's own ops refuse every change after ``__init__``
     _strict_immutable = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._props_declared = any("__props__" in k.__dict__ for k in cls.__mro__
-                                  if k is not Op)
+        if "compare_by_identity" not in cls.__dict__:
+            declared = any("__props__" in k.__dict__ for k in cls.__mro__ if k is not Op)
+            cls.compare_by_identity = not declared and not cls.__module__.startswith("jitgraph.")
+        cls._props_declared = not cls.compare_by_identity
         cls._strict_immutable = cls.__module__.startswith("jitgraph.")
         own = cls.__dict__
         if "infer_shape" in own and not getattr(own["infer_shape"], "_adapted", False):

@@ -372,3 +372,31 @@ def test_as_op_output_of_the_wrong_dtype_is_reported():
     x = T.fvector()
     with pytest.raises(TypeError, match="output 0 of the function does not fit"):
         theano.function([x], bad(x), mode="FAST_COMPILE")(np.ones(2, "float32"))
+
+
+def test_identity_compared_ops_have_no_graph_cache_key():
+    from jitgraph.compile import graph_cache
+    from jitgraph.compile.builders import OpFromGraph
+    from jitgraph.compile.mode import get_mode
+    from jitgraph.graph.fg import FunctionGraph
+
+    class Stateful(Op):  # no __props__: its state is invisible, so it compares by identity
+        def __init__(self, factor):
+            self.factor = factor
+
+        def make_node(self, x):
+            return Apply(self, [x], [x.type()])
+
+        def perform(self, node, inputs, out):
+            out[0][0] = inputs[0] * self.factor
+
+    assert Stateful.compare_by_identity and OpFromGraph.compare_by_identity
+    assert not AXPBOp.compare_by_identity and not T.Elemwise.compare_by_identity
+    x = T.dvector()
+    mode = get_mode("FAST_RUN")
+    for op in (Stateful(2), OpFromGraph([x], [x * 2])):
+        assert graph_cache.graph_key(FunctionGraph([x], [op(x)]), [], mode) is None
+    assert graph_cache.graph_key(FunctionGraph([x], [AXPBOp(1, 2)(x)]), [], mode) is not None
+    two, three = (theano.function([x], Stateful(k)(x)) for k in (2, 3))
+    np.testing.assert_array_equal(three(np.ones(2)), [3.0, 3.0])
+    np.testing.assert_array_equal(two(np.ones(2)), [2.0, 2.0])
