@@ -74,6 +74,10 @@ class CorrRunner:
     def chunk(self, rows: int, npix: int) -> int:
         return max(1, COLUMN_BYTES // max(1, rows * npix * self.dtype.itemsize))
 
+    @staticmethod
+    def im2col(x: np.ndarray) -> str:
+        return "im2col_c" if x.flags.c_contiguous else "im2col_a"
+
     def run_images(self, entry: str, args: tuple, count: int, work: int) -> None:
         """``entry(*args, start, stop)`` over ``count`` images, threaded when worth it."""
         fn = self.kernel(entry)
@@ -125,7 +129,7 @@ class CorrRunner:
         for n0 in range(0, n, nb):
             b = min(nb, n - n0)
             col = buffer[:kg * self.groups * b * npix].reshape(kg * self.groups, b * npix)
-            self.run_images("im2col", (x, col, geo, n0), b, col.size)
+            self.run_images(self.im2col(x), (x, col, geo, n0), b, col.size)
             for g in range(self.groups):
                 prod = np.dot(wmat[g * mg:(g + 1) * mg], col[g * kg:(g + 1) * kg])
                 out3[n0:n0 + b, g * mg:(g + 1) * mg] = \
@@ -158,7 +162,7 @@ class CorrRunner:
             for n0 in range(0, n, nb):
                 b = min(nb, n - n0)
                 col = buffer[:kg * self.groups * b * npix].reshape(kg * self.groups, b * npix)
-                self.run_images("im2col", (x, col, geo, n0), b, col.size)
+                self.run_images(self.im2col(x), (x, col, geo, n0), b, col.size)
                 for g in range(self.groups):
                     t = top3[n0:n0 + b, g * mg:(g + 1) * mg].transpose(1, 0, 2).reshape(
                         mg, b * npix)

@@ -95,9 +95,9 @@ class PoolRunner:
                  ) -> np.ndarray:
         x = np.asarray(x)
         g, geo, batch = self._geometry(x.shape, ws, stride, pad)
-        gx = np.zeros(x.shape, dtype=self.dtype)
-        if gx.size == 0 or not all(g.out):
-            return gx
+        if x.size == 0 or not all(g.out):
+            return np.zeros(x.shape, dtype=self.dtype)
+        gx = np.empty(x.shape, dtype=self.dtype)  # the kernel zeroes it
         args = (self._batched(x, g.size, batch, "the input", x.shape),
                 self._batched(maxout, g.out, batch, "maxout", g.out_shape),
                 self._batched(gz, g.out, batch, "gz", g.out_shape),
@@ -108,9 +108,9 @@ class PoolRunner:
     def avg_grad(self, x: Any, gz: Any, ws: Any, stride: Any, pad: Any) -> np.ndarray:
         shape = np.shape(x)
         g, geo, batch = self._geometry(shape, ws, stride, pad)
-        gx = np.zeros(shape, dtype=self.dtype)
-        if gx.size == 0 or not all(g.out):
-            return gx
+        if not all(shape) or not all(g.out):
+            return np.zeros(shape, dtype=self.dtype)
+        gx = np.empty(shape, dtype=self.dtype)  # the kernel zeroes it
         args = (self._batched(gz, g.out, batch, "gz", g.out_shape),
                 gx.reshape((batch,) + g.size), self.divisor, geo)
         self._run("grad_avg", args, batch, gx.size)
@@ -120,7 +120,7 @@ class PoolRunner:
                   ) -> np.ndarray:
         x = np.asarray(x)
         g, geo, batch = self._geometry(x.shape, ws, stride, pad)
-        out = np.zeros(g.out_shape, dtype=self.dtype)
+        out = np.empty(g.out_shape, dtype=self.dtype)
         if out.size == 0:
             return out
         args = (self._batched(x, g.size, batch, "the input", x.shape),
@@ -135,6 +135,18 @@ _METHOD = {P.Pool: "pool", P.MaxPoolGrad: "max_grad", P.AveragePoolGrad: "avg_gr
            P.DownsampleFactorMaxGradGrad: "grad_grad"}
 
 
+def _fixed_windows(op: Any, node: Any, ctx: Any) -> tuple | None:
+    """``(ws, stride)`` when the window, stride and padding are constants, the padding is 0
+    and only whole windows are pooled: the kernels then have them as literals."""
+    values = [ctx.known_value(v) for v in node.inputs[-3:]]
+    if not op.ignore_border or any(v is None for v in values):
+        return None
+    ws, stride, pad = (tuple(int(i) for i in np.asarray(v).ravel()) for v in values)
+    if any(pad) or len(ws) != op.ndim or len(stride) != op.ndim:
+        return None
+    return ws, stride
+
+
 @register_lowering(*_METHOD)
 def lower_pool(op: Any, node: Any, ctx: Any) -> Lowered | None:
     arrays = node.inputs[:-3]  # then ws, stride, pad
@@ -142,7 +154,7 @@ def lower_pool(op: Any, node: Any, ctx: Any) -> Lowered | None:
     if len(dtypes) != 1 or next(iter(dtypes)) not in _DTYPES:
         return None
     dtype = next(iter(dtypes))
-    ks = pool_kernels_source(op.ndim, dtype, ctx.options)
+    ks = pool_kernels_source(op.ndim, dtype, ctx.options, _fixed_windows(op, node, ctx))
     runner = PoolRunner(ks, op, dtype, ctx.openmp, ctx.minsize)
     fn = ctx.new_global(getattr(runner, _METHOD[type(op)]), "pool")
 

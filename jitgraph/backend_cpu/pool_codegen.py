@@ -18,7 +18,7 @@ from jitgraph.backend_cpu.kernels import (HEADER, KernelSource, numba_array_type
 from jitgraph.backend_cpu.options import CodegenOptions
 
 #: Bumped when the generated kernels change.
-POOL_CODEGEN_VERSION = 1
+POOL_CODEGEN_VERSION = 4
 
 #: divisor kinds of the average kernels
 SUM, INCLUDE_PAD, EXCLUDE_PAD = 0, 1, 2
@@ -37,28 +37,42 @@ class _Lines:
         self.depth += 1
 
 
-def _prologue(w: _Lines, nd: int) -> None:
+def _prologue(w: _Lines, nd: int, fixed: tuple | None) -> None:
+    """Name the geometry; with ``fixed = (ws, stride)`` (no padding, whole windows) the window
+    and stride are literals, so LLVM unrolls the loops over a window."""
     names = [f"{p}{a}" for p in "SWTPO" for a in range(nd)]
     for i, name in enumerate(names):
-        w(f"{name} = geo[{i}]")
+        if fixed is not None and name[0] in "WTP":
+            value = 0 if name[0] == "P" else fixed["WT".index(name[0])][int(name[1:])]
+            w(f"{name} = {value}")
+        else:
+            w(f"{name} = geo[{i}]")
 
 
-def _windows(w: _Lines, nd: int) -> None:
-    """Open the loops over the batch and the windows; name each window's clipped range."""
+def _windows(w: _Lines, nd: int, full: bool) -> None:
+    """Open the loops over the batch and the windows; name each window's clipped range
+    (``full``: windows never leave the image, no clipping)."""
     w.open("for b in range(start, stop):")
+    w("ub = np.uint64(b)")
     for a in range(nd):
         w.open(f"for o{a} in range(O{a}):")
+        w(f"uo{a} = np.uint64(o{a})")
         w(f"s{a} = o{a} * T{a} - P{a}")
         w(f"e{a} = s{a} + W{a}")
-        w(f"lo{a} = s{a} if s{a} > 0 else 0")
-        w(f"hi{a} = e{a} if e{a} < S{a} else S{a}")
+        if full:
+            w(f"lo{a} = s{a}")
+            w(f"hi{a} = e{a}")
+        else:
+            w(f"lo{a} = s{a} if s{a} > 0 else 0")
+            w(f"hi{a} = e{a} if e{a} < S{a} else S{a}")
 
 
 def _pixels(w: _Lines, nd: int) -> str:
-    """Open the loops over one window's pixels; return the pixel's index."""
+    """Open the loops over one window's pixels; return the pixel's index (unsigned indices:
+    Numba then emits no negative-index wraparound)."""
     for a in range(nd):
         w.open(f"for i{a} in range(lo{a}, hi{a}):")
-    return ", ".join(["b"] + [f"i{a}" for a in range(nd)])
+    return ", ".join(["ub"] + [f"np.uint64(i{a})" for a in range(nd)])
 
 
 def _count(w: _Lines, nd: int) -> None:
@@ -78,20 +92,64 @@ def _zero(w: _Lines, nd: int, name: str) -> None:
     w.open("for b in range(start, stop):")
     for a in range(nd):
         w.open(f"for z{a} in range(S{a}):")
-    w(f"{name}[{', '.join(['b'] + [f'z{a}' for a in range(nd)])}] = 0")
+    index = ", ".join(["np.uint64(b)"] + [f"np.uint64(z{a})" for a in range(nd)])
+    w(f"{name}[{index}] = 0")
     w.depth = 1
 
 
-def _function(kind: str, nd: int, dtype: str) -> list[str]:
+def _disjoint_gradient(w: _Lines, nd: int, kind: str, dtype: str) -> None:
+    """The gradients for whole, non-overlapping windows: each covered pixel written once, in
+    window order (no accumulation, no zeroing first), then the pixels no window covers (a
+    tail, or gaps between windows) set to 0."""
+    w.open("for b in range(start, stop):")
+    w("ub = np.uint64(b)")
+    for a in range(nd):
+        w.open(f"for o{a} in range(O{a}):")
+        w(f"uo{a} = np.uint64(o{a})")
+        if a == nd - 1:
+            out = ", ".join(["ub"] + [f"uo{k}" for k in range(nd)])
+            if kind == "grad_max":
+                w(f"top = m[{out}]")
+                w(f"g = gz[{out}]")
+            else:
+                cnt = " * ".join(f"W{k}" for k in range(nd))
+                w(f"cnt = 1.0 if kind == 0 else {cnt} * 1.0")
+                w(f"share = np.{dtype}(np.float64(gz[{out}]) / cnt)")
+        w.open(f"for r{a} in range(W{a}):")
+        w(f"ui{a} = np.uint64(o{a} * T{a} + r{a})")
+    pix = ", ".join(["ub"] + [f"ui{a}" for a in range(nd)])
+    if kind == "grad_max":
+        w(f"gx[{pix}] = g if x[{pix}] == top else np.{dtype}(0)")
+    else:
+        w(f"gx[{pix}] = share")
+    w.depth = 1
+    uncovered = " or ".join([f"O{a} * T{a} < S{a}" for a in range(nd)] + ["T{a} > W{a}".format(a=a)
+                                                                          for a in range(nd)])
+    w.open(f"if {uncovered}:")
+    w.open("for b in range(start, stop):")
+    covered = []
+    for a in range(nd):
+        w.open(f"for i{a} in range(S{a}):")
+        covered.append(f"i{a} < O{a} * T{a} and i{a} % T{a} < W{a}")
+    index = ", ".join(["np.uint64(b)"] + [f"np.uint64(i{a})" for a in range(nd)])
+    w(f"if not ({' and '.join(covered)}):")
+    w(f"    gx[{index}] = 0")
+
+
+def _function(kind: str, nd: int, dtype: str, fixed: tuple | None) -> list[str]:
     args = {"pool_max": "x, out", "pool_avg": "x, out, kind", "grad_max": "x, m, gz, gx",
             "grad_avg": "gz, gx, kind", "grad_grad": "x, m, gg, out"}[kind]
     w = _Lines()
     w.lines.append(f"def {kind}({args}, geo, start, stop):")
-    _prologue(w, nd)
+    _prologue(w, nd, fixed)
+    disjoint = fixed is not None and all(t >= ws for ws, t in zip(*fixed))
+    if kind in ("grad_max", "grad_avg") and disjoint:
+        _disjoint_gradient(w, nd, kind, dtype)
+        return w.lines
     if kind in ("grad_max", "grad_avg"):
         _zero(w, nd, "gx")
-    _windows(w, nd)
-    out = ", ".join(["b"] + [f"o{a}" for a in range(nd)])
+    _windows(w, nd, fixed is not None)
+    out = ", ".join(["ub"] + [f"uo{a}" for a in range(nd)])
     if kind == "pool_max":
         w("best = -np.inf")
         pix = _pixels(w, nd)
@@ -142,11 +200,15 @@ def _signature(kind: str, nd: int, dtype: str) -> str:
 KINDS = ("pool_max", "pool_avg", "grad_max", "grad_avg", "grad_grad")
 
 
-def pool_kernels_source(nd: int, dtype: str, options: CodegenOptions) -> KernelSource:
-    """Every pooling kernel for ``nd`` pooled axes and ``dtype`` (compiled entry by entry)."""
+def pool_kernels_source(nd: int, dtype: str, options: CodegenOptions,
+                        fixed: tuple | None = None) -> KernelSource:
+    """Every pooling kernel for ``nd`` pooled axes and ``dtype`` (compiled entry by entry);
+    ``fixed = (ws, stride)`` when those are constants, the padding is 0 and only whole windows
+    are pooled (``ignore_border=True``)."""
     parts = [HEADER]
     for kind in KINDS:
-        parts += [f"SIG_{kind} = {_signature(kind, nd, dtype)}", "", *_function(kind, nd, dtype),
-                  "", ""]
-    key = ("pool", POOL_CODEGEN_VERSION, nd, dtype, options.key())
-    return KernelSource(key, "\n".join(parts), KINDS, options, f"pooling {nd}-d {dtype}")
+        parts += [f"SIG_{kind} = {_signature(kind, nd, dtype)}", "",
+                  *_function(kind, nd, dtype, fixed), "", ""]
+    key = ("pool", POOL_CODEGEN_VERSION, nd, dtype, fixed, options.key())
+    what = "" if fixed is None else f" window {fixed[0]} stride {fixed[1]}"
+    return KernelSource(key, "\n".join(parts), KINDS, options, f"pooling {nd}-d {dtype}{what}")

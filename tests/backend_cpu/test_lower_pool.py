@@ -20,6 +20,8 @@ CASES = [  # (shape, ws, stride, pad, ignore_border)
     ((1, 2, 5, 4, 6), (2, 3, 2), (1, 2, 2), (1, 0, 1), True),
     ((0, 3, 4, 4), (2, 2), (2, 2), (0, 0), True),
     ((2, 1, 1, 5), (2, 2), (1, 1), (0, 0), True),  # no windows fit: empty output
+    ((2, 2, 9, 8), (2, 2), (3, 3), (0, 0), True),  # constant, disjoint windows with gaps
+    ((2, 1, 5, 4, 7), (2, 2, 2), (2, 2, 3), (0, 0, 0), True),
 ]
 
 
