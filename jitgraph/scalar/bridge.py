@@ -14,6 +14,8 @@ from jitgraph.scalar.type import get_scalar_type
 class TensorFromScalar(Op):
     """A scalar variable as a 0-d tensor of the same dtype."""
 
+    __props__ = ()  # no parameters: all instances are equal
+
     def make_node(self, s: Any) -> Apply:
         from jitgraph.scalar.var import as_scalar
         from jitgraph.tensor.type import TensorType
@@ -34,6 +36,8 @@ class TensorFromScalar(Op):
 
 class ScalarFromTensor(Op):
     """A 0-d tensor as a scalar variable of the same dtype."""
+
+    __props__ = ()  # no parameters: all instances are equal
 
     def make_node(self, t: Any) -> Apply:
         from jitgraph.tensor.conversion import as_tensor_variable

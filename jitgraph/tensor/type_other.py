@@ -104,6 +104,8 @@ class MakeSlice(Op):
     """``MakeSlice()(start, stop, step)``: a slice value built at run time from integer scalars
     (``NoneConst`` for omitted bounds). Also accepts one Python ``slice``."""
 
+    __props__ = ()  # no parameters: all instances are equal
+
     def make_node(self, start: Any, stop: Any = None, step: Any = None) -> Apply:
         if isinstance(start, slice):
             if stop is not None or step is not None:
