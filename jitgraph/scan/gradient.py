@@ -166,6 +166,30 @@ def _read_stored_outputs(spec: LoopSpec, op: Any, bw: _Backward, grads: list, ou
     return grads
 
 
+def _steps_part(g: Variable, n_init: int) -> Variable | None:
+    """``y`` when the gradient of a buffer is zero on its ``n_init`` initial entries and ``y``
+    on the rest (what indexing ``buffer[n_init:]``, as scan returns it, sends back): the
+    backward loop then reads ``y`` instead of a zero-padded copy of it."""
+    from jitgraph.tensor.subtensor_ops import IncSubtensor
+
+    node = g.owner
+    if node is None or not isinstance(node.op, IncSubtensor) or node.op.set_instead_of_inc:
+        return None
+    if node.op.idx_list != (("slice", True, False, False),) or not _is_zero(node.inputs[0]):
+        return None
+    start, y = node.inputs[2], node.inputs[1]
+    from jitgraph.tensor.basic import NotScalarConstantError, get_scalar_constant_value
+
+    try:
+        if int(get_scalar_constant_value(start)) != n_init:
+            return None
+    except (NotScalarConstantError, TypeError, ValueError):
+        return None
+    if y.ndim != g.ndim or y.broadcastable[0]:
+        return None
+    return y
+
+
 def _backward_sequences(spec: LoopSpec, op: Any, bw: _Backward, inputs: list, outputs: list,
                         output_grads: list, start: Any, n: Any) -> None:
     """The forward values each backward step needs, and the arriving output gradients, as
@@ -181,7 +205,10 @@ def _backward_sequences(spec: LoopSpec, op: Any, bw: _Backward, inputs: list, ou
             spec.seqs.append((buf[n_init + tap + start:n_init + tap + n][::-1], ph))
         if bw.rec_grad[k] is not None:
             g = output_grads[k]
-            spec.seqs.append((g[n_init + start:n_init + n][::-1], bw.rec_grad[k]))
+            steps_only = _steps_part(g, n_init)
+            part = (steps_only[start:n] if steps_only is not None
+                    else g[n_init + start:n_init + n])
+            spec.seqs.append((part[::-1], bw.rec_grad[k]))
     for i, ph in enumerate(bw.nit_grad):
         if ph is not None:
             g = output_grads[info.n_rec + i]
@@ -277,7 +304,7 @@ def _collect(result: list, op: Any, bw: _Backward, outer: list, accumulated: lis
             finals = [switch(eq(nb, n), f, zeros_like(f)) for f in finals]
         entries = [finals[n_init - 1 - p] for p in range(n_init)]
         g_out = output_grads[k]
-        if not _is_zero(g_out):
+        if not _is_zero(g_out) and _steps_part(g_out, n_init) is None:
             entries = [e + g_out[p] for p, e in enumerate(entries)]
         init = inputs[info.outer_inits().start + k]
         result[info.outer_inits().start + k] = _fit(stack(entries), init)

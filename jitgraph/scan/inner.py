@@ -60,13 +60,14 @@ class InnerGraph:
         return f"InnerGraph({len(self.inputs)} inputs, {len(self.outputs)} outputs, " \
                f"{len(self.fgraph.apply_nodes)} nodes)"
 
-    def compiled(self, mode: Any) -> "InnerFunction":
-        """This graph compiled by ``mode`` (None: the default mode), once per mode."""
+    def compiled(self, mode: Any, mutable: tuple[int, ...] = ()) -> "InnerFunction":
+        """This graph compiled by ``mode`` (None: the default mode), once per mode; the
+        program may overwrite the inputs at the positions ``mutable``."""
         cache = self.__dict__.setdefault("_compiled", {})
-        key = id(mode) if mode is not None else None
+        key = (id(mode) if mode is not None else None, tuple(mutable))
         found = cache.get(key)
         if found is None or found.mode_ref is not mode:
-            found = cache[key] = InnerFunction(self, mode)
+            found = cache[key] = InnerFunction(self, mode, mutable)
         return found
 
 
@@ -109,14 +110,16 @@ class InnerFunction:
     """An inner graph compiled by a mode: set ``input_cells[i][0]``, call ``run()``, read
     ``output_cells[j][0]``. The graph's inputs are never overwritten by the program."""
 
-    def __init__(self, inner: InnerGraph, mode: Any) -> None:
+    def __init__(self, inner: InnerGraph, mode: Any, mutable: tuple[int, ...] = ()) -> None:
         from jitgraph.compile.function import FunctionMaker
+        from jitgraph.compile.io import In
         from jitgraph.compile.mode import get_mode
 
         self.mode_ref = mode
         self.mode = get_mode(mode)
         fg = inner.fgraph
-        maker = FunctionMaker(list(fg.inputs), list(fg.outputs), self.mode,
+        inputs = [In(v, mutable=True) if k in mutable else v for k, v in enumerate(fg.inputs)]
+        maker = FunctionMaker(inputs, list(fg.outputs), self.mode,
                               no_default_updates=True, on_unused_input="ignore",
                               name="inner graph")
         self.maker = maker

@@ -84,8 +84,16 @@ class Scan(Op):
 
     # -- evaluation -------------------------------------------------------------------------
     def inner_function(self) -> Any:
-        """The inner graph compiled by this op's mode (compiled on first use)."""
-        return self.inner.compiled(self.mode)
+        """The inner graph compiled by this op's mode (compiled on first use). The tap of a
+        recurrent output that keeps one entry and reads only its last value may be overwritten
+        in place (an accumulator: ``acc + x`` becomes ``acc += x``)."""
+        return self.inner.compiled(self.mode, self.overwritable_taps())
+
+    def overwritable_taps(self) -> tuple[int, ...]:
+        """Inner inputs (taps) the step may overwrite: see :meth:`inner_function`."""
+        info = self.info
+        return tuple(info.inner_taps(k).start for k in range(info.n_rec)
+                     if info.keep[k] == 1 and info.rec_taps[k] == (-1,))
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         from jitgraph.scan.runner import run_scan

@@ -17,9 +17,11 @@ class ScanStepError(RuntimeError):
     """A step's value does not fit the loop (its shape changed between steps)."""
 
 
-def prepare(op: Any, inputs: Sequence[Any]) -> tuple[int, list, list]:
+def prepare(op: Any, inputs: Sequence[Any], in_place: bool = False
+            ) -> tuple[int, list, list]:
     """Checked ``n_steps``, the sequences, and the recurrent buffers holding the initial
-    values (what any loop implementation starts from)."""
+    values (what any loop implementation starts from). ``in_place``: single-entry buffers for
+    the states the inner program may update in place (see ``Scan.inner_function``)."""
     info = op.info
     n_steps = _check_n_steps(op, inputs[0])
     seqs = list(inputs[info.outer_seqs()])
@@ -27,7 +29,7 @@ def prepare(op: Any, inputs: Sequence[Any]) -> tuple[int, list, list]:
         if seq.shape[0] < n_steps:
             raise ValueError(f"sequence {j} of scan {op.name!r} has {seq.shape[0]} entries, "
                              f"fewer than the {n_steps} steps asked for (n_steps)")
-    recs = [RecBuffer(op, k, init, n_steps) for k, init in
+    recs = [RecBuffer(op, k, init, n_steps, in_place) for k, init in
             enumerate(inputs[info.outer_inits()])]
     return n_steps, seqs, recs
 
@@ -36,7 +38,7 @@ def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
     """Run the loop of ``op`` with the inner program called once per step."""
     info = op.info
     fn = op.inner_function()
-    n_steps, seqs, recs = prepare(op, inputs)
+    n_steps, seqs, recs = prepare(op, inputs, in_place=True)
     shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v
               for v in inputs[info.outer_shared()]]
     in_cells = fn.input_cells
@@ -52,6 +54,7 @@ def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
     shared_out = out_cells[info.shared_outputs()]
     cond_cell = out_cells[-1] if info.as_while else None
     nits: list[Any] = [None] * info.n_nit_sot
+    single = [rec for rec in recs if rec.size == 1]
     run = fn.run
     done = n_steps
     for t in range(n_steps):
@@ -65,13 +68,18 @@ def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
             run()
         except Exception as exc:
             _reraise_in_step(exc, op, t)
-        for rec, cell in zip(recs, rec_out):
-            rec.write(t, cell[0])
+        # Outputs not fed back first: a value may live in a single-entry state buffer that
+        # the step updated in place, which storing the new states overwrites.
         for i, cell in enumerate(nit_out):
             nits[i] = _store_nit(op, i, nits[i], t, cell[0], n_steps)
         for i, cell in enumerate(shared_out):
             value = cell[0]
             shared[i] = value.copy() if isinstance(value, np.ndarray) else value
+        values = [cell[0] for cell in rec_out]
+        if single:
+            values = [_unshared(v, rec, single) for v, rec in zip(values, recs)]
+        for rec, value in zip(recs, values):
+            rec.write(t, value)
         if cond_cell is not None and _stop(op, cond_cell[0]):
             done = t + 1
             break
@@ -119,10 +127,27 @@ def _store_nit(op: Any, i: int, buf: Any, t: int, value: Any, n_steps: int) -> n
     return buf
 
 
+def _unshared(value: Any, rec: "RecBuffer", single: list) -> Any:
+    """``value`` (the new state of ``rec``), copied if it lives in another single-entry
+    state buffer (which is about to be overwritten)."""
+    for other in single:
+        if other is not rec and isinstance(value, np.ndarray) \
+                and np.may_share_memory(value, other.buf):
+            return value.copy()
+    return value
+
+
+def _same_memory(value: Any, buf: np.ndarray) -> bool:
+    return (isinstance(value, np.ndarray) and value.shape == buf.shape[1:]
+            and value.__array_interface__["data"][0] == buf.__array_interface__["data"][0]
+            and value.strides == buf.strides[1:])
+
+
 class RecBuffer:
     """The buffer of one recurrent output: its initial entries, then one entry per step."""
 
-    def __init__(self, op: Any, k: int, init: np.ndarray, n_steps: int) -> None:
+    def __init__(self, op: Any, k: int, init: np.ndarray, n_steps: int,
+                 in_place: bool = False) -> None:
         info = op.info
         self.op = op
         self.k = k
@@ -134,8 +159,13 @@ class RecBuffer:
                              f"need {n_init}")
         self.keep = info.keep[k]
         total = n_init + n_steps
-        # A ring buffer must hold the taps a step reads plus the entry it writes.
+        # A ring buffer must hold the taps a step reads plus the entry it writes; a single
+        # entry when the step reads only its last value and it is the only one kept (the
+        # step is done with the old value before the new one is stored: an accumulator the
+        # inner program may update in place).
         self.size = total if not self.keep else min(total, max(self.keep, n_init + 1))
+        if in_place and self.keep == 1 and self.taps == (-1,):
+            self.size = 1
         self.ring = self.size < total
         self.buf = np.empty((self.size,) + init.shape[1:], dtype=init.dtype)
         self.buf[:n_init] = init[:n_init]
@@ -154,7 +184,10 @@ class RecBuffer:
                 f"but its initial value (outputs_info) has shape {self.state_shape}; the step "
                 "function must return values of the initial value's shape")
         pos = t + self.n_init
-        self.buf[pos % self.size if self.ring else pos] = value
+        pos = pos % self.size if self.ring else pos
+        if self.size == 1 and _same_memory(value, self.buf):
+            return  # the step updated its state in place
+        self.buf[pos] = value
 
     def result(self, done: int) -> np.ndarray:
         total = self.n_init + done
