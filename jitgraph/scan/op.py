@@ -131,6 +131,11 @@ class Scan(Op):
 
         return scan_grad(self, list(inputs), list(outputs), list(output_grads))
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list:
+        from jitgraph.scan.rop import scan_rop
+
+        return scan_rop(self, list(inputs), list(eval_points))
+
 
 def _stacked(vtype: Any) -> Any:
     """The type of a sequence of values of type ``vtype`` (one more, leading, dimension)."""

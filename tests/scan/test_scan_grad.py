@@ -166,3 +166,59 @@ def test_unused_output_and_integer_state_have_no_gradient():
                              outputs_info=[T.constant(np.int64(0)), T.constant(f64(0))])
     g = jitgraph.function([x], T.grad(accs[-1], x))
     np.testing.assert_allclose(g(np.arange(3.)), [0, 2, 4])
+
+
+def _finite_difference(f, args, direction, k, eps=1e-6):
+    plus = list(args)
+    minus = list(args)
+    plus[k] = args[k] + eps * direction
+    minus[k] = args[k] - eps * direction
+    return (f(*plus) - f(*minus)) / (2 * eps)
+
+
+def test_rop_through_scan_matches_finite_differences():
+    from jitgraph.gradient import Rop
+
+    X, W, h0 = T.dmatrix("X"), T.dmatrix("W"), T.dvector("h0")
+    hs, _ = scan(lambda x, h, W: T.tanh(T.dot(W, h) + x), sequences=X, outputs_info=h0,
+                 non_sequences=W)
+    V = T.dmatrix("V")
+    f = jitgraph.function([X, W, h0], hs)
+    jv = jitgraph.function([X, W, h0, V], Rop(hs, W, V))
+    xv, wv, hv = RNG.normal(size=(5, 3)), RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=3)
+    vv = RNG.normal(size=(3, 3))
+    np.testing.assert_allclose(jv(xv, wv, hv, vv), _finite_difference(f, [xv, wv, hv], vv, 1),
+                               atol=1e-7)
+
+
+def test_rop_with_taps_and_outputs_not_fed_back():
+    from jitgraph.gradient import Rop
+
+    x, h0 = T.dvector("x"), T.dvector("h0")
+
+    def step(a, b, h2, h1):
+        h = T.sin(h2) * a + h1 * b
+        return h, h * a
+
+    (hs, ys), _ = scan(step, sequences=dict(input=x, taps=[-1, 0]),
+                       outputs_info=[dict(initial=h0, taps=[-2, -1]), None])
+    vx, vh = T.dvector("vx"), T.dvector("vh")
+    f = jitgraph.function([x, h0], [hs, ys])
+    jv = jitgraph.function([x, h0, vx, vh], Rop([hs, ys], [x, h0], [vx, vh]))
+    xv, hv = RNG.normal(size=6), RNG.normal(size=2)
+    dx, dh = RNG.normal(size=6), RNG.normal(size=2)
+    eps = 1e-6
+    plus, minus = f(xv + eps * dx, hv + eps * dh), f(xv - eps * dx, hv - eps * dh)
+    for got, p, m in zip(jv(xv, hv, dx, dh), plus, minus):
+        np.testing.assert_allclose(got, (p - m) / (2 * eps), atol=1e-7)
+
+
+def test_lop_through_scan_is_the_gradient():
+    from jitgraph.gradient import Lop
+
+    X, h0 = T.dmatrix("X"), T.dvector("h0")
+    hs, _ = scan(lambda x, h: T.tanh(x + h), sequences=X, outputs_info=h0)
+    U = T.dmatrix("U")
+    f = jitgraph.function([X, h0, U], [Lop(hs, X, U), T.grad((hs * U).sum(), X)])
+    a, b = f(RNG.normal(size=(4, 2)), RNG.normal(size=2), RNG.normal(size=(4, 2)))
+    np.testing.assert_allclose(a, b)
