@@ -7,7 +7,10 @@
   the entries of the scalar-op table (:mod:`jitgraph.tensor.scalar_ops`), so ``Elemwise(add)``
   is the same op as ``T.add``'s; applied to scalar variables they build scalar graphs, which
   ``jitgraph.function`` compiles like any graph (results are NumPy scalars);
-* ``Composite(inputs, outputs)``: a scalar graph as one scalar op.
+* ``Composite(inputs, outputs)``: a scalar graph as one scalar op;
+* user-defined ops the Theano way: subclasses of ``ScalarOp``/``UnaryScalarOp``/
+  ``BinaryScalarOp`` with ``impl`` and ``grad``, and the output-type rules
+  (``upgrade_to_float``, ``same_out``, ``upcast_out``, ...).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from jitgraph.scalar.apply import ScalarGraphOp, apply_scalar_op
 from jitgraph.scalar.bridge import (ScalarFromTensor, TensorFromScalar, scalar_from_tensor,
                                     tensor_from_scalar)
 from jitgraph.scalar.composite import Composite
+from jitgraph.scalar.custom import BinaryScalarOp, ScalarOp, UnaryScalarOp
 from jitgraph.scalar.errors import ComplexError
 from jitgraph.scalar.type import (ScalarType, all_types, bool_, complex64, complex128,
                                   complex_types, complexs, complexs64, complexs128,
@@ -30,6 +34,7 @@ from jitgraph.scalar.type import (ScalarType, all_types, bool_, complex64, compl
                                   float_types, floats, get_scalar_type, int8, int16, int32,
                                   int64, int_types, ints, uint8, uint16, uint32, uint64,
                                   uint_types, upcast)
+from jitgraph.scalar.type_rules import *  # noqa: F401,F403  (upgrade_to_float, same_out, ...)
 from jitgraph.scalar.var import (ScalarConstant, ScalarVariable, _div, as_scalar, cast,
                                  constant)
 from jitgraph.tensor.math import IntegerDivisionError

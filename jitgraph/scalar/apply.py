@@ -74,7 +74,13 @@ def _as_scalar_of(g: Variable, dtype: str) -> Variable:
 
 def apply_scalar_op(scalar_op: Any, *inputs: Any) -> Any:
     """``scalar_op`` applied to scalar variables (or 0-d tensors, or numbers): its output
-    variable (a list when it has several)."""
+    variable (a list when it has several). With a tensor of rank 1 or more among the inputs,
+    the op is applied elementwise instead (``Elemwise(scalar_op)``): this is what the gradient
+    of a user-defined scalar op receives (see :mod:`jitgraph.scalar.custom`)."""
+    if any(isinstance(i, Variable) and getattr(i.type, "ndim", 0) > 0 for i in inputs):
+        from jitgraph.tensor.elemwise import Elemwise
+
+        return Elemwise(scalar_op)(*inputs)
     return ScalarGraphOp(scalar_op)(*inputs)
 
 

@@ -1,0 +1,166 @@
+"""User-defined scalar ops written against Theano's API: subclasses of ``ScalarOp``,
+``UnaryScalarOp`` and ``BinaryScalarOp`` with ``impl`` and ``grad``, built with an output-type
+rule (``MyOp(upgrade_to_float, name='my_op')``) and used through ``Elemwise(my_op)``.
+
+Such an op is an entry of the same kind as the built-in scalar ops (so ``Elemwise``, fusion and
+scalar graphs take it), with three adaptations:
+
+* ``impl`` is Theano's per-number function; the op applies it elementwise to arrays (NumPy's
+  ``frompyfunc``), so ``impl`` may use ``math.exp`` as in Theano;
+* ``grad(inputs, output_gradients)`` receives the (tensor) inputs of the ``Elemwise`` node and
+  builds its result with tensor or scalar operations; an op without ``grad`` raises
+  ``MethodNotDefined`` when differentiated, as in Theano;
+* no code is generated for it: nodes using it run its ``impl`` (the backends have no template
+  for a user op), and ``c_code`` methods are ignored.
+
+Ops compare equal when they have the same class and output-type rule (the name is only for
+display), as in Theano.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from jitgraph.graph.utils import MethodNotDefined
+from jitgraph.scalar.type import get_scalar_type
+from jitgraph.tensor import scalar_ops
+from jitgraph.tensor.scalar_ops import ScalarOp as TableScalarOp
+
+
+def _rule_key(rule: Any) -> Any:
+    if rule is None:
+        return None
+    qualname = getattr(rule, "__qualname__", None)
+    if qualname is not None and "<locals>" not in qualname:
+        return (getattr(rule, "__module__", None), qualname)
+    return id(rule)  # a closure (specific_out(...)): equal only to itself
+
+
+def _taken_names() -> set[str]:
+    """Names of the built-in table entries: rewrites and code templates match ops by name, so a
+    user op must not carry one of them."""
+    return {op.name for op in scalar_ops.all_scalar_ops()} | {"cast"}
+
+
+class _ScalarOpFamily(type):
+    """``isinstance(op, ScalarOp)`` holds for every scalar op, built-in or user-defined (and
+    ``UnaryScalarOp``/``BinaryScalarOp`` for those of one/two inputs), as in Theano, where the
+    built-in ops derive from these classes too."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        if type.__instancecheck__(cls, obj):
+            return True
+        arity = cls.__dict__.get("_family_arity")
+        return (arity is not None and isinstance(obj, TableScalarOp)
+                and (arity == "any" or obj.nin == arity))
+
+
+class ScalarOp(TableScalarOp, metaclass=_ScalarOpFamily):
+    """Base class of scalar ops defined the Theano way (see the module docstring).
+
+    ``output_types_preference`` maps the input scalar types to the output types (see
+    :mod:`jitgraph.scalar.type_rules`); a subclass may instead override ``output_types``.
+    """
+
+    nin = -1
+    nout = 1
+    _family_arity: Any = "any"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_family_arity" not in cls.__dict__:
+            cls._family_arity = None  # a user class: plain isinstance
+        # Theano's grad(inputs, output_gradients) becomes the table's grad(inputs, output, gz).
+        if "grad" in cls.__dict__:
+            cls._user_grad = cls.__dict__["grad"]
+            cls.grad = ScalarOp._adapted_grad
+
+    def __init__(self, output_types_preference: Callable | None = None,
+                 name: str | None = None) -> None:
+        self.output_types_preference = output_types_preference
+        self._given_name = name
+        display = name or type(self).__name__
+        nin, nout = type(self).nin, type(self).nout
+        internal = display if display not in _taken_names() else f"user_{display}"
+        super().__init__(internal, nin, self._elementwise_impl(), self._first_output_dtype,
+                         cast_inputs="none", doc=type(self).__doc__ or "")
+        self.nout = nout
+        self.display_name = display
+
+    # -- identity -----------------------------------------------------------------------------
+    @property
+    def key(self) -> tuple:
+        cls = type(self)
+        return ("user_scalar_op", cls.__module__, cls.__qualname__,
+                _rule_key(self.output_types_preference))
+
+    def __str__(self) -> str:
+        return self.display_name
+
+    __repr__ = __str__
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.output_types_preference, self._given_name))
+
+    # -- types ----------------------------------------------------------------------------------
+    def output_types(self, types: Sequence[Any]) -> Sequence[Any]:
+        if self.output_types_preference is None:
+            raise NotImplementedError(f"cannot compute the output types of {self}: give an "
+                                      "output_types_preference (e.g. upgrade_to_float) or "
+                                      "override output_types")
+        return self.output_types_preference(*types)
+
+    def output_dtypes(self, *in_dtypes: str) -> list[str]:
+        types = self.output_types([get_scalar_type(d) for d in in_dtypes])
+        if len(types) != self.nout:
+            raise TypeError(f"{self}: the output-type rule gave {len(types)} types for "
+                            f"{self.nout} outputs")
+        return [t.dtype for t in types]
+
+    def _first_output_dtype(self, *in_dtypes: str) -> str:
+        return self.output_dtypes(*in_dtypes)[0]
+
+    # -- values ---------------------------------------------------------------------------------
+    def _elementwise_impl(self) -> Callable:
+        per_number = type(self).impl.__get__(self)
+        nin_fixed = type(self).nin
+
+        def impl(*values: Any) -> Any:
+            if all(np.ndim(v) == 0 for v in values):
+                return per_number(*values)
+            nin = nin_fixed if nin_fixed > 0 else len(values)
+            return np.frompyfunc(per_number, nin, type(self).nout)(*values)
+
+        return impl
+
+    def impl(self, *inputs: Any) -> Any:
+        raise MethodNotDefined(f"{type(self).__name__} defines no impl")
+
+    # -- gradient -------------------------------------------------------------------------------
+    def _adapted_grad(self, inputs: Sequence[Any], output: Any, gz: Any) -> list:
+        result = type(self)._user_grad(self, list(inputs), [gz])
+        if result is NotImplemented:
+            raise MethodNotDefined(f"{self} returned NotImplemented from grad")
+        return list(result)
+
+    def grad(self, inputs: Sequence[Any], output: Any, gz: Any) -> list:
+        raise MethodNotDefined(f"grad is not defined by {type(self).__name__} ({self})")
+
+
+class UnaryScalarOp(ScalarOp):
+    """A user scalar op of one input."""
+
+    nin = 1
+    _family_arity = 1
+
+
+class BinaryScalarOp(ScalarOp):
+    """A user scalar op of two inputs."""
+
+    nin = 2
+    _family_arity = 2
+
+
+__all__ = ["ScalarOp", "UnaryScalarOp", "BinaryScalarOp"]
