@@ -26,7 +26,7 @@ from jitgraph.scalar.apply import ScalarGraphOp, apply_scalar_op
 from jitgraph.scalar.bridge import (ScalarFromTensor, TensorFromScalar, scalar_from_tensor,
                                     tensor_from_scalar)
 from jitgraph.scalar.composite import Composite
-from jitgraph.scalar.custom import BinaryScalarOp, ScalarOp, UnaryScalarOp
+from jitgraph.scalar.custom import BUILTIN_CLASSES, BinaryScalarOp, ScalarOp, UnaryScalarOp
 from jitgraph.scalar.errors import ComplexError
 from jitgraph.scalar.type import (ScalarType, all_types, bool_, complex64, complex128,
                                   complex_types, complexs, complexs64, complexs128,
@@ -35,24 +35,42 @@ from jitgraph.scalar.type import (ScalarType, all_types, bool_, complex64, compl
                                   int64, int_types, ints, uint8, uint16, uint32, uint64,
                                   uint_types, upcast)
 from jitgraph.scalar.type_rules import *  # noqa: F401,F403  (upgrade_to_float, same_out, ...)
-from jitgraph.scalar.var import (ScalarConstant, ScalarVariable, _div, as_scalar, cast,
-                                 constant)
+from jitgraph.scalar.var import (ScalarConstant, ScalarVariable, _div, as_common_dtype,
+                                 as_scalar, cast, constant, int_or_true_div, mod_check)
 from jitgraph.tensor.math import IntegerDivisionError
-from jitgraph.tensor.scalar_ops import Cast
+from jitgraph.tensor.scalar_ops import Cast as _TableCast
 
 Scalar = ScalarType  # Theano's name for the class
 globals()["bool"] = bool_  # theano.scalar.bool (not shadowing the builtin in this module)
+globals().update(BUILTIN_CLASSES)  # Add, Exp, LogicalComparison, ... (Theano's op classes)
 div_proxy = _div
 
 # Theano's other names of table entries
 _ALIASES = {"abs_": "abs", "inv": "reciprocal", "floor_div": "int_div"}
 
 
+# Names from packages that import this one: module, attribute (absent if not provided).
+_ELSEWHERE = {"grad_not_implemented": ("jitgraph.gradient", "grad_not_implemented"),
+              "grad_undefined": ("jitgraph.gradient", "grad_undefined"),
+              "DisconnectedType": ("jitgraph.gradient", "DisconnectedType"),
+              "pprint": ("jitgraph.printing", "pprint")}
+
+
 def _scalar_op(name: str) -> Any:
     from jitgraph.tensor import scalar_ops
 
+    if name in _ELSEWHERE:
+        import importlib
+
+        module, attr = _ELSEWHERE[name]
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError):
+            raise AttributeError(f"module 'jitgraph.scalar' has no attribute {name!r}") \
+                from None
+
     if name.startswith("convert_to_"):
-        return Cast(name[len("convert_to_"):])
+        return _TableCast(name[len("convert_to_"):])
     try:
         return scalar_ops.op(_ALIASES.get(name, name))
     except KeyError:

@@ -53,8 +53,18 @@ class _ScalarOpFamily(type):
         if type.__instancecheck__(cls, obj):
             return True
         arity = cls.__dict__.get("_family_arity")
-        return (arity is not None and isinstance(obj, TableScalarOp)
-                and (arity == "any" or obj.nin == arity))
+        if arity is not None and isinstance(obj, TableScalarOp) and (arity == "any"
+                                                                     or obj.nin == arity):
+            return True
+        names = cls.__dict__.get("_builtin_names")
+        return names is not None and isinstance(obj, TableScalarOp) and obj.name in names
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        # Theano's op classes (``Add(upcast_out, name='add')``) make the built-in table entry;
+        # a user subclass of one of them is a user op.
+        if cls.__dict__.get("_builtin_names"):
+            return scalar_ops.op(cls.__dict__["_builtin_names"][0])
+        return super().__call__(*args, **kwargs)
 
 
 class ScalarOp(TableScalarOp, metaclass=_ScalarOpFamily):
@@ -72,6 +82,8 @@ class ScalarOp(TableScalarOp, metaclass=_ScalarOpFamily):
         super().__init_subclass__(**kwargs)
         if "_family_arity" not in cls.__dict__:
             cls._family_arity = None  # a user class: plain isinstance
+        if "_builtin_names" not in cls.__dict__:
+            cls._builtin_names = None
         # Theano's grad(inputs, output_gradients) becomes the table's grad(inputs, output, gz).
         if "grad" in cls.__dict__:
             cls._user_grad = cls.__dict__["grad"]
@@ -163,4 +175,60 @@ class BinaryScalarOp(ScalarOp):
     _family_arity = 2
 
 
-__all__ = ["ScalarOp", "UnaryScalarOp", "BinaryScalarOp"]
+# Theano's class of each built-in op: class name -> (table names, number of inputs). For a
+# class, ``isinstance(op, cls)`` holds for those table entries and ``cls(...)`` gives the entry.
+_BUILTIN_CLASSES = {
+    "Add": (("add",), -1), "Mul": (("mul",), -1), "Sub": (("sub",), 2),
+    "TrueDiv": (("true_div",), 2), "IntDiv": (("int_div",), 2), "Mod": (("mod",), 2),
+    "Pow": (("pow",), 2), "Maximum": (("maximum",), 2), "Minimum": (("minimum",), 2),
+    "ArcTan2": (("arctan2",), 2), "Second": (("second",), 2), "Switch": (("switch",), 3),
+    "Clip": (("clip",), 3), "Neg": (("neg",), 1), "Abs": (("abs",), 1), "Sgn": (("sgn",), 1),
+    "Identity": (("identity",), 1), "Inv": (("reciprocal",), 1), "Sqr": (("sqr",), 1),
+    "Sqrt": (("sqrt",), 1), "Exp": (("exp",), 1), "Exp2": (("exp2",), 1),
+    "Expm1": (("expm1",), 1), "Log": (("log",), 1), "Log2": (("log2",), 1),
+    "Log10": (("log10",), 1), "Log1p": (("log1p",), 1), "Sin": (("sin",), 1),
+    "Cos": (("cos",), 1), "Tan": (("tan",), 1), "ArcSin": (("arcsin",), 1),
+    "ArcCos": (("arccos",), 1), "ArcTan": (("arctan",), 1), "Sinh": (("sinh",), 1),
+    "Cosh": (("cosh",), 1), "Tanh": (("tanh",), 1), "ArcSinh": (("arcsinh",), 1),
+    "ArcCosh": (("arccosh",), 1), "ArcTanh": (("arctanh",), 1), "Erf": (("erf",), 1),
+    "Erfc": (("erfc",), 1), "Floor": (("floor",), 1), "Ceil": (("ceil",), 1),
+    "Trunc": (("trunc",), 1), "RoundHalfToEven": (("round_half_to_even",), 1),
+    "RoundHalfAwayFromZero": (("round_half_away_from_zero",), 1),
+    "IsNan": (("isnan",), 1), "IsInf": (("isinf",), 1), "Invert": (("invert",), 1),
+    "EQ": (("eq",), 2), "NEQ": (("neq",), 2), "LT": (("lt",), 2), "LE": (("le",), 2),
+    "GT": (("gt",), 2), "GE": (("ge",), 2), "AND": (("and_",), 2), "OR": (("or_",), 2),
+    "XOR": (("xor",), 2),
+    # families
+    "LogicalComparison": (("eq", "neq", "lt", "le", "gt", "ge"), 2),
+    "FixedLogicalComparison": (("isnan", "isinf"), 1),
+    "BinaryBitOp": (("and_", "or_", "xor"), 2), "UnaryBitOp": (("invert",), 1),
+}
+
+
+def _builtin_class(name: str, names: tuple[str, ...], nin: int) -> type:
+    return _ScalarOpFamily(name, (ScalarOp,), {
+        "_builtin_names": names, "nin": nin, "__module__": __name__,
+        "__doc__": f"Theano's class of the built-in scalar op(s) {', '.join(names)}: "
+                   f"isinstance checks and construction give the table entry."})
+
+
+class _CastClass(type):
+    """``Cast(o_type)`` (a scalar type or a dtype) gives the table's conversion op; every
+    conversion op is an instance."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, scalar_ops.Cast)
+
+    def __call__(cls, o_type: Any, name: str | None = None) -> Any:
+        return scalar_ops.Cast(getattr(o_type, "dtype", o_type))
+
+
+class Cast(metaclass=_CastClass):
+    """Theano's ``Cast(o_type)``: the scalar op converting to ``o_type``."""
+
+
+BUILTIN_CLASSES = {name: _builtin_class(name, names, nin)
+                   for name, (names, nin) in _BUILTIN_CLASSES.items()}
+BUILTIN_CLASSES["Cast"] = Cast
+
+__all__ = ["ScalarOp", "UnaryScalarOp", "BinaryScalarOp", "BUILTIN_CLASSES"]

@@ -148,4 +148,40 @@ def as_scalar(x: Any, name: str | None = None) -> Variable:
     return constant(x, name=name)
 
 
-__all__ = ["ScalarVariable", "ScalarConstant", "constant", "as_scalar", "cast"]
+def int_or_true_div(x_discrete: bool, y_discrete: bool) -> Any:
+    """The scalar op ``/`` uses for operands of these kinds: ``int_div`` for two integers when
+    ``config.int_division`` is 'int', else ``true_div`` (IntegerDivisionError for two integers
+    under 'raise')."""
+    from jitgraph.config import config
+
+    if x_discrete and y_discrete:
+        if config.int_division == "raise":
+            from jitgraph.tensor.math import IntegerDivisionError
+
+            raise IntegerDivisionError("dividing two integers with int_division='raise': use "
+                                       "// or cast an operand first")
+        if config.int_division == "int":
+            return _op("int_div")
+    return _op("true_div")
+
+
+def as_common_dtype(*variables: Any) -> Any:
+    """The variables cast to their common dtype (a generator, as in Theano)."""
+    scalars = [as_scalar(v) for v in variables]
+    common = dt.upcast(*[v.dtype for v in scalars])
+    return (cast(v, common) for v in scalars)
+
+
+def mod_check(x: Any, y: Any) -> Any:
+    """``x % y`` for scalars, refusing complex operands (NumPy deprecated ``%`` on them)."""
+    from jitgraph.scalar.errors import ComplexError
+
+    x, y = as_scalar(x), as_scalar(y)
+    if dt.is_complex(x.dtype) or dt.is_complex(y.dtype):
+        raise ComplexError(f"% is not supported on complex numbers ({x.dtype} % {y.dtype}): "
+                           "NumPy deprecated it; take the real part first")
+    return _op("mod")(x, y)
+
+
+__all__ = ["ScalarVariable", "ScalarConstant", "constant", "as_scalar", "cast",
+           "int_or_true_div", "as_common_dtype", "mod_check"]

@@ -156,3 +156,38 @@ def test_isinstance_covers_builtin_ops():
     assert not isinstance(S.add, S.UnaryScalarOp) and isinstance(S.arctan2, S.BinaryScalarOp)
     assert isinstance(scalar_softsign, S.UnaryScalarOp) and not isinstance(S.exp, Softsign)
     assert not isinstance(Minus(S.upcast_out), S.UnaryScalarOp)
+
+
+def test_theano_op_classes_of_builtin_ops():
+    # Theano 1.0.5: Add(upcast_out, name='add') == add; isinstance(add, Add); Exp(...) == exp
+    assert S.Add(S.upcast_out, name="add") == S.add and isinstance(S.add, S.Add)
+    assert S.Exp(S.upgrade_to_float) == S.exp and isinstance(S.exp, S.Exp)
+    assert not isinstance(S.exp, S.Add) and not isinstance(S.add, S.Exp)
+    assert isinstance(S.lt, S.LogicalComparison) and not isinstance(S.eq, S.FixedLogicalComparison)
+    assert isinstance(S.and_, S.BinaryBitOp) and isinstance(S.invert, S.UnaryBitOp)
+    assert isinstance(S.reciprocal, S.Inv) and isinstance(S.add, S.ScalarOp)
+
+    class PlusOne(S.Log):  # a user subclass of an op class is a user op of that arity
+        def impl(self, v):
+            return v + 1
+
+    op = PlusOne(S.upgrade_to_float, name="plus_one")
+    assert op.nin == 1 and isinstance(op, S.Log) and not isinstance(S.log, PlusOne)
+    x = T.dvector()
+    np.testing.assert_array_equal(jitgraph.function([x], T.Elemwise(op)(x))(np.ones(2)), [2, 2])
+
+
+def test_cast_class_and_division_helpers():
+    c = S.Cast(S.float32)  # Theano: Cast(o_type)
+    assert c == S.convert_to_float32 and isinstance(S.convert_to_int8, S.Cast)
+    assert not isinstance(S.add, S.Cast)
+    assert c(S.int32("i")).type is S.float32
+    # Theano (int_division=int): IntDiv for two integers, TrueDiv otherwise
+    assert S.int_or_true_div(True, True) is S.int_div
+    assert S.int_or_true_div(True, False) is S.true_div
+    assert S.int_or_true_div(False, False) is S.true_div
+    x, i = S.float64("x"), S.int8("i")
+    assert [v.type for v in S.as_common_dtype(x, i)] == [S.float64, S.float64]
+    assert str(S.mod_check(x, i)) == "mod.0"
+    with pytest.raises(S.ComplexError):
+        S.mod_check(S.complex64(), i)
