@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from typing import Any, Sequence
 
 import numpy as np
@@ -56,12 +57,16 @@ class NativeLoop:
             run_scan(op, inputs, output_storage)
             return
         done = np.zeros(1, dtype=np.int64)
+        t0 = time.perf_counter() if op.profile is not None else 0.0
         try:
             self.kernel(n_steps, done, *arrays, *scratch, *nits)
         except Exception:  # noqa: BLE001 - the step-by-step loop says what went wrong, and where
             run_scan(op, inputs, output_storage)
             return
         finish(op, output_storage, recs, nits, [], int(done[0]), n_steps)
+        if op.profile is not None:  # the whole loop is the body: no time outside it
+            elapsed = time.perf_counter() - t0
+            op.profile.record_loop(int(done[0]), elapsed, elapsed)
 
     @property
     def prepare(self) -> Any:

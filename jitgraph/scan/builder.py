@@ -34,8 +34,10 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
 
     Returns ``(outputs, updates)``: each output stacked over the steps (a single variable when
     there is one output, unless ``return_list``) and an :class:`OrderedUpdates` to pass to
-    ``function(updates=...)``. ``profile`` and ``allow_gc`` are accepted for compatibility;
-    ``mode`` compiles the step (default: the ``mode`` flag).
+    ``function(updates=...)``. ``profile`` (True, a name, or a ``ScanProfileStats``) records
+    the loop's calls, steps and time inside and around its body (printed at exit, as Theano's
+    scan profile); ``allow_gc`` is accepted for compatibility; ``mode`` compiles the step
+    (default: the ``mode`` flag).
     """
     from jitgraph.tensor.conversion import as_tensor_variable
     from jitgraph.tensor.math import cast
@@ -66,7 +68,7 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
                          "that is not fed back) per output")
     spec = LoopSpec(n_steps=n_steps, seqs=spec_seqs, name=name or "scan_fn", mode=mode,
                     truncate_gradient=truncate_gradient, strict=strict, declared=non_seqs,
-                    condition=cond)
+                    condition=cond, profile=_profile(profile, name))
     order = []  # per output of fn: ("rec", index) or ("nit", index)
     for k, out in enumerate(outputs):
         rec = recs.get(k)
@@ -80,6 +82,18 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
     spec.shared_updates = _shared_updates(updates, outputs, cond)
     outer = build_scan(spec)
     return _results(spec, outer, order, return_list)
+
+
+def _profile(profile: Any, name: str | None) -> Any:
+    """The ScanProfileStats asked for by ``scan(profile=...)``, or None."""
+    if not profile:
+        return None
+    from jitgraph.compile.profiling_scan import ScanProfileStats
+
+    if isinstance(profile, ScanProfileStats):
+        return profile
+    label = profile if isinstance(profile, str) else (name or "scan_fn")
+    return ScanProfileStats(name=label)
 
 
 def _listify(value: Any) -> list:

@@ -44,6 +44,8 @@ class LoopSpec:
     name: str = "scan_fn"
     mode: Any = None
     truncate_gradient: int = -1
+    #: a ScanProfileStats recording the loop's calls (``scan(profile=...)``), or None
+    profile: Any = None
     #: with strict, shared variables used by the step must be among these
     strict: bool = False
     declared: list[Variable] = field(default_factory=list)
@@ -78,7 +80,7 @@ def build_scan(spec: LoopSpec) -> list[Variable]:
                     n_nit_sot=len(spec.nits), n_shared=len(shared_states),
                     n_non_seqs=len(boundary), as_while=spec.condition is not None)
     op = Scan(info, InnerGraph(inner_inputs, inner_outputs), mode=spec.mode, name=spec.name,
-              truncate_gradient=spec.truncate_gradient)
+              truncate_gradient=spec.truncate_gradient, profile=spec.profile)
     outer = ([spec.n_steps] + [s for s, _ in spec.seqs] + [r.init for r in spec.recs]
              + shared_states + boundary)
     node = op.make_node(*outer)

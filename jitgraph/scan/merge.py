@@ -27,8 +27,9 @@ def _compatible(a: Apply, b: Apply) -> bool:
     ia, ib = a.op.info, b.op.info
     if ia.as_while or ib.as_while or not _same_steps(a.inputs[0], b.inputs[0]):
         return False
-    if a.op.mode is not b.op.mode or a.op.truncate_gradient != b.op.truncate_gradient:
-        return False
+    if a.op.mode is not b.op.mode or a.op.truncate_gradient != b.op.truncate_gradient \
+            or a.op.profile is not None or b.op.profile is not None:
+        return False  # (a profiled loop keeps its own numbers)
     shared_a = set(a.inputs[ia.outer_shared()])
     if shared_a & set(b.inputs[ib.outer_shared()]):
         return False

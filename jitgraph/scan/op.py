@@ -21,13 +21,14 @@ class Scan(Op):
 
     ``mode`` compiles the inner graph (None: the default mode); ``truncate_gradient`` limits
     back-propagation through time to that many steps (-1: all); ``name`` appears in printing
-    (``for{cpu,name}``).
+    (``for{cpu,name}``); ``profile`` (a ScanProfileStats) records the calls.
     """
 
-    __props__ = ("info", "inner", "mode", "name", "truncate_gradient")
+    __props__ = ("info", "inner", "mode", "name", "truncate_gradient", "profile")
 
     def __init__(self, info: ScanInfo, inner: InnerGraph, mode: Any = None,
-                 name: str = "scan_fn", truncate_gradient: int = -1) -> None:
+                 name: str = "scan_fn", truncate_gradient: int = -1,
+                 profile: Any = None) -> None:
         if len(inner.inputs) != info.n_inner_inputs:
             raise ValueError(f"the inner graph has {len(inner.inputs)} inputs, the layout "
                              f"expects {info.n_inner_inputs}")
@@ -39,6 +40,8 @@ class Scan(Op):
         self.mode = mode
         self.name = name or "scan_fn"
         self.truncate_gradient = int(truncate_gradient)
+        #: a ScanProfileStats recording every call of the loop (``scan(profile=...)``), or None
+        self.profile = profile
 
     def __str__(self) -> str:
         return f"for{{cpu,{self.name}}}"

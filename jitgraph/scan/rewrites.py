@@ -54,7 +54,7 @@ def rebuild(node: Apply, keep_rec: list[int], keep_nit: list[int], keep_shared: 
                         n_non_seqs=len(non_seqs), as_while=info.as_while,
                         keep=keep if keep is not None else tuple(old_keep[k] for k in keep_rec))
     new_op = Scan(new_info, InnerGraph(inner_in, outs), mode=op.mode, name=op.name,
-                  truncate_gradient=op.truncate_gradient)
+                  truncate_gradient=op.truncate_gradient, profile=op.profile)
     ins = node.inputs
     outer = ([ins[0]] + [ins[info.outer_seqs().start + j] for j in seqs]
              + [ins[info.outer_inits().start + k] for k in keep_rec]

@@ -8,6 +8,7 @@ the buffers. A recurrent output kept only in part (``info.keep``) lives in a rin
 
 from __future__ import annotations
 
+import time
 from typing import Any, Sequence
 
 import numpy as np
@@ -36,6 +37,21 @@ def prepare(op: Any, inputs: Sequence[Any], in_place: bool = False
 
 def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
     """Run the loop of ``op`` with the inner program called once per step."""
+    if op.profile is not None:
+        _profiled(op, inputs, output_storage)
+        return
+    _run(op, inputs, output_storage, None)
+
+
+def _profiled(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
+    inner = [0.0]
+    t0 = time.perf_counter()
+    done = _run(op, inputs, output_storage, inner)
+    op.profile.record_loop(done, time.perf_counter() - t0, inner[0])
+
+
+def _run(op: Any, inputs: Sequence[Any], output_storage: list, inner_time: list | None
+         ) -> int:
     info = op.info
     fn = op.inner_function()
     n_steps, seqs, recs = prepare(op, inputs, in_place=True)
@@ -64,10 +80,13 @@ def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
             cell[0] = rec.read(t, tap)
         for cell, value in zip(shared_in, shared):
             cell[0] = value
+        t_step = time.perf_counter() if inner_time is not None else 0.0
         try:
             run()
         except Exception as exc:
             _reraise_in_step(exc, op, t)
+        if inner_time is not None:
+            inner_time[0] += time.perf_counter() - t_step
         # Outputs not fed back first: a value may live in a single-entry state buffer that
         # the step updated in place, which storing the new states overwrites.
         for i, cell in enumerate(nit_out):
@@ -84,6 +103,7 @@ def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
             done = t + 1
             break
     finish(op, output_storage, recs, nits, shared, done, n_steps)
+    return done
 
 
 def _reraise_in_step(exc: Exception, op: Any, t: int) -> None:

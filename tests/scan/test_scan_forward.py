@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitgraph
@@ -229,6 +229,7 @@ def test_scan_checkpoints_matches_scan():
     np.testing.assert_allclose(g_saved, g_full)
 
 
+@settings(max_examples=15)
 @given(st.lists(st.integers(-3, 2), min_size=1, max_size=3, unique=True),
        st.lists(st.integers(-3, -1), min_size=1, max_size=2, unique=True),
        st.integers(6, 9), st.booleans())
@@ -258,3 +259,22 @@ def test_random_taps_against_numpy(seq_taps, out_taps, length, backwards):
         h = [buf[t + n_init + tap] for tap in out_taps]
         buf.append(0.5 * sum(h) + sum((k + 1) * s[t] for k, s in enumerate(slices)))
     np.testing.assert_allclose(jitgraph.function([x, h0], out)(xv, hv), buf[n_init:])
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_profile_counts_calls_and_steps(native, monkeypatch):
+    from jitgraph.backend_cpu import lower_scan
+    from jitgraph.compile.profiling_scan import ScanProfileStats
+
+    monkeypatch.setattr(lower_scan, "NATIVE", native)
+    monkeypatch.setenv("JITGRAPH_GRAPH_CACHE", "0")
+    stats = ScanProfileStats(atexit_print=False, name="summing")
+    x = T.dvector("x")
+    out, _ = scan(lambda v, h: h + v, sequences=x, outputs_info=T.constant(f64(0)),
+                  profile=stats)
+    f = jitgraph.function([x], out[-1])
+    f(np.arange(5.))
+    f(np.arange(3.))
+    assert (stats.callcount, stats.nbsteps) == (2, 8)
+    text = stats.summary()
+    assert "Scan Op profiling ( summing )" in text and "for a total of 8 steps" in text

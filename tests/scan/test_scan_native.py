@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitgraph
@@ -139,6 +139,7 @@ UNARY = [T.tanh, T.sin, T.cos, lambda v: v * v, lambda v: -v, T.nnet.sigmoid]
 BINARY = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b, T.maximum]
 
 
+@settings(max_examples=15)
 @given(st.lists(st.tuples(st.integers(0, len(UNARY) - 1), st.integers(0, len(BINARY) - 1)),
                 min_size=1, max_size=4),
        st.lists(st.integers(-3, -1), min_size=1, max_size=2, unique=True),
