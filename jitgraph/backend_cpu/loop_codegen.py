@@ -196,7 +196,8 @@ class LoopWriter:
             if emitter is None:
                 raise Unsupported(f"{node.op} has no loop code")
             ins = [self.value(v) for v in node.inputs]
-            invariant = all(v.invariant for v in ins)
+            # a shape is the same at every step, even when the array's values are not
+            invariant = all(v.invariant for v in ins) or type(node.op).__name__ == "Shape_i"
             for var, val in zip(node.outputs, emitter(self, node, ins, invariant)):
                 val.invariant = invariant
                 self.vals[var] = val
