@@ -62,10 +62,13 @@ def _run(op: Any, inputs: Sequence[Any], output_storage: list, inner_time: list 
     for cell, value in zip(in_cells[info.inner_non_seqs()], inputs[info.outer_non_seqs()]):
         cell[0] = value
     seq_cells = in_cells[info.inner_seqs()]
-    tap_reads = [(cell, rec, tap) for rec in recs
+    # (cell, buffer, position of the tap at step 0, buffer length): taps read in place
+    tap_reads = [(cell, rec.buf, rec.n_init + tap, rec.size) for rec in recs
                  for cell, tap in zip(in_cells[info.inner_taps(rec.k)], rec.taps)]
     shared_in = in_cells[info.inner_shared()]
     rec_out = out_cells[info.rec_outputs()]
+    writes = [(rec, cell, rec.buf, rec.n_init, rec.size, rec.state_shape)
+              for rec, cell in zip(recs, rec_out)]
     nit_out = out_cells[info.nit_outputs()]
     shared_out = out_cells[info.shared_outputs()]
     cond_cell = out_cells[-1] if info.as_while else None
@@ -76,8 +79,8 @@ def _run(op: Any, inputs: Sequence[Any], output_storage: list, inner_time: list 
     for t in range(n_steps):
         for cell, seq in zip(seq_cells, seqs):
             cell[0] = seq[t, ...]
-        for cell, rec, tap in tap_reads:
-            cell[0] = rec.read(t, tap)
+        for cell, buf, pos, size in tap_reads:
+            cell[0] = buf[(t + pos) % size, ...]
         for cell, value in zip(shared_in, shared):
             cell[0] = value
         t_step = time.perf_counter() if inner_time is not None else 0.0
@@ -94,11 +97,14 @@ def _run(op: Any, inputs: Sequence[Any], output_storage: list, inner_time: list 
         for i, cell in enumerate(shared_out):
             value = cell[0]
             shared[i] = value.copy() if isinstance(value, np.ndarray) else value
-        values = [cell[0] for cell in rec_out]
         if single:
-            values = [_unshared(v, rec, single) for v, rec in zip(values, recs)]
-        for rec, value in zip(recs, values):
-            rec.write(t, value)
+            _write_states(recs, rec_out, single, t)
+        else:
+            for rec, cell, buf, n_init, size, shape in writes:
+                value = cell[0]
+                if getattr(value, "shape", ()) != shape:
+                    rec.write(t, value)  # (raises, naming the output and both shapes)
+                buf[(t + n_init) % size] = value
         if cond_cell is not None and _stop(op, cond_cell[0]):
             done = t + 1
             break
@@ -145,6 +151,14 @@ def _store_nit(op: Any, i: int, buf: Any, t: int, value: Any, n_steps: int) -> n
                             "every step must give the same shape")
     buf[t] = value
     return buf
+
+
+def _write_states(recs: list, rec_out: list, single: list, t: int) -> None:
+    """Store the step's new states when some buffers hold a single entry (the step may have
+    updated them in place, and a value may live in another one)."""
+    values = [_unshared(cell[0], rec, single) for rec, cell in zip(recs, rec_out)]
+    for rec, value in zip(recs, values):
+        rec.write(t, value)
 
 
 def _unshared(value: Any, rec: "RecBuffer", single: list) -> Any:
