@@ -70,7 +70,7 @@ def load_lowerings() -> None:
     from jitgraph.backend_cpu import (lower_blas, lower_conv, lower_elemwise,  # noqa: F401
                                       lower_nnet, lower_pool, lower_reduce, lower_views)
     from jitgraph.backend_cpu import lower_random  # noqa: F401
-    from jitgraph.backend_cpu import lower_scan  # noqa: F401
+    from jitgraph.backend_cpu import lower_ifelse, lower_scan  # noqa: F401
 
 
 def registered_op_types() -> list[type]:

@@ -192,3 +192,19 @@ def test_ifelse_inside_scan():
                   outputs_info=T.constant(np.float64(0)))
     np.testing.assert_allclose(jitgraph.function([x], out)(np.arange(5.)),
                                [0, -1, -3, 0, 4])
+
+
+def test_strict_c_linker_accepts_conditionals_and_loops():
+    from jitgraph.scan import scan
+
+    c = T.iscalar("c")
+    x = T.dvector("x")
+    total, _ = scan(lambda v, h: h + v, sequences=x, outputs_info=T.constant(np.float64(0)))
+    out = ifelse(c, total[-1], x.sum() * 2)
+    f = jitgraph.function([c, x], [out, T.grad(out, x)], mode=jitgraph.Mode(linker="c"))
+    value, grad = f(1, np.arange(4.))
+    assert value == 6.0
+    np.testing.assert_allclose(grad, np.ones(4))
+    value, grad = f(0, np.arange(4.))
+    assert value == 12.0
+    np.testing.assert_allclose(grad, 2 * np.ones(4))
