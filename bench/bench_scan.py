@@ -13,7 +13,8 @@
    the ratio to a hand-written NumPy loop (forward loop, then back-propagation through time).
 3. Compile time of that RNN's gradient function with jitgraph, each in a fresh process: cold
    (an empty compiledir) and warm (the compiledir the cold process filled): the ``function``
-   call plus its first call, and building the graph apart.
+   call plus its first call, and building the graph apart. Python's bytecode cache is on in
+   those processes (as for an installed package); the cold process fills it.
 
 Every number is best-of-N wall-clock time on float64. Results are printed and written to
 ``bench/results/scan-<timestamp>.json``. The 1-minute load average is printed before and after:
@@ -244,8 +245,12 @@ def compile_times(repeat: int) -> dict:
     results: dict[str, list] = {"cold": [], "warm": []}
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as tmp:
-            env = dict(os.environ, JITGRAPH_FLAGS=f"base_compiledir={tmp}")
+            # Python's bytecode cache on, as an installed package has its .pyc files (the cold
+            # process fills it)
+            env = dict(os.environ, JITGRAPH_FLAGS=f"base_compiledir={tmp}",
+                       PYTHONPYCACHEPREFIX=os.path.join(tmp, "pycache"))
             env.pop("JITGRAPH_GRAPH_CACHE", None)
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
             for kind in ("cold", "warm"):
                 out = subprocess.run([sys.executable, "-c", CHILD], env=env, check=True,
                                      capture_output=True, text=True).stdout

@@ -31,6 +31,7 @@ import numpy as np
 from jitgraph.backend_cpu.elemwise_codegen import emit_scalar_program
 from jitgraph.backend_cpu.kernels import (HEADER, KernelSource, numba_array_type,
                                           signature_text)
+from jitgraph.backend_cpu.lower_scan import LoopPlan
 from jitgraph.backend_cpu.scalar_templates import Body, Unsupported, check_dtypes, cv
 from jitgraph.graph.basic import Apply, Constant, Variable
 
@@ -59,27 +60,6 @@ class Val:
         if self.base is not None:
             return self.base.read(self.index_map(idx))
         return f"{self.array}[{', '.join(self.prefix + idx)}]"
-
-
-@dataclass
-class LoopPlan:
-    """The arguments of the kernel besides the outer arrays, and the Python ``prepare``."""
-
-    arg_names: list[str] = field(default_factory=list)
-    consts: list[np.ndarray] = field(default_factory=list)
-    scratch: list[tuple[str, list[str], str]] = field(default_factory=list)  # name, shape, dtype
-    checks: list[tuple[str, str, str]] = field(default_factory=list)
-    nit: list[tuple[list[str], str]] = field(default_factory=list)  # step shape, dtype
-    #: multiply-adds per step of the products in the loop (expressions over the shapes)
-    work: list[str] = field(default_factory=list)
-    prepare_source: str = ""
-
-    def prepare_function(self) -> Callable:
-        """``prepare(n_steps, *arrays) -> (scratch, nit buffers, multiply-adds per step)``,
-        compiled from source."""
-        ns: dict[str, Any] = {"np": np}
-        exec(compile(self.prepare_source, "<scan loop prepare>", "exec"), ns)
-        return ns["prepare"]
 
 
 def _loops(idx: list[str], shape: list[str], inner: list[str]) -> list[str]:

@@ -18,7 +18,8 @@ from __future__ import annotations
 import logging
 import os
 import time
-from typing import Any, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -34,6 +35,27 @@ NATIVE = os.environ.get("JITGRAPH_NATIVE_SCAN", "1") != "0"
 #: Above this many multiply-adds per step in matrix products, a call runs step by step: the
 #: native loop's plain loops are slower than BLAS by more than the Python work per step costs.
 BLAS_WORK = 16384
+
+
+@dataclass
+class LoopPlan:
+    """The arguments of the kernel besides the outer arrays, and the Python ``prepare``."""
+
+    arg_names: list[str] = field(default_factory=list)
+    consts: list[np.ndarray] = field(default_factory=list)
+    scratch: list[tuple[str, list[str], str]] = field(default_factory=list)  # name, shape, dtype
+    checks: list[tuple[str, str, str]] = field(default_factory=list)
+    nit: list[tuple[list[str], str]] = field(default_factory=list)  # step shape, dtype
+    #: multiply-adds per step of the products in the loop (expressions over the shapes)
+    work: list[str] = field(default_factory=list)
+    prepare_source: str = ""
+
+    def prepare_function(self) -> Callable:
+        """``prepare(n_steps, *arrays) -> (scratch, nit buffers, multiply-adds per step)``,
+        compiled from source."""
+        ns: dict[str, Any] = {"np": np}
+        exec(compile(self.prepare_source, "<scan loop prepare>", "exec"), ns)
+        return ns["prepare"]
 
 
 class NativeLoop:
