@@ -360,13 +360,25 @@ def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> Variable:
 # stays cheap; Theano's submodules (conv, abstract_conv, bn, neighbours, ...) load the same way.
 
 _LAZY: dict[str, str] = {
-    "conv2d": "jitgraph.tensor.conv_functions",
-    "conv3d": "jitgraph.tensor.conv_functions",
-    "conv2d_transpose": "jitgraph.tensor.conv_functions",
-    "conv2d_grad_wrt_inputs": "jitgraph.tensor.conv_functions",
-    "conv2d_grad_wrt_weights": "jitgraph.tensor.conv_functions",
-    "separable_conv2d": "jitgraph.tensor.conv_functions",
+    **dict.fromkeys(("conv2d", "conv3d", "conv2d_transpose", "conv2d_grad_wrt_inputs",
+                     "conv2d_grad_wrt_weights", "separable_conv2d"),
+                    "jitgraph.tensor.conv_functions"),
     "ConvOp": "jitgraph.tensor.conv_legacy",
+    "batch_normalization": "jitgraph.tensor.batchnorm",
+    **dict.fromkeys(("selu", "softsign", "softmax_graph"), "jitgraph.tensor.activations"),
+    "h_softmax": "jitgraph.tensor.hierarchical_softmax",
+    "confusion_matrix": "jitgraph.tensor.confusion",
+    **dict.fromkeys(("Prepend_scalar_constant_to_each_row", "Prepend_scalar_to_each_row",
+                     "prepend_scalar_to_each_row", "prepend_0_to_each_row",
+                     "prepend_1_to_each_row"), "jitgraph.tensor.prepend"),
+    **dict.fromkeys(("SoftmaxWithBias", "SoftmaxGrad", "CrossentropySoftmaxArgmax1HotWithBias",
+                     "CrossentropySoftmax1HotWithBiasDx", "softmax_with_bias", "softmax_grad",
+                     "crossentropy_softmax_argmax_1hot_with_bias",
+                     "crossentropy_softmax_1hot_with_bias_dx", "crossentropy_softmax_1hot",
+                     "crossentropy_softmax_1hot_with_bias",
+                     "crossentropy_softmax_max_and_argmax_1hot",
+                     "crossentropy_softmax_max_and_argmax_1hot_with_bias", "softmax_op",
+                     "logsoftmax_op"), "jitgraph.tensor.softmax_xent"),
 }
 _SUBMODULES = ("abstract_conv", "bn", "conv", "corr", "corr3d", "neighbours")
 
