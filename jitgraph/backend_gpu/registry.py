@@ -122,6 +122,6 @@ def load_lowerings() -> None:
     if _loaded:
         return
     _loaded = True
-    from jitgraph.backend_gpu import (lower_blas, lower_elemwise, lower_nnet,  # noqa: F401
-                                      lower_reduce, lower_shape)
+    from jitgraph.backend_gpu import (lower_blas, lower_conv, lower_elemwise,  # noqa: F401
+                                      lower_nnet, lower_reduce, lower_shape)
     from jitgraph.backend_gpu import lower_random  # noqa: F401
