@@ -104,3 +104,22 @@ def test_theano_module_paths():
         mod = importlib.import_module(module)
         for name in names:
             assert hasattr(mod, name), (module, name)
+
+
+def test_bilinear_upsampling_matches_theano():
+    from jitgraph.tensor import upsampling as U
+
+    for name, kwargs in [("r2", dict(ratio=2)), ("r3", dict(ratio=3, use_1D_kernel=False)),
+                         ("frac", dict(frac_ratio=((3, 2), (5, 3)), use_1D_kernel=False))]:
+        x, w = T.tensor4(), T.tensor4()
+        o = U.bilinear_upsampling(x, **kwargs)
+        fn = jitgraph.function([x, w], [o, grad((o * w).sum(), x)])
+        got = fn(*inputs(f"upsample_{name}"))
+        check(f"upsample_{name}", {"out": got[0], "gx": got[1]})
+    rng = np.random.default_rng(0)
+    verify_grad(lambda a: U.bilinear_upsampling(a, 3), [rng.normal(size=(1, 1, 2, 3))], rng=rng)
+    assert np.allclose(U.bilinear_kernel_2D(2).data, [[.25, .5, .25], [.5, 1, .5], [.25, .5, .25]])
+    import pytest
+
+    with pytest.raises(ValueError, match="use_1D_kernel"):
+        U.bilinear_upsampling(T.tensor4(), frac_ratio=(3, 2))

@@ -129,5 +129,17 @@ record("prepend", [s, x], dict(scalar=pr, zero=N.prepend_0_to_each_row(x),
 # alone: in one function with prepend_0, Theano's merge takes the two constant ops for one
 record("prepend1", [x], dict(one=N.prepend_1_to_each_row(x)), [xv])
 
+# -- bilinear upsampling --------------------------------------------------------------------
+from theano.tensor.nnet import abstract_conv as A  # noqa: E402
+
+x, w = tensor(4), tensor(4)
+xv = rng.randn(2, 2, 3, 4)
+for name, kwargs in [("r2", dict(ratio=2)), ("r3", dict(ratio=3, use_1D_kernel=False)),
+                     ("frac", dict(frac_ratio=((3, 2), (5, 3)), use_1D_kernel=False))]:
+    o = A.bilinear_upsampling(x, **kwargs)
+    shape = theano.function([x], o.shape)(xv)
+    record(f"upsample_{name}", [x, w], dict(out=o, gx=T.grad((o * w).sum(), x)),
+           [xv, rng.rand(*shape)])
+
 np.savez_compressed(os.path.join(HERE, "nnet_oracle.npz"), **out)
 print(len(out), "arrays")
