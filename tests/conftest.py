@@ -20,3 +20,15 @@ settings.register_profile("jitgraph", deadline=None, max_examples=40,
 settings.register_profile("ci", deadline=None, max_examples=25,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "jitgraph")
+
+
+import pytest
+
+
+@pytest.fixture
+def jitgraph_rewrites_only(monkeypatch):
+    """For graph-cache tests: forget that an earlier test in this process registered rewrites
+    of its own (which turns the graph cache off for the rest of the process, as it should)."""
+    from jitgraph.rewrite import db
+
+    monkeypatch.setattr(db, "changed_outside_jitgraph", False)

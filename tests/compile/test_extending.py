@@ -374,7 +374,7 @@ def test_as_op_output_of_the_wrong_dtype_is_reported():
         theano.function([x], bad(x), mode="FAST_COMPILE")(np.ones(2, "float32"))
 
 
-def test_identity_compared_ops_have_no_graph_cache_key():
+def test_identity_compared_ops_have_no_graph_cache_key(jitgraph_rewrites_only):
     from jitgraph.compile import graph_cache
     from jitgraph.compile.builders import OpFromGraph
     from jitgraph.compile.mode import get_mode

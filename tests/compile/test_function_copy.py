@@ -113,7 +113,7 @@ def test_delete_updates_undoes_in_place_updates():
     np.testing.assert_array_equal(w.get_value(), [0.0, 1.0, 2.0])
 
 
-def test_copy_of_a_graph_from_the_compiledir():
+def test_copy_of_a_graph_from_the_compiledir(jitgraph_rewrites_only):
     # The second build of an identical graph is loaded from the graph cache: its variables are
     # not the ones the user holds, which copy(swap=...) used to look up ("... is not in list").
     state, _ = _accumulator()

@@ -109,7 +109,7 @@ def test_optimizer_excluding_flag_turns_them_off():
     assert scans(f)[0].op.info.keep == (0,)
 
 
-def test_compiled_graph_with_a_scan_is_cached(tmp_path):
+def test_compiled_graph_with_a_scan_is_cached(tmp_path, jitgraph_rewrites_only):
     x = T.dvector("x")
     out, _ = scan(lambda v, h: h + v, sequences=x, outputs_info=T.constant(np.float64(0)))
     from jitgraph.compile import graph_cache
