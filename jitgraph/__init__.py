@@ -48,6 +48,12 @@ _LAZY = {
     "Lop": ("jitgraph.gradient", "Lop"),
     "subgraph_grad": ("jitgraph.gradient", "subgraph_grad"),
     "OrderedUpdates": ("jitgraph.scan.updates", "OrderedUpdates"),
+    "scan": ("jitgraph.scan.builder", "scan"),
+    "scan_checkpoints": ("jitgraph.scan.checkpoints", "scan_checkpoints"),
+    "map": ("jitgraph.scan.views", "map"),
+    "reduce": ("jitgraph.scan.views", "reduce"),
+    "foldl": ("jitgraph.scan.views", "foldl"),
+    "foldr": ("jitgraph.scan.views", "foldr"),
     "dot": ("jitgraph.tensor.helpers", "operand_dot"),
     "get_scalar_constant_value": ("jitgraph.tensor.basic", "get_scalar_constant_value"),
     "clone_replace": ("jitgraph.graph.basic", "clone_replace"),
@@ -70,7 +76,8 @@ _LAZY = {
     "test": ("jitgraph.self_test", "test"),
 }
 _SUBMODULES = {"tensor", "compile", "graph", "rewrite", "printing", "gradient", "cache",
-               "backend_cpu", "backend_gpu", "scalar", "gof"}
+               "backend_cpu", "backend_gpu", "scalar", "gof", "scan", "scan_module", "ifelse",
+               "random", "sandbox"}
 
 
 def _lookup(name: str) -> Any:

@@ -85,7 +85,15 @@ def __getattr__(name: str) -> _Any:
         value = _lazy_value(name)
         globals()[name] = value
         return value
+    if name in _THEANO_SUBMODULES:  # Theano's tensor/__init__ imports these eagerly
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'jitgraph.tensor' has no attribute {name!r}")
+
+
+_THEANO_SUBMODULES = frozenset({"shared_randomstreams", "raw_random", "nnet", "signal",
+                                "xlogx"})
 
 
 def __dir__() -> list:
