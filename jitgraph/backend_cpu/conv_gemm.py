@@ -16,7 +16,7 @@ the chunk is large enough. Shapes are checked here with errors that name them.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -74,6 +74,15 @@ class CorrRunner:
     def chunk(self, rows: int, npix: int) -> int:
         return max(1, COLUMN_BYTES // max(1, rows * npix * self.dtype.itemsize))
 
+    def column_blocks(self, n: int, rows: int, npix: int) -> Iterator[tuple[int, int, np.ndarray]]:
+        """``(n0, b, col)`` for images ``n0 .. n0+b`` in blocks sized to :data:`COLUMN_BYTES`;
+        ``col`` is a ``(rows, b*npix)`` view of one buffer reused by every block."""
+        nb = min(n, self.chunk(rows, npix))
+        buffer = np.empty(rows * nb * npix, dtype=self.dtype)
+        for n0 in range(0, n, nb):
+            b = min(nb, n - n0)
+            yield n0, b, buffer[:rows * b * npix].reshape(rows, b * npix)
+
     @staticmethod
     def im2col(x: np.ndarray) -> str:
         return "im2col_c" if x.flags.c_contiguous else "im2col_a"
@@ -124,11 +133,7 @@ class CorrRunner:
         wmat = np.ascontiguousarray(w).reshape(m, kg)
         out3 = out.reshape(n, m, npix)
         geo = self.geometry(c, x.shape[2:], kernel, pads, out_sp)
-        nb = min(n, self.chunk(kg * self.groups, npix))
-        buffer = np.empty(kg * self.groups * nb * npix, dtype=self.dtype)
-        for n0 in range(0, n, nb):
-            b = min(nb, n - n0)
-            col = buffer[:kg * self.groups * b * npix].reshape(kg * self.groups, b * npix)
+        for n0, b, col in self.column_blocks(n, kg * self.groups, npix):
             self.run_images(self.im2col(x), (x, col, geo, n0), b, col.size)
             for g in range(self.groups):
                 prod = np.dot(wmat[g * mg:(g + 1) * mg], col[g * kg:(g + 1) * kg])
@@ -157,11 +162,7 @@ class CorrRunner:
         if n and npix and kg:
             top3 = top.reshape(n, m, npix)
             geo = self.geometry(c, x.shape[2:], kernel, pads, out_sp)
-            nb = min(n, self.chunk(kg * self.groups, npix))
-            buffer = np.empty(kg * self.groups * nb * npix, dtype=self.dtype)
-            for n0 in range(0, n, nb):
-                b = min(nb, n - n0)
-                col = buffer[:kg * self.groups * b * npix].reshape(kg * self.groups, b * npix)
+            for n0, b, col in self.column_blocks(n, kg * self.groups, npix):
                 self.run_images(self.im2col(x), (x, col, geo, n0), b, col.size)
                 for g in range(self.groups):
                     t = top3[n0:n0 + b, g * mg:(g + 1) * mg].transpose(1, 0, 2).reshape(
@@ -195,11 +196,7 @@ class CorrRunner:
         wmat = np.ascontiguousarray(w).reshape(m, kg)
         top3 = top.reshape(n, m, npix)
         geo = self.geometry(c, image, kernel, pads, out_sp)
-        nb = min(n, self.chunk(kg * self.groups, npix))
-        buffer = np.empty(kg * self.groups * nb * npix, dtype=self.dtype)
-        for n0 in range(0, n, nb):
-            b = min(nb, n - n0)
-            col = buffer[:kg * self.groups * b * npix].reshape(kg * self.groups, b * npix)
+        for n0, b, col in self.column_blocks(n, kg * self.groups, npix):
             for g in range(self.groups):
                 t = top3[n0:n0 + b, g * mg:(g + 1) * mg].transpose(1, 0, 2).reshape(
                     mg, b * npix)
