@@ -146,18 +146,8 @@ class GradientBuilder(_Derived):
             g = defaults[k]
             return ("disconnected", None) if g is None else ("expr", g)
 
-        entries: list[tuple[str, Any]] = []
-        if isinstance(value, (list, tuple)):
-            for k, entry in enumerate(value):
-                entries.append(_entry(entry, args, lambda k=k: default(k)))
-        elif isinstance(value, str) or special_kind(value) is not None:
-            entries = [_entry(value, args, lambda k=k: default(k)) for k in range(n_explicit)]
-        else:
-            results = _call_override(value, args)
-            if len(results) != n_explicit:
-                raise ValueError(f"the gradient override of {op} returned {len(results)} "
-                                 f"gradients for {n_explicit} inputs")
-            entries = [_result_entry(r) for r in results]
+        entries = _override_entries(value, args, default, n_explicit,
+                                    f"the gradient override of {op}", "gradients", "inputs")
         entries += [default(k) for k in range(n_explicit, len(inner_in))]
         cut = [k for k, o in enumerate(inner_out)
                if o.owner is not None and o not in inner_out[:k] and o not in inner_in]
@@ -210,18 +200,8 @@ class RopBuilder(_Derived):
             r = defaults[k]
             return ("zero", None) if r is None else ("expr", r)
 
-        value = op.rop_overrides
-        if isinstance(value, (list, tuple)):
-            entries = [_entry(e, args, lambda k=k: default(k)) for k, e in enumerate(value)]
-        elif isinstance(value, str) or special_kind(value) is not None:
-            entries = [_entry(value, args, lambda k=k: default(k))
-                       for k in range(len(inner_out))]
-        else:
-            results = _call_override(value, args)
-            if len(results) != len(inner_out):
-                raise ValueError(f"the R_op override of {op} returned {len(results)} results "
-                                 f"for {len(inner_out)} outputs")
-            entries = [_result_entry(r) for r in results]
+        entries = _override_entries(op.rop_overrides, args, default, len(inner_out),
+                                    f"the R_op override of {op}", "results", "outputs")
         # DisconnectedType in R_op means "zero" (Theano's rule)
         entries = [("zero", None) if kind == "disconnected" else (kind, v)
                    for kind, v in entries]
@@ -245,6 +225,21 @@ class RopBuilder(_Derived):
                     outputs = self.op(*inputs[:len(self.op.input_types)], return_list=True)
                 result.append(_zeros_like(outputs[len(result)]))
         return result
+
+
+def _override_entries(value: Any, args: list[list[Variable]],
+                      default: Callable[[int], tuple[str, Any]], count: int, who: str,
+                      gives: str, per: str) -> list[tuple[str, Any]]:
+    """The ``count`` entries an override makes: a list holds one per position, a string or
+    special type applies to all of them, a callable returns them all at once."""
+    if isinstance(value, (list, tuple)):
+        return [_entry(e, args, lambda k=k: default(k)) for k, e in enumerate(value)]
+    if isinstance(value, str) or special_kind(value) is not None:
+        return [_entry(value, args, lambda k=k: default(k)) for k in range(count)]
+    results = _call_override(value, args)
+    if len(results) != count:
+        raise ValueError(f"{who} returned {len(results)} {gives} for {count} {per}")
+    return [_result_entry(r) for r in results]
 
 
 def _entry(entry: Any, args: list[list[Variable]], default: Callable[[], tuple[str, Any]]
