@@ -37,32 +37,11 @@ import argparse
 import json
 import os
 import sys
-import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 
-
-def _import_system(system: str) -> None:
-    import numpy  # noqa: F401
-
-    if system.startswith("jitgraph"):
-        sys.path.insert(0, os.path.dirname(HERE))
-        import jitgraph
-        import jitgraph.backend_cpu.linker
-        import jitgraph.tensor  # noqa: F401
-    elif system.startswith("pytensor"):
-        warnings.filterwarnings("ignore", message=".*BLAS.*")
-        import pytensor
-        import pytensor.tensor  # noqa: F401
-    elif system == "jax":
-        import jax
-
-        jax.config.update("jax_enable_x64", True)  # float64 runs need it; float32 stays float32
-        cache = os.environ.get("BENCH_JAX_CACHE")
-        if cache:
-            jax.config.update("jax_compilation_cache_dir", cache)
-            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-            jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+from child_common import checksum, import_system
 
 
 def _numba_stages(result: dict) -> None:
@@ -105,13 +84,6 @@ def _record_numba_compiles(result: dict) -> None:
     event.register("numba:compile", Listener())
 
 
-def _checksum(out: object) -> float:
-    import numpy as np
-
-    parts = out if isinstance(out, (list, tuple)) else [out]
-    return float(sum(np.asarray(p, dtype="float64").sum() for p in parts))
-
-
 def _jitgraph_details(fn: object, result: dict) -> None:
     from jitgraph.backend_cpu.kernels import COMPILE_LOG
     from jitgraph.cache import STATS
@@ -135,7 +107,7 @@ def main() -> None:
     args = parser.parse_args()
     result: dict = {}
     t0 = time.perf_counter()
-    _import_system(args.system)
+    import_system(args.system)
     t1 = time.perf_counter()
     result["startup_to_main_s"] = t0 - T_START
     result["import_s"] = t1 - t0
@@ -143,7 +115,6 @@ def main() -> None:
         _numba_stages(result)
     elif args.staged_warm:
         result["numba_import_s"] = result["numba_init_s"] = 0.0
-    sys.path.insert(0, HERE)
     import models
 
     t2 = time.perf_counter()
@@ -154,7 +125,7 @@ def main() -> None:
     first = step(*data)
     t5 = time.perf_counter()
     result.update(build_s=t3 - t2, function_s=t4 - t3, first_call_s=t5 - t4,
-                  compile_s=t5 - t3, check=_checksum(first))
+                  compile_s=t5 - t3, check=checksum(first))
     if args.system.startswith("jitgraph"):
         _jitgraph_details(step, result)
     elif args.system.startswith("pytensor"):

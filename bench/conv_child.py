@@ -17,37 +17,11 @@ import json
 import os
 import sys
 import time
-import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 
-
-def _import_system(system: str) -> None:
-    if system.startswith("jitgraph"):
-        sys.path.insert(0, os.path.dirname(HERE))
-        import jitgraph
-        import jitgraph.backend_cpu.linker  # noqa: F401
-    elif system == "pytensor-c":
-        warnings.filterwarnings("ignore", message=".*BLAS.*")
-        import pytensor  # noqa: F401
-    elif system == "jax":
-        import jax
-
-        jax.config.update("jax_enable_x64", True)
-        cache = os.environ.get("BENCH_JAX_CACHE")
-        if cache:
-            jax.config.update("jax_compilation_cache_dir", cache)
-            jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-    elif system == "theano":
-        warnings.filterwarnings("ignore")
-        import theano  # noqa: F401
-
-
-def _checksum(out: object) -> float:
-    import numpy as np
-
-    parts = out if isinstance(out, (list, tuple)) else [out]
-    return float(sum(np.asarray(p, dtype="float64").sum() for p in parts))
+from child_common import checksum, import_system
 
 
 def main() -> None:
@@ -60,9 +34,8 @@ def main() -> None:
     args = parser.parse_args()
     result: dict = {}
     t0 = time.perf_counter()
-    _import_system(args.system)
+    import_system(args.system)
     result["import_s"] = time.perf_counter() - t0
-    sys.path.insert(0, HERE)
     import conv_models
 
     t1 = time.perf_counter()
@@ -73,7 +46,7 @@ def main() -> None:
     first = step(*data)
     t4 = time.perf_counter()
     result.update(build_s=t2 - t1, function_s=t3 - t2, first_call_s=t4 - t3,
-                  check=_checksum(first))
+                  check=checksum(first))
     times = []
     for _ in range(args.repeat):
         s0 = time.perf_counter()
