@@ -24,7 +24,8 @@ A rewrite module::
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+from jitgraph.lazy_exports import lazy_exports
 
 #: public name -> the submodule defining it (imported on first use: PEP 562), so that
 #: importing one part (say the DestroyHandler a compiled function needs) costs only that part
@@ -109,17 +110,7 @@ def load_tensor_rewrites() -> None:
         importlib.import_module(module)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = [

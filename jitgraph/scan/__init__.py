@@ -9,8 +9,7 @@ does not import the graph-building side. The scan rewrites live in :mod:`jitgrap
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from jitgraph.lazy_exports import lazy_exports
 
 _EXPORTS = {
     "scan": "jitgraph.scan.builder",
@@ -29,14 +28,4 @@ _EXPORTS = {
 __all__ = list(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

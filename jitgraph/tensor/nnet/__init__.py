@@ -14,6 +14,7 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
+from jitgraph.lazy_exports import lazy_exports
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor import math as M
 from jitgraph.tensor.conversion import as_tensor_variable, constant
@@ -383,14 +384,4 @@ _LAZY: dict[str, str] = {
 _SUBMODULES = ("abstract_conv", "bn", "conv", "corr", "corr3d", "neighbours")
 
 
-def __getattr__(name: str) -> Any:
-    import importlib
-
-    if name in _SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, _SUBMODULES)[0]
