@@ -37,19 +37,11 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from harness import best_ms
 
 ALL = ("jitgraph", "jitgraph-step", "numpy", "pytensor-c", "pytensor-numba", "jax")
-
-
-def best(fn: Callable[[], Any], repeat: int) -> float:
-    """Best wall time of ``repeat`` calls after one warm-up call, in seconds."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,7 +269,7 @@ def main() -> None:
     report["small"] = {}
     for name in systems:
         compile_s, run = SMALL[name](d)
-        per_step = best(run, repeat) / n_small * 1e6
+        per_step = best_ms(run, repeat) / n_small * 1e3
         report["small"][name] = {"us_per_step": per_step, "compile_s": compile_s}
         print(f"  {name:16s} {per_step:8.3f} µs/step   (compile {compile_s:.2f} s)")
 
@@ -290,7 +282,7 @@ def main() -> None:
         if name not in RNN:
             continue
         compile_s, run = RNN[name](d)
-        timed[name] = best(run, repeat) * 1e3
+        timed[name] = best_ms(run, repeat)
         report["rnn"][name] = {"ms": timed[name], "compile_s": compile_s}
     for name, ms in timed.items():
         ratio = ms / timed["numpy"] if "numpy" in timed else float("nan")
