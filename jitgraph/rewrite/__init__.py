@@ -101,6 +101,7 @@ TENSOR_REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.rewrite.view_ops",
     "jitgraph.scan.rewrites",
     "jitgraph.ifelse.lazy",
+    "jitgraph.ifelse.rewrites",
 )
 
 

@@ -1,6 +1,9 @@
 """Theano's ``theano.tensor.shared_randomstreams``: re-exports :mod:`jitgraph.random.streams`."""
 
-from jitgraph.random.random_state import RandomStateSharedVariable  # noqa: F401
-from jitgraph.random.streams import RandomStreams  # noqa: F401
+from jitgraph.compile.sharedvalue import SharedVariable, shared, shared_constructor
+from jitgraph.random.random_state import RandomStateSharedVariable, randomstate_constructor
+from jitgraph.random.streams import RandomStreams
 
-__all__ = ["RandomStreams", "RandomStateSharedVariable"]
+__all__ = ["RandomStreams", "RandomStateSharedVariable", "randomstate_constructor",
+           # Theano's module imported these for its own use; scripts reach them through it
+           "SharedVariable", "shared", "shared_constructor"]
