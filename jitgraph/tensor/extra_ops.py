@@ -1,5 +1,11 @@
-"""Construction ops beyond the basics: ``arange``, ``repeat`` and ``tile`` (Theano kept ``repeat``
-in ``theano.tensor.extra_ops``)."""
+"""``theano.tensor.extra_ops``: construction ops beyond the basics (``arange``, ``repeat``,
+``tile``, defined here) and the path under which Theano users import the extra array ops, each
+defined in the module of its concept (diagonal fills: :mod:`jitgraph.tensor.diagonal_fill`).
+
+``__all__`` lists what ``jitgraph.tensor`` exports from here (the names Theano 1.0's
+``theano.tensor`` takes from ``extra_ops``, plus ``arange``/``tile``/``ARange``/``Repeat``);
+the other Theano names of this module are importable from it but not star-exported.
+"""
 
 from __future__ import annotations
 
@@ -17,8 +23,12 @@ from jitgraph.tensor.elemwise import _fit_gradient, dimshuffle
 from jitgraph.tensor.shape import (_dim, _eq, _is_pyint, _mul, _prod,
                                    _shape_dims, _switch, reshape, shape_i)
 from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.diagonal_fill import (FillDiagonal, FillDiagonalOffset,  # noqa: F401
+                                           fill_diagonal, fill_diagonal_, fill_diagonal_offset,
+                                           fill_diagonal_offset_)
 
-__all__ = ["ARange", "arange", "Repeat", "repeat", "tile"]
+__all__ = ["ARange", "arange", "Repeat", "repeat", "tile",
+           "fill_diagonal", "fill_diagonal_offset"]
 
 
 # ---------------------------------------------------------------------------------------------
