@@ -93,7 +93,7 @@ def __getattr__(name: str) -> _Any:
 
 
 _THEANO_SUBMODULES = frozenset({"shared_randomstreams", "raw_random", "nnet", "signal",
-                                "xlogx"})
+                                "xlogx", "nlinalg"})
 
 
 def __dir__() -> list:
