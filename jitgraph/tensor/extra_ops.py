@@ -23,12 +23,27 @@ from jitgraph.tensor.elemwise import _fit_gradient, dimshuffle
 from jitgraph.tensor.shape import (_dim, _eq, _is_pyint, _mul, _prod,
                                    _shape_dims, _switch, reshape, shape_i)
 from jitgraph.tensor.type import TensorType
+# Theano's extra_ops names defined in the module of their concept (re-exported here)
+from jitgraph.graph.c_code import ParamsType  # noqa: F401,E402
+from jitgraph.graph.enum_type import EnumList  # noqa: F401,E402
+from jitgraph.graph.gradient_types import DisconnectedType, disconnected_type  # noqa: F401
+from jitgraph.graph.type import GenericType as Generic  # noqa: F401
+from jitgraph.tensor.binning import SearchsortedOp, bincount, searchsorted, to_one_hot  # noqa
+from jitgraph.tensor.cumulative import (CumOp, CumprodOp, CumsumOp, DiffOp,  # noqa: F401
+                                        cumprod, cumsum, diff)
 from jitgraph.tensor.diagonal_fill import (FillDiagonal, FillDiagonalOffset,  # noqa: F401
                                            fill_diagonal, fill_diagonal_, fill_diagonal_offset,
                                            fill_diagonal_offset_)
+from jitgraph.tensor.index_ravel import (RavelMultiIndex, UnravelIndex,  # noqa: F401
+                                         ravel_multi_index, unravel_index)
+from jitgraph.tensor.shape import squeeze  # noqa: F401
+from jitgraph.tensor.unique import Unique  # noqa: F401
 
+#: what ``jitgraph.tensor`` star-imports: the names Theano 1.0's ``theano.tensor`` takes from
+#: ``extra_ops`` (DisconnectedType, Generic, ParamsType come to it from their own modules)
 __all__ = ["ARange", "arange", "Repeat", "repeat", "tile",
-           "fill_diagonal", "fill_diagonal_offset"]
+           "DiffOp", "bartlett", "bincount", "cumprod", "cumsum", "fill_diagonal",
+           "fill_diagonal_offset", "ravel_multi_index", "squeeze", "unravel_index"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -120,18 +135,18 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: str | None = None
 # ---------------------------------------------------------------------------------------------
 # Repeat, tile
 
-class Repeat(Op):
+class RepeatOp(Op):
     """``numpy.repeat(x, repeats, axis)``; ``repeats`` is an int scalar or an int vector."""
 
     __props__ = ("axis",)
 
     def __init__(self, axis: int | None = None) -> None:
         if axis is not None and (not _is_pyint(axis) or axis < 0):
-            raise ValueError(f"Repeat needs a non-negative int axis or None, got {axis!r}")
+            raise ValueError(f"RepeatOp needs a non-negative int axis or None, got {axis!r}")
         self.axis = None if axis is None else int(axis)
 
     def __str__(self) -> str:
-        return f"Repeat{{axis={self.axis}}}"
+        return f"RepeatOp{{axis={self.axis}}}"
 
     def make_node(self, x: Any, repeats: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -208,6 +223,9 @@ class Repeat(Op):
         return [tuple(dims)]
 
 
+Repeat = RepeatOp  # jitgraph's earlier name
+
+
 def _is_one(v: Variable) -> bool:
     try:
         return int(get_scalar_constant_value(v)) == 1
@@ -228,7 +246,7 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
         if not -x.ndim <= axis < x.ndim:
             raise ValueError(f"repeat: axis {axis} is out of range for the {x.ndim}-d {x}")
         axis %= x.ndim
-    return Repeat(axis)(x, repeats)
+    return RepeatOp(axis)(x, repeats)
 
 
 def tile(x: Any, reps: Any, ndim: int | None = None) -> Variable:
@@ -260,3 +278,104 @@ def tile(x: Any, reps: Any, ndim: int | None = None) -> Variable:
         big += [reps[d], dims[d]]
     tiled = alloc(dimshuffle(x, pattern), *big)
     return reshape(tiled, [_mul(r, s) for r, s in zip(reps, dims)], ndim=out_ndim)
+
+
+# ---------------------------------------------------------------------------------------------
+# compress, Bartlett, CpuContiguous
+
+def compress(condition: Any, x: Any, axis: int | None = None) -> Variable:
+    """The slices of ``x`` along ``axis`` whose entry of ``condition`` is nonzero (None: the
+    entries of the flattened ``x``), like ``numpy.compress``; ``condition`` may be shorter than
+    the axis. Differentiable with respect to ``x``."""
+    from jitgraph.tensor.math import neq
+
+    x = as_tensor_variable(x)
+    cond = as_tensor_variable(condition).flatten()
+    chosen = arange(cond.shape[0])[neq(cond, 0)]
+    if axis is None:
+        return x.flatten()[chosen]
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"compress: axis {axis} is out of range for the {x.ndim}-d {x.type}")
+    index: list[Any] = [slice(None)] * x.ndim
+    index[axis % x.ndim] = chosen
+    return x[tuple(index)]
+
+
+class Bartlett(Op):
+    """The Bartlett (triangular) window of ``M`` points, ``numpy.bartlett(M)`` (empty for
+    ``M <= 0``)."""
+
+    __props__ = ()
+
+    def __str__(self) -> str:
+        return "Bartlett"
+
+    def make_node(self, M: Any) -> Apply:
+        M = as_tensor_variable(M)
+        if M.ndim != 0:
+            raise TypeError(f"{self}: M (the number of points) must be a scalar, got {M.type}")
+        if not dt.is_discrete(M.dtype) or M.dtype == "bool":
+            raise TypeError(f"{self}: M (the number of points) must be an integer, got "
+                            f"{M.type}")
+        return Apply(self, [M], [TensorType("float64", (False,))()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        output_storage[0][0] = np.bartlett(int(inputs[0]))
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
+                    ) -> list[tuple]:
+        from jitgraph.tensor.math import maximum
+
+        return [(_dim(maximum(node.inputs[0], 0)),)]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
+        return [None]  # M is an integer
+
+
+bartlett_ = Bartlett()
+
+
+def bartlett(M: Any) -> Variable:
+    """The Bartlett window of ``M`` points (an integer scalar), a float64 vector: the triangle
+    rising linearly from 0 to 1 and back, as ``numpy.bartlett``."""
+    return bartlett_(M)
+
+
+class CpuContiguous(Op):
+    """Its input as a C-contiguous array (the input itself when it already is one)."""
+
+    __props__ = ()
+    view_map = {0: [0]}
+
+    def __str__(self) -> str:
+        return "CpuContiguous"
+
+    def make_node(self, x: Any) -> Apply:
+        x = as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+    def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        output_storage[0][0] = np.ascontiguousarray(inputs[0])
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
+                    ) -> list[tuple]:
+        return [tuple(input_shapes[0])]
+
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
+        return [output_grads[0]]
+
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        return [None if eval_points[0] is None else self(eval_points[0])]
+
+
+cpu_contiguous = CpuContiguous()
+
+
+def __getattr__(name: str) -> Any:
+    # Theano's extra_ops.int_t (the int32 scalar type): jitgraph.scalar imports this package,
+    # so it is looked up on first use.
+    if name == "int_t":
+        from jitgraph.scalar import int32
+
+        return int32
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
