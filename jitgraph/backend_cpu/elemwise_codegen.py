@@ -29,87 +29,38 @@ in the last stage, so in-place outputs never clobber inputs a stage still has to
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Sequence
 
 from jitgraph.backend_cpu.kernels import (HEADER, KernelSource, numba_array_type,
                                           numba_scalar_type, signature_text)
 from jitgraph.backend_cpu.options import CodegenOptions
-from jitgraph.backend_cpu.scalar_templates import Body, StageCall, cv, get_template
+from jitgraph.backend_cpu.scalar_templates import Body, StageCall
+from jitgraph.scalar_expr.elemwise_structure import ElemwiseStructure as SharedStructure
+from jitgraph.scalar_expr.render import emit_scalar_program
+
+__all__ = ["BLOCK", "ElemwiseStructure", "check_program", "elemwise_source",
+           "emit_scalar_program"]
 
 BLOCK = 512
 
 
 @dataclass(frozen=True)
-class ElemwiseStructure:
-    """What an elementwise kernel depends on; ``key()`` is its identity."""
-
-    scalar_op: Any = field(compare=False, hash=False)
-    op_key: tuple
-    in_dtypes: tuple[str, ...]
-    out_dtypes: tuple[str, ...]
-    patterns: tuple[tuple[bool, ...], ...]  # broadcastable pattern of each input
-    out_pattern: tuple[bool, ...]
-    inplace: tuple[tuple[int, int], ...]     # (output, input) pairs
-
-    @property
-    def ndim(self) -> int:
-        return len(self.out_pattern)
-
-    @property
-    def nin(self) -> int:
-        return len(self.in_dtypes)
-
-    @property
-    def nout(self) -> int:
-        return len(self.out_dtypes)
-
-    def is_scalar_like(self, j: int) -> bool:
-        return all(self.patterns[j])
-
-    def is_partial(self, j: int) -> bool:
-        """Broadcast along some axes the output is not broadcast along."""
-        return any(p and not o for p, o in zip(self.patterns[j], self.out_pattern)) \
-            and not self.is_scalar_like(j)
+class ElemwiseStructure(SharedStructure):
+    """What a CPU elementwise kernel depends on; ``key(options)`` is its identity."""
 
     def key(self, options: CodegenOptions) -> tuple:
         return ("elemwise", self.op_key, self.in_dtypes, self.out_dtypes, self.patterns,
                 self.out_pattern, self.inplace, options.key())
 
 
-# -- the scalar program -----------------------------------------------------------------------
-
-def emit_scalar_program(b: Body, sop: Any, args: Sequence[str], arg_dtypes: Sequence[str],
-                        out_dtypes: Sequence[str]) -> list[str]:
-    """Emit ``sop`` applied to ``args``; return one variable name per output."""
-    from jitgraph.tensor.composite import Composite
-
-    if isinstance(sop, Composite):
-        vals = [b.tmp(cv(a, d, want), want) if d != want else a
-                for a, d, want in zip(args, arg_dtypes, sop.in_dtypes)]
-        dts = list(sop.in_dtypes)
-        for op, refs, dtype in sop.steps:
-            (res,) = emit_scalar_program(b, op, [vals[r] for r in refs], [dts[r] for r in refs],
-                                         [dtype])
-            vals.append(res)
-            dts.append(dtype)
-        return [vals[r] for r in sop.outputs]
-    # Value numbering: a step repeated with the same arguments is computed once (smaller
-    # kernels compile faster; LLVM would only merge them after inlining everything).
-    memo_key = (sop.key, tuple(args), tuple(arg_dtypes), out_dtypes[0])
-    hit = b.memo.get(memo_key)
-    if hit is None:
-        tpl = get_template(sop.name)
-        expr = tpl(b, list(args), list(arg_dtypes), out_dtypes[0])
-        hit = b.memo[memo_key] = b.tmp(expr, out_dtypes[0])
-    return [hit]
-
-
-def check_program(st: ElemwiseStructure) -> None:
-    """Raise ``Unsupported`` if any step lacks a template for its dtypes (without compiling)."""
-    body = Body(fast=False)
+def check_program(st: ElemwiseStructure) -> Body:
+    """The exact body of the scalar program; raises ``Unsupported`` if a step has no code
+    path for its dtypes (without compiling)."""
+    body = Body(fast=False, allow_helpers=True)
     emit_scalar_program(body, st.scalar_op, [f"x{j}" for j in range(st.nin)], st.in_dtypes,
                         st.out_dtypes)
+    return body
 
 
 # -- loops ------------------------------------------------------------------------------------
@@ -190,7 +141,7 @@ def _inner_loop(w: _Writer, depth: int, st: ElemwiseStructure, lo: str, hi: str,
     calls to the vecmath block functions. A temporary needed by a later stage is re-read from its
     result buffer when it is one, else kept in a block buffer (``sp_*``); inputs are re-read.
     """
-    body = Body(fast=True, vecmath=vecmath)
+    body = Body(fast=True, vecmath=vecmath, allow_helpers=True)
     outs = emit_scalar_program(body, st.scalar_op, [f"x{j}" for j in range(st.nin)],
                                st.in_dtypes, st.out_dtypes)
     final = [f"{t} = {v}" for t, v in zip(stores, outs)]
@@ -266,7 +217,7 @@ def _flat_kernel(st: ElemwiseStructure, name: str, vecmath: bool) -> list[str]:
     w = _Writer()
     _prologue(w, st, name)
     if st.ndim == 0:
-        exact = Body(fast=False)
+        exact = Body(fast=False, allow_helpers=True)
         exact_out = emit_scalar_program(exact, st.scalar_op, [f"x{j}" for j in range(st.nin)],
                                         st.in_dtypes, st.out_dtypes)
         w.extend(1, exact.lines)
@@ -336,9 +287,10 @@ def elemwise_source(st: ElemwiseStructure, options: CodegenOptions) -> KernelSou
     c_lines = (_nested_kernel if partial else _flat_kernel)(st, "kernel_c", options.vecmath)
     a_lines = _nested_kernel(st, "kernel_a", options.vecmath)
     blocks = sorted(set(_BLOCK_CALL.findall("\n".join(c_lines + a_lines))))
-    text = "\n".join([HEADER, f"require{tuple(blocks)!r}" if blocks else "",
+    helpers = check_program(st).helper_source()
+    text = "\n".join([HEADER, helpers, f"require{tuple(blocks)!r}" if blocks else "",
                       f"SIG_kernel_c = {_signature(st, 'C')}",
                       f"SIG_kernel_a = {_signature(st, 'A')}", "", "",
                       *c_lines, "", "", *a_lines, ""])
-    desc = f"elemwise {st.scalar_op} {st.in_dtypes}->{st.out_dtypes} ndim={st.ndim}"
-    return KernelSource(st.key(options), text, ("kernel_c", "kernel_a"), options, desc)
+    return KernelSource(st.key(options), text, ("kernel_c", "kernel_a"), options,
+                        st.describe())

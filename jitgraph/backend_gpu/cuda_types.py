@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import math
 
-#: dtypes with a CUDA code path (float16 and complex stay on the CPU)
-SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                    "uint64", "float32", "float64")
+from jitgraph.scalar_expr.expr import (SUPPORTED_DTYPES, Unsupported, check_dtypes, is_float,
+                                       is_int, is_signed, is_unsigned)
+
+__all__ = ["C_TYPES", "SHORT", "ULL", "SUPPORTED_DTYPES", "Unsupported", "check_dtypes",
+           "ctype", "cv", "is_float", "is_int", "is_signed", "is_unsigned", "lit", "math_fn",
+           "type_max", "type_min"]
 
 C_TYPES = {
     "bool": "bool", "int8": "signed char", "int16": "short", "int32": "int",
@@ -27,35 +30,9 @@ SHORT = {"bool": "b1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i
 ULL = "unsigned long long"
 
 
-class Unsupported(Exception):
-    """No CUDA code path for this op/dtype combination: the node stays on the CPU."""
-
-
-def check_dtypes(*dtypes: str) -> None:
-    for d in dtypes:
-        if d not in C_TYPES:
-            raise Unsupported(f"dtype {d} has no CUDA code path")
-
-
 def ctype(dtype: str) -> str:
     check_dtypes(dtype)
     return C_TYPES[dtype]
-
-
-def is_float(d: str) -> bool:
-    return d in ("float32", "float64")
-
-
-def is_signed(d: str) -> bool:
-    return d.startswith("int")
-
-
-def is_unsigned(d: str) -> bool:
-    return d.startswith("uint")
-
-
-def is_int(d: str) -> bool:
-    return is_signed(d) or is_unsigned(d)
 
 
 def lit(value: float, dtype: str) -> str:

@@ -19,49 +19,26 @@ contains an integer power also gets ``int* jg_err`` (the host raises ``ValueErro
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Sequence
 
 from jitgraph.backend_gpu.cuda_types import C_TYPES, check_dtypes
 from jitgraph.backend_gpu.helpers_cuda import helper_sources
-from jitgraph.backend_gpu.scalar_templates import Body, get_template
-from jitgraph.backend_gpu.cuda_types import cv
+from jitgraph.backend_gpu.scalar_templates import Body
+from jitgraph.scalar_expr.elemwise_structure import ElemwiseStructure as SharedStructure
+from jitgraph.scalar_expr.render import emit_scalar_program
+
+__all__ = ["KERNEL_C", "KERNEL_S", "ElemwiseStructure", "check_program", "coalesce",
+           "contiguous_source", "emit_scalar_program", "needs_error_flag", "scalar_body",
+           "strided_source"]
 
 KERNEL_C = ("jg_c", "jg_c64")
 KERNEL_S = ("jg_s", "jg_s64")
 
 
 @dataclass(frozen=True)
-class ElemwiseStructure:
-    """What an elementwise kernel depends on; ``key()`` is its identity."""
-
-    scalar_op: Any = field(compare=False, hash=False)
-    op_key: tuple
-    in_dtypes: tuple[str, ...]
-    out_dtypes: tuple[str, ...]
-    patterns: tuple[tuple[bool, ...], ...]
-    out_pattern: tuple[bool, ...]
-    inplace: tuple[tuple[int, int], ...]
-
-    @property
-    def ndim(self) -> int:
-        return len(self.out_pattern)
-
-    @property
-    def nin(self) -> int:
-        return len(self.in_dtypes)
-
-    @property
-    def nout(self) -> int:
-        return len(self.out_dtypes)
-
-    def is_scalar_like(self, j: int) -> bool:
-        return all(self.patterns[j])
-
-    def is_partial(self, j: int) -> bool:
-        """Broadcast along some axes the output is not broadcast along."""
-        return (any(p and not o for p, o in zip(self.patterns[j], self.out_pattern))
-                and not self.is_scalar_like(j))
+class ElemwiseStructure(SharedStructure):
+    """What a CUDA elementwise kernel depends on; ``key()`` is its identity."""
 
     @property
     def has_contiguous_form(self) -> bool:
@@ -70,35 +47,6 @@ class ElemwiseStructure:
     def key(self) -> tuple:
         return ("cuda-elemwise", self.op_key, self.in_dtypes, self.out_dtypes, self.patterns,
                 self.out_pattern, self.inplace)
-
-    def describe(self) -> str:
-        return f"elemwise {self.scalar_op} {self.in_dtypes}->{self.out_dtypes} ndim={self.ndim}"
-
-
-# -- the scalar program -----------------------------------------------------------------------
-
-def emit_scalar_program(b: Body, sop: Any, args: Sequence[str], arg_dtypes: Sequence[str],
-                        out_dtypes: Sequence[str]) -> list[str]:
-    """Emit ``sop`` applied to ``args``; return one C expression/variable per output."""
-    from jitgraph.tensor.composite import Composite
-
-    if isinstance(sop, Composite):
-        vals = [b.tmp(cv(a, d, want), want) if d != want else a
-                for a, d, want in zip(args, arg_dtypes, sop.in_dtypes)]
-        dts = list(sop.in_dtypes)
-        for op, refs, dtype in sop.steps:
-            (res,) = emit_scalar_program(b, op, [vals[r] for r in refs], [dts[r] for r in refs],
-                                         [dtype])
-            vals.append(res)
-            dts.append(dtype)
-        return [vals[r] for r in sop.outputs]
-    memo_key = (sop.key, tuple(args), tuple(arg_dtypes), out_dtypes[0])
-    hit = b.memo.get(memo_key)
-    if hit is None:
-        tpl = get_template(sop.name)
-        expr = tpl(b, list(args), list(arg_dtypes), out_dtypes[0])
-        hit = b.memo[memo_key] = b.tmp(expr, out_dtypes[0])
-    return [hit]
 
 
 def scalar_body(st: ElemwiseStructure) -> tuple[Body, list[str]]:

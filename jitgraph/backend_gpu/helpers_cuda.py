@@ -1,5 +1,6 @@
 """Small device functions that generated kernels call by name; a kernel's source contains only
-the ones its body uses (fewer lines for NVRTC to parse, smaller golden sources)."""
+the ones its body uses (fewer lines for NVRTC to parse, smaller golden sources). Python helper
+functions a kernel calls are translated (:mod:`.python_to_cuda`) and defined after these."""
 
 from __future__ import annotations
 
@@ -112,5 +113,19 @@ template <typename T> __device__ __forceinline__ T jg_uipow(T x, T y) {{
 
 
 def helper_sources(names: set[str]) -> str:
-    """The definitions of ``names``, in a stable order."""
-    return "".join(SOURCES[n] for n in sorted(names))
+    """The definitions of ``names``, in a stable order: the functions above, then the device
+    functions of Python helpers (:mod:`.python_to_cuda`), each after the ones it calls."""
+    builtin = {n for n in names if n in SOURCES}
+    translated: list[str] = []
+    if len(builtin) < len(names):
+        from jitgraph.backend_gpu.python_to_cuda import REGISTERED, device_source
+
+        done: set[str] = set()
+        for name in sorted(set(names) - builtin):
+            for fn in REGISTERED[name].closure():
+                if fn.symbol not in done:
+                    done.add(fn.symbol)
+                    text, uses = device_source(fn)
+                    translated.append(text)
+                    builtin |= uses
+    return "".join(SOURCES[n] for n in sorted(builtin)) + "".join(translated)

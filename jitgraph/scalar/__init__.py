@@ -71,6 +71,12 @@ def _scalar_op(name: str) -> Any:
 
     if name.startswith("convert_to_"):
         return _TableCast(name[len("convert_to_"):])
+    if name[:1].isupper():  # Theano's class of a row (Erfinv, ...)
+        from jitgraph.scalar.custom import row_class
+
+        cls = row_class(name)
+        if cls is not None:
+            return cls
     try:
         return scalar_ops.op(_ALIASES.get(name, name))
     except KeyError:

@@ -231,4 +231,14 @@ BUILTIN_CLASSES = {name: _builtin_class(name, names, nin)
                    for name, (names, nin) in _BUILTIN_CLASSES.items()}
 BUILTIN_CLASSES["Cast"] = Cast
 
+
+def row_class(name: str) -> type | None:
+    """Theano's class of a table row that names it (``theano_class``; rows added after the
+    classes above, such as ``Erfinv``), made when first asked for; None if no row does."""
+    for op in scalar_ops.all_scalar_ops():
+        if getattr(op, "theano_class", None) == name:
+            cls = BUILTIN_CLASSES[name] = _builtin_class(name, (op.name,), op.nin)
+            return cls
+    return None
+
 __all__ = ["ScalarOp", "UnaryScalarOp", "BinaryScalarOp", "BUILTIN_CLASSES"]

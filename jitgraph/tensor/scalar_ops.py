@@ -1,9 +1,44 @@
 """Scalar operations: the per-element functions that Elemwise, reductions and fusion are built from.
 
-Each :class:`ScalarOp` is one table entry: a name, its arity, its NumPy reference, its output
-dtype rule and its gradient (written with tensor ops). Backends register a code template per
-``name`` (see ``backend_cpu``/``backend_gpu``), so adding an elementwise function means adding one
-entry here and one template per backend.
+Each :class:`ScalarOp` is one row of the scalar-op table: its name, its arity, its NumPy
+reference (``perform``), its output-dtype rule, its gradient (written with tensor ops) and its
+*expression*: what it computes, in the neutral form of :mod:`jitgraph.scalar_expr.expr`, which
+both compiled backends render (the CPU to Python for the direct compiler and Numba, the GPU to
+CUDA C). Nothing else is written per op: no backend template, no code generator entry.
+
+Adding an op is one :func:`define_op` call (in any module ``jitgraph.tensor`` imports; the
+special functions' rows are in :mod:`jitgraph.tensor.special_functions`)::
+
+    import numpy as np
+    from jitgraph.scalar import special_math          # helpers in restricted Python
+    from jitgraph.scalar_expr import expr as E
+    from jitgraph.tensor.scalar_ops import define_op, float_out, unary_grad
+
+    erfinv_op = define_op(
+        "erfinv", 1,
+        impl=np.vectorize(special_math.erfinv, otypes=[float]),    # NumPy reference
+        dtype=float_out,                                           # dtype rule
+        grad=unary_grad(lambda x, out, gz:                         # gradient (tensor ops)
+                        gz * (0.5 * np.sqrt(np.pi)) * T.exp(T.sqr(out))),
+        expr=lambda x: E.call(special_math.erfinv, x),             # computation
+        theano_class="Erfinv", doc="inverse error function")
+
+* ``impl`` gets the inputs already converted to the output dtype (see ``cast_inputs``) and
+  returns an array; ``dtype(*input_dtypes)`` gives the output dtype (``float_out``,
+  ``same_out``, ``upcast_out``, ``bool_out``, ... below).
+* ``grad(inputs, output, gz)`` returns one gradient per input (None where there is none);
+  ``unary_grad(fn)``/``binary_grad(fn)`` skip integer inputs for you.
+* ``expr(*xs)`` gets one :class:`~jitgraph.scalar_expr.expr.Expr` per input, already in the
+  output dtype, and returns the output's: Python operators (``+ - * / // % ** & | ^ ~``,
+  comparisons, ``abs``), ``E.where``, ``E.maximum``/``E.minimum``, ``E.cast``, the C99 math
+  functions (``E.exp``, ``E.log1p``, ``E.lgamma``, ...) and ``E.call(helper, *xs)`` for a
+  function of restricted Python (:mod:`jitgraph.scalar_expr.helpers`; computed in float64).
+  An expression that cannot handle some dtype raises ``E.Unsupported`` (the node then runs
+  ``impl``). The backends keep NumPy's semantics for every node (integer division by zero,
+  wrapping, NaN propagation); see ``backend_cpu/scalar_templates.py`` and
+  ``backend_gpu/scalar_templates.py``.
+* ``theano_class`` is the class name Theano gives the op (``theano.scalar.Erfinv``; in-place
+  ``Elemwise{Erfinv}[(0, 0)]``); the tensor function is ``elemwise_function(op)``.
 """
 
 from __future__ import annotations
@@ -13,6 +48,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jitgraph.scalar_expr import expr as E
 from jitgraph.tensor import dtypes as dt
 
 GradFn = Callable[[Sequence[Any], Any, Any], list]
@@ -59,7 +95,8 @@ class ScalarOp:
                  grad: GradFn | None = None, commutative: bool = False,
                  associative: bool = False, identity: Any = None, differentiable: bool = True,
                  doc: str = "", cast_inputs: Any = "all",
-                 shape_only_inputs: tuple[int, ...] = ()) -> None:
+                 shape_only_inputs: tuple[int, ...] = (), expr: Callable | None = None,
+                 theano_class: str | None = None) -> None:
         self.name = name
         self.nin = nin  # -1: any number of inputs (add, mul)
         self.impl = impl
@@ -76,6 +113,10 @@ class ScalarOp:
         # Inputs that give the output only its shape (``second``'s first): no gradient path
         # leads through them, so ``grad`` reports them disconnected (as Theano does).
         self.shape_only_inputs = tuple(shape_only_inputs)
+        # The computation for the compiled backends (:mod:`jitgraph.scalar_expr`): called with
+        # one expression per input, returns the output's expression. None: ``perform`` only.
+        self.expr = expr
+        self.theano_class = theano_class  # Theano's class name, for rows outside its tables
         self.nout = 1
         self.__doc__ = doc
 
@@ -143,7 +184,7 @@ class Cast(ScalarOp):
         dtype = dt.normalize_dtype(dtype)
         super().__init__(f"convert_to_{dtype}", 1, lambda x: np.asarray(x).astype(dtype),
                          lambda *_: dtype, _cast_grad, doc=f"Cast to {dtype}.",
-                         cast_inputs="none")
+                         cast_inputs="none", expr=_same)
         self.dtype = dtype
 
     def __reduce__(self) -> Any:
@@ -158,6 +199,27 @@ def register(op: ScalarOp) -> ScalarOp:
         raise ValueError(f"scalar op {op.name} is registered twice")
     _REGISTRY[op.key] = op
     return op
+
+
+def define_op(name: str, nin: int, impl: Callable, dtype: Callable[..., str],
+              grad: GradFn | None, expr: Callable | None, **extra: Any) -> ScalarOp:
+    """Register one row of the table (see the module docstring) and return its op. ``extra``:
+    the other :class:`ScalarOp` parameters (``cast_inputs``, ``differentiable``, ``doc``,
+    ``theano_class``, ``commutative``, ...)."""
+    return register(ScalarOp(name, nin, impl, dtype, grad, expr=expr, **extra))
+
+
+def elemwise_function(op: ScalarOp, name: str | None = None) -> Callable[..., Any]:
+    """The tensor function of a row: its shared ``Elemwise`` applied to the arguments."""
+
+    def function(*args: Any) -> Any:
+        from jitgraph.tensor.math import elemwise_op
+
+        return elemwise_op(op.name)(*args)
+
+    function.__name__ = function.__qualname__ = name or op.name
+    function.__doc__ = op.__doc__
+    return function
 
 
 def get_scalar_op(key: tuple) -> ScalarOp:
@@ -183,7 +245,7 @@ def _cast_grad(inputs, output, gz):
     return [_T().cast(gz, x.dtype)]
 
 
-def _unary(fn: Callable[[Any, Any, Any], Any]) -> GradFn:
+def unary_grad(fn: Callable[[Any, Any, Any], Any]) -> GradFn:
     """Gradient rule of a unary function: fn(x, out, gz) -> dx; None for integer inputs."""
 
     def grad(inputs, output, gz):
@@ -195,7 +257,10 @@ def _unary(fn: Callable[[Any, Any, Any], Any]) -> GradFn:
     return grad
 
 
-def _binary(fn: Callable[[Any, Any, Any, Any], tuple]) -> GradFn:
+def binary_grad(fn: Callable[[Any, Any, Any, Any], tuple]) -> GradFn:
+    """Gradient rule of a binary function: fn(x, y, out, gz) -> (dx, dy); None for integer
+    inputs."""
+
     def grad(inputs, output, gz):
         x, y = inputs
         gx, gy = fn(x, y, output, gz)
@@ -314,98 +379,151 @@ def _zero_grad(inputs, output, gz):
 _SQRT_PI = _pymath.sqrt(_pymath.pi)
 
 
+def _same(x):
+    return x
+
+
+def _rounded(fn: Callable) -> Callable:
+    """A rounding function's expression: ``fn`` of floats; integers are already whole."""
+    return lambda x: fn(x) if E.is_float(x.dtype) else x
+
+
+def _sign_expr(x):
+    if x.dtype == "bool":
+        raise E.Unsupported("sign of booleans (NumPy refuses it)")
+    if E.is_float(x.dtype):
+        return E.where(x > 0, 1, E.where(x < 0, -1, x))
+    if E.is_unsigned(x.dtype):
+        return E.cast(x > 0, x.dtype)
+    return E.cast(x > 0, x.dtype) - E.cast(x < 0, x.dtype)
+
+
+def _round_away_expr(x):
+    # The reference formula, in the output precision: sign(x) * floor(|x| + 0.5).
+    return _sign_expr(x) * E.floor(abs(x) + 0.5) if E.is_float(x.dtype) else x
+
+
+def _sigmoid_expr(x):
+    e = E.exp(-abs(x))  # exp(-|x|) never overflows
+    return E.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _softplus_expr(x):
+    return E.where(x > 0, x, 0) + E.log1p(E.exp(-abs(x)))
+
+
 def _build_table() -> None:
     T = _T  # gradient bodies call T() lazily
-    u = _unary
+    u = unary_grad
     entries = [
-        # name, nin, impl, dtype rule, grad, extra
-        ("identity", 1, _identity, same_out, u(lambda x, o, g: g), {}),
-        ("neg", 1, np.negative, same_out, u(lambda x, o, g: -g), {}),
-        ("abs", 1, np.abs, real_out, u(lambda x, o, g: g * T().sgn(x)), {"cast_inputs": "none"}),
-        ("sgn", 1, _sgn, same_out, None, {"differentiable": False}),
-        ("exp", 1, np.exp, float_out, u(lambda x, o, g: g * o), {}),
-        ("exp2", 1, np.exp2, float_out, u(lambda x, o, g: g * o * T().const_like(np.log(2.0), o)), {}),
-        ("expm1", 1, np.expm1, float_out, u(lambda x, o, g: g * (o + 1)), {}),
-        ("log", 1, np.log, float_out, u(lambda x, o, g: g / x), {}),
+        # name, nin, NumPy reference, dtype rule, gradient, expression, extra
+        ("identity", 1, _identity, same_out, u(lambda x, o, g: g), _same, {}),
+        ("neg", 1, np.negative, same_out, u(lambda x, o, g: -g), lambda x: -x, {}),
+        ("abs", 1, np.abs, real_out, u(lambda x, o, g: g * T().sgn(x)), abs,
+         {"cast_inputs": "none"}),
+        ("sgn", 1, _sgn, same_out, None, _sign_expr, {"differentiable": False}),
+        ("exp", 1, np.exp, float_out, u(lambda x, o, g: g * o), E.exp, {}),
+        ("exp2", 1, np.exp2, float_out,
+         u(lambda x, o, g: g * o * T().const_like(np.log(2.0), o)), E.exp2, {}),
+        ("expm1", 1, np.expm1, float_out, u(lambda x, o, g: g * (o + 1)), E.expm1, {}),
+        ("log", 1, np.log, float_out, u(lambda x, o, g: g / x), E.log, {}),
         ("log2", 1, np.log2, float_out,
-         u(lambda x, o, g: g / (x * T().const_like(np.log(2.0), o))), {}),
+         u(lambda x, o, g: g / (x * T().const_like(np.log(2.0), o))), E.log2, {}),
         ("log10", 1, np.log10, float_out,
-         u(lambda x, o, g: g / (x * T().const_like(np.log(10.0), o))), {}),
-        ("log1p", 1, np.log1p, float_out, u(lambda x, o, g: g / (1 + x)), {}),
-        ("sqrt", 1, np.sqrt, float_out, u(lambda x, o, g: g / (2 * o)), {}),
-        ("sqr", 1, np.square, upcast_out_nobool, u(lambda x, o, g: g * 2 * x), {}),
-        ("reciprocal", 1, np.reciprocal, float_out, u(lambda x, o, g: -g * o * o), {}),
-        ("sin", 1, np.sin, float_out, u(lambda x, o, g: g * T().cos(x)), {}),
-        ("cos", 1, np.cos, float_out, u(lambda x, o, g: -g * T().sin(x)), {}),
-        ("tan", 1, np.tan, float_out, u(lambda x, o, g: g * (1 + o * o)), {}),
+         u(lambda x, o, g: g / (x * T().const_like(np.log(10.0), o))), E.log10, {}),
+        ("log1p", 1, np.log1p, float_out, u(lambda x, o, g: g / (1 + x)), E.log1p, {}),
+        ("sqrt", 1, np.sqrt, float_out, u(lambda x, o, g: g / (2 * o)), E.sqrt, {}),
+        ("sqr", 1, np.square, upcast_out_nobool, u(lambda x, o, g: g * 2 * x),
+         lambda x: x * x, {}),
+        ("reciprocal", 1, np.reciprocal, float_out, u(lambda x, o, g: -g * o * o),
+         lambda x: 1 / x, {}),
+        ("sin", 1, np.sin, float_out, u(lambda x, o, g: g * T().cos(x)), E.sin, {}),
+        ("cos", 1, np.cos, float_out, u(lambda x, o, g: -g * T().sin(x)), E.cos, {}),
+        ("tan", 1, np.tan, float_out, u(lambda x, o, g: g * (1 + o * o)), E.tan, {}),
         ("arcsin", 1, np.arcsin, float_out,
-         u(lambda x, o, g: g / T().sqrt(1 - T().sqr(x))), {}),
+         u(lambda x, o, g: g / T().sqrt(1 - T().sqr(x))), E.asin, {}),
         ("arccos", 1, np.arccos, float_out,
-         u(lambda x, o, g: -g / T().sqrt(1 - T().sqr(x))), {}),
-        ("arctan", 1, np.arctan, float_out, u(lambda x, o, g: g / (1 + T().sqr(x))), {}),
-        ("sinh", 1, np.sinh, float_out, u(lambda x, o, g: g * T().cosh(x)), {}),
-        ("cosh", 1, np.cosh, float_out, u(lambda x, o, g: g * T().sinh(x)), {}),
-        ("tanh", 1, np.tanh, float_out, u(lambda x, o, g: g * (1 - o * o)), {}),
+         u(lambda x, o, g: -g / T().sqrt(1 - T().sqr(x))), E.acos, {}),
+        ("arctan", 1, np.arctan, float_out, u(lambda x, o, g: g / (1 + T().sqr(x))), E.atan,
+         {}),
+        ("sinh", 1, np.sinh, float_out, u(lambda x, o, g: g * T().cosh(x)), E.sinh, {}),
+        ("cosh", 1, np.cosh, float_out, u(lambda x, o, g: g * T().sinh(x)), E.cosh, {}),
+        ("tanh", 1, np.tanh, float_out, u(lambda x, o, g: g * (1 - o * o)), E.tanh, {}),
         ("arcsinh", 1, np.arcsinh, float_out,
-         u(lambda x, o, g: g / T().sqrt(T().sqr(x) + 1)), {}),
+         u(lambda x, o, g: g / T().sqrt(T().sqr(x) + 1)), E.asinh, {}),
         ("arccosh", 1, np.arccosh, float_out,
-         u(lambda x, o, g: g / T().sqrt(T().sqr(x) - 1)), {}),
-        ("arctanh", 1, np.arctanh, float_out, u(lambda x, o, g: g / (1 - T().sqr(x))), {}),
-        ("floor", 1, np.floor, same_out, _zero_grad, {}),
-        ("ceil", 1, np.ceil, same_out, _zero_grad, {}),
-        ("round_half_to_even", 1, _round_half_even, same_out, _zero_grad, {}),
-        ("round_half_away_from_zero", 1, _round_half_away, same_out, _zero_grad, {}),
-        ("trunc", 1, np.trunc, same_out, _zero_grad, {}),
+         u(lambda x, o, g: g / T().sqrt(T().sqr(x) - 1)), E.acosh, {}),
+        ("arctanh", 1, np.arctanh, float_out, u(lambda x, o, g: g / (1 - T().sqr(x))),
+         E.atanh, {}),
+        ("floor", 1, np.floor, same_out, _zero_grad, _rounded(E.floor), {}),
+        ("ceil", 1, np.ceil, same_out, _zero_grad, _rounded(E.ceil), {}),
+        ("round_half_to_even", 1, _round_half_even, same_out, _zero_grad, _rounded(E.rint), {}),
+        ("round_half_away_from_zero", 1, _round_half_away, same_out, _zero_grad,
+         _round_away_expr, {}),
+        ("trunc", 1, np.trunc, same_out, _zero_grad, _rounded(E.trunc), {}),
         ("erf", 1, _erf_impl, float_out,
-         u(lambda x, o, g: g * T().const_like(2.0 / _SQRT_PI, o) * T().exp(-T().sqr(x))), {}),
+         u(lambda x, o, g: g * T().const_like(2.0 / _SQRT_PI, o) * T().exp(-T().sqr(x))),
+         E.erf, {}),
         ("erfc", 1, _erfc_impl, float_out,
-         u(lambda x, o, g: -g * T().const_like(2.0 / _SQRT_PI, o) * T().exp(-T().sqr(x))), {}),
-        ("sigmoid", 1, _sigmoid_impl, float_out, u(lambda x, o, g: g * o * (1 - o)), {}),
-        ("softplus", 1, _softplus_impl, float_out, u(lambda x, o, g: g * T().sigmoid(x)), {}),
-        ("isnan", 1, np.isnan, bool_out, None, {"differentiable": False, "cast_inputs": "none"}),
-        ("isinf", 1, np.isinf, bool_out, None, {"differentiable": False, "cast_inputs": "none"}),
-        ("invert", 1, np.invert, discrete_or_bool_out, None, {"differentiable": False}),
+         u(lambda x, o, g: -g * T().const_like(2.0 / _SQRT_PI, o) * T().exp(-T().sqr(x))),
+         E.erfc, {}),
+        ("sigmoid", 1, _sigmoid_impl, float_out, u(lambda x, o, g: g * o * (1 - o)),
+         _sigmoid_expr, {}),
+        ("softplus", 1, _softplus_impl, float_out, u(lambda x, o, g: g * T().sigmoid(x)),
+         _softplus_expr, {}),
+        ("isnan", 1, np.isnan, bool_out, None, E.isnan,
+         {"differentiable": False, "cast_inputs": "none"}),
+        ("isinf", 1, np.isinf, bool_out, None, E.isinf,
+         {"differentiable": False, "cast_inputs": "none"}),
+        ("invert", 1, np.invert, discrete_or_bool_out, None, lambda x: ~x,
+         {"differentiable": False}),
         # binary and n-ary
-        ("add", -1, None, upcast_out_nobool, _add_grad,
+        ("add", -1, _nary_add, upcast_out_nobool, _add_grad, E.add,
          {"commutative": True, "associative": True, "identity": 0}),
-        ("mul", -1, None, upcast_out_nobool, _mul_grad,
+        ("mul", -1, _nary_mul, upcast_out_nobool, _mul_grad, E.mul,
          {"commutative": True, "associative": True, "identity": 1}),
-        ("sub", 2, np.subtract, upcast_out_nobool, _binary(lambda x, y, o, g: (g, -g)), {}),
+        ("sub", 2, np.subtract, upcast_out_nobool, binary_grad(lambda x, y, o, g: (g, -g)),
+         lambda x, y: x - y, {}),
         ("true_div", 2, np.true_divide, float_out,
-         _binary(lambda x, y, o, g: (g / y, -g * o / y)), {}),
-        ("int_div", 2, _int_div_impl, upcast_out_nobool, _zero_grad, {}),
+         binary_grad(lambda x, y, o, g: (g / y, -g * o / y)), lambda x, y: x / y, {}),
+        ("int_div", 2, _int_div_impl, upcast_out_nobool, _zero_grad, lambda x, y: x // y, {}),
         ("mod", 2, np.mod, upcast_out_nobool,
-         _binary(lambda x, y, o, g: (g, -g * T().int_div(x, y))), {}),
-        ("pow", 2, np.power, upcast_out_nobool, _binary(_pow_grad), {}),
-        ("maximum", 2, np.maximum, upcast_out, _binary(_maxmin_grad),
+         binary_grad(lambda x, y, o, g: (g, -g * T().int_div(x, y))), lambda x, y: x % y, {}),
+        ("pow", 2, np.power, upcast_out_nobool, binary_grad(_pow_grad), lambda x, y: x ** y, {}),
+        ("maximum", 2, np.maximum, upcast_out, binary_grad(_maxmin_grad), E.maximum,
          {"commutative": True, "associative": True, "identity": -np.inf}),
-        ("minimum", 2, np.minimum, upcast_out, _binary(_maxmin_grad),
+        ("minimum", 2, np.minimum, upcast_out, binary_grad(_maxmin_grad), E.minimum,
          {"commutative": True, "associative": True, "identity": np.inf}),
         ("arctan2", 2, np.arctan2, float_out,
-         _binary(lambda y, x, o, g: (g * x / (T().sqr(x) + T().sqr(y)),
-                                     -g * y / (T().sqr(x) + T().sqr(y)))), {}),
-        ("eq", 2, np.equal, bool_out, None, {"cast_inputs": "none", "differentiable": False, "commutative": True}),
-        ("neq", 2, np.not_equal, bool_out, None, {"cast_inputs": "none", "differentiable": False, "commutative": True}),
-        ("lt", 2, np.less, bool_out, None, {"cast_inputs": "none", "differentiable": False}),
-        ("le", 2, np.less_equal, bool_out, None, {"cast_inputs": "none", "differentiable": False}),
-        ("gt", 2, np.greater, bool_out, None, {"cast_inputs": "none", "differentiable": False}),
-        ("ge", 2, np.greater_equal, bool_out, None, {"cast_inputs": "none", "differentiable": False}),
-        ("and_", 2, np.bitwise_and, discrete_or_bool_out, None,
+         binary_grad(lambda y, x, o, g: (g * x / (T().sqr(x) + T().sqr(y)),
+                                     -g * y / (T().sqr(x) + T().sqr(y)))), E.atan2, {}),
+        ("eq", 2, np.equal, bool_out, None, lambda x, y: x == y,
+         {"cast_inputs": "none", "differentiable": False, "commutative": True}),
+        ("neq", 2, np.not_equal, bool_out, None, lambda x, y: x != y,
+         {"cast_inputs": "none", "differentiable": False, "commutative": True}),
+        ("lt", 2, np.less, bool_out, None, lambda x, y: x < y,
+         {"cast_inputs": "none", "differentiable": False}),
+        ("le", 2, np.less_equal, bool_out, None, lambda x, y: x <= y,
+         {"cast_inputs": "none", "differentiable": False}),
+        ("gt", 2, np.greater, bool_out, None, lambda x, y: x > y,
+         {"cast_inputs": "none", "differentiable": False}),
+        ("ge", 2, np.greater_equal, bool_out, None, lambda x, y: x >= y,
+         {"cast_inputs": "none", "differentiable": False}),
+        ("and_", 2, np.bitwise_and, discrete_or_bool_out, None, lambda x, y: x & y,
          {"differentiable": False, "commutative": True, "associative": True, "identity": True}),
-        ("or_", 2, np.bitwise_or, discrete_or_bool_out, None,
+        ("or_", 2, np.bitwise_or, discrete_or_bool_out, None, lambda x, y: x | y,
          {"differentiable": False, "commutative": True, "associative": True, "identity": False}),
-        ("xor", 2, np.bitwise_xor, discrete_or_bool_out, None,
+        ("xor", 2, np.bitwise_xor, discrete_or_bool_out, None, lambda x, y: x ^ y,
          {"differentiable": False, "commutative": True, "associative": True}),
-        ("second", 2, _second, lambda a, b: b, lambda i, o, g: [None, g],
+        ("second", 2, _second, lambda a, b: b, lambda i, o, g: [None, g], lambda a, b: b,
          {"cast_inputs": (False, True), "shape_only_inputs": (0,)}),
-        ("switch", 3, np.where, lambda c, a, b: dt.upcast(a, b), _switch_grad,
+        ("switch", 3, np.where, lambda c, a, b: dt.upcast(a, b), _switch_grad, E.where,
          {"cast_inputs": (False, True, True)}),
-        ("clip", 3, np.clip, lambda x, lo, hi: dt.upcast(x, lo, hi), _clip_grad, {}),
+        ("clip", 3, np.clip, lambda x, lo, hi: dt.upcast(x, lo, hi), _clip_grad,
+         lambda x, lo, hi: E.minimum(E.maximum(x, lo), hi), {}),
     ]
-    for name, nin, impl, rule, grad, extra in entries:
-        if impl is None:
-            impl = _NARY[name]
-        register(ScalarOp(name, nin, impl, rule, grad, **extra))
+    for name, nin, impl, rule, grad, expr, extra in entries:
+        define_op(name, nin, impl, rule, grad, expr, **extra)
 
 
 def _nary_add(*xs):
@@ -421,8 +539,6 @@ def _nary_mul(*xs):
         out = np.multiply(out, x)
     return out
 
-
-_NARY = {"add": _nary_add, "mul": _nary_mul}
 
 _build_table()
 

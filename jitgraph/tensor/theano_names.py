@@ -59,7 +59,8 @@ def elemwise_str(op: Any) -> str:
     """Theano's text for an Elemwise op (see the module docstring)."""
     sop = op.scalar_op
     if op.inplace_pattern:
-        name = SCALAR_CLASS_NAMES.get(sop.name) if _is_table_op(sop) else None
+        name = (SCALAR_CLASS_NAMES.get(sop.name) or sop.theano_class) if _is_table_op(sop) \
+            else None
         return f"Elemwise{{{name or scalar_display(sop)}}}{list(op.inplace_pattern)}"
     if isinstance(sop, scalar_ops.Cast) or not _is_table_op(sop):
         return f"Elemwise{{{scalar_display(sop)}}}"

@@ -3,7 +3,7 @@
 
 These are the entropy terms: the limit of x·log(x) at 0 is 0, so ``-sum(p * log(p))`` written
 with ``xlogx`` stays finite when a probability is exactly 0. Each is one scalar op (one table
-entry, with a code template per backend) applied elementwise.
+entry, with its expression for the compiled backends) applied elementwise.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.scalar_expr import expr as E
 from jitgraph.tensor import scalar_ops
 from jitgraph.tensor.elemwise import Elemwise
 from jitgraph.tensor.scalar_ops import ScalarOp, float_out
@@ -51,7 +52,8 @@ class XlogX(ScalarOp):
 
     def __init__(self) -> None:
         super().__init__("xlogx", 1, _xlogx_impl, float_out, _xlogx_grad,
-                         doc="x * log(x), defined as 0 at x = 0")
+                         doc="x * log(x), defined as 0 at x = 0",
+                         expr=lambda x: E.where(x == 0, 0, x * E.log(x)))
 
 
 class XlogY0(ScalarOp):
@@ -59,7 +61,8 @@ class XlogY0(ScalarOp):
 
     def __init__(self) -> None:
         super().__init__("xlogy0", 2, _xlogy0_impl, float_out, _xlogy0_grad,
-                         doc="x * log(y), defined as 0 where x = 0")
+                         doc="x * log(y), defined as 0 where x = 0",
+                         expr=lambda x, y: E.where(x == 0, 0, x * E.log(y)))
 
 
 # Registered so that pickled graphs and compiled kernels find them by name.

@@ -13,8 +13,8 @@ import jitgraph.tensor as T
 from jitgraph.backend_cpu.compose import fuse
 from jitgraph.backend_cpu.elemwise_codegen import check_program
 from jitgraph.backend_cpu.lower_elemwise import structure_of
-from jitgraph.backend_cpu.scalar_templates import (PY_ONLY, SUPPORTED_DTYPES, TEMPLATES,
-                                                   Unsupported, get_template)
+from jitgraph.backend_cpu.scalar_templates import (SUPPORTED_DTYPES, Body, Unsupported,
+                                                   get_template)
 from jitgraph.tensor import scalar_ops as S
 from jitgraph.tensor.elemwise import Elemwise
 
@@ -26,19 +26,19 @@ CHUNK = 12
 INT_TO_FLOAT_SAMPLE = {"exp", "true_div", "sigmoid", "sqrt", "arctan2"}
 
 
-def test_every_scalar_op_has_a_template_or_is_listed_python_only():
-    names = {op.name for op in S.all_scalar_ops()}
-    missing = sorted(n for n in names if n not in TEMPLATES and n not in PY_ONLY)
-    assert not missing, f"scalar ops without a Numba template: {missing}"
+def test_every_table_op_has_an_expression():
+    missing = sorted(op.name for op in S.all_scalar_ops()
+                     if op.expr is None and not op.name.startswith("user_"))
+    assert not missing, f"scalar ops without an expression: {missing}"
     for dtype in SUPPORTED_DTYPES:
-        get_template(f"convert_to_{dtype}")
+        get_template(f"convert_to_{dtype}")(Body(fast=False), ["a"], ["float64"], dtype)
 
 
-def test_unsupported_dtypes_are_refused_by_templates():
+def test_unsupported_dtypes_are_refused():
     with pytest.raises(Unsupported):
-        get_template("add")(None, ["a", "b"], ["float16", "float16"], "float16")
+        get_template("add")(Body(fast=False), ["a", "b"], ["float16", "float16"], "float16")
     with pytest.raises(Unsupported):
-        get_template("exp")(None, ["a"], ["complex128"], "complex128")
+        get_template("exp")(Body(fast=False), ["a"], ["complex128"], "complex128")
 
 
 def _values(dtype: str) -> list[np.ndarray]:

@@ -7,8 +7,8 @@ extern "C" __global__ void jg_c(const float* __restrict__ i0, const float* __res
         const float t0 = expf(x0);
         const float t1 = (t0 * x1);
         const float t2 = (t1 + x2);
-        const float t3 = expf(-fabsf(x0));
-        const float t4 = ((x0 >= 0) ? (1.0f / (1.0f + t3)) : (t3 / (1.0f + t3)));
+        const float t3 = expf((-fabsf(x0)));
+        const float t4 = ((x0 >= 0.0f) ? (1.0f / (1.0f + t3)) : (t3 / (1.0f + t3)));
         o0[k] = t2;
         o1[k] = t4;
     }
@@ -21,8 +21,8 @@ extern "C" __global__ void jg_c64(const float* __restrict__ i0, const float* __r
         const float t0 = expf(x0);
         const float t1 = (t0 * x1);
         const float t2 = (t1 + x2);
-        const float t3 = expf(-fabsf(x0));
-        const float t4 = ((x0 >= 0) ? (1.0f / (1.0f + t3)) : (t3 / (1.0f + t3)));
+        const float t3 = expf((-fabsf(x0)));
+        const float t4 = ((x0 >= 0.0f) ? (1.0f / (1.0f + t3)) : (t3 / (1.0f + t3)));
         o0[k] = t2;
         o1[k] = t4;
     }

@@ -1,0 +1,185 @@
+"""Rendering scalar expressions to a backend's source text, shared by every backend.
+
+A backend provides a :class:`Dialect`: one method per node kind of :mod:`.expr` returning the
+text computing that node from its operands' texts (and a :class:`ScalarBody` subclass saying
+how a temporary is declared). This module walks the DAG, binds every node used more than once
+to a temporary (so it is computed once), applies a scalar op's row (its ``cast_inputs`` policy
+and its expression function), and emits whole scalar programs (fused ``Composite`` steps, with
+value numbering: a step repeated with the same arguments is computed once).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from jitgraph.scalar_expr import expr as E
+from jitgraph.scalar_expr.expr import Expr, Unsupported, check_dtypes
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_KEYWORDS = frozenset({"True", "False", "true", "false", "None"})
+
+
+class ScalarBody:
+    """Statements of one element's computation and the dtype of every temporary; subclasses
+    say how a statement is written (:meth:`statement`) and carry their :class:`Dialect`."""
+
+    dialect: "Dialect"
+
+    def __init__(self, prefix: str = "t") -> None:
+        self.lines: list = []
+        self.prefix = prefix
+        self.count = 0
+        self.dtypes: dict[str, str] = {}
+        self.memo: dict = {}
+
+    def statement(self, name: str, expr: str, dtype: str) -> Any:
+        raise NotImplementedError
+
+    def tmp(self, expr: str, dtype: str) -> str:
+        """``expr`` bound to a new temporary (a plain variable name is returned as it is)."""
+        if _NAME.fullmatch(expr) and expr not in _KEYWORDS:
+            self.dtypes.setdefault(expr, dtype)
+            return expr
+        name = f"{self.prefix}{self.count}"
+        self.count += 1
+        self.lines.append(self.statement(name, expr, dtype))
+        self.dtypes[name] = dtype
+        return name
+
+
+class Dialect:
+    """How one backend writes each node kind (see :mod:`.expr`). Every method returns source
+    text; ``b`` is the body statements may be added to, ``n`` the node, ``a`` the texts of its
+    operands. Methods raise :class:`Unsupported` for what the backend cannot compute."""
+
+    name = "?"
+
+    def const(self, b: ScalarBody, value: Any, dtype: str) -> str: raise NotImplementedError
+    def cast(self, b: ScalarBody, x: str, src: str, dst: str) -> str: raise NotImplementedError
+    def add(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def sub(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def mul(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def truediv(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def floordiv(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def mod(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def pow(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def neg(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def abs(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def invert(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def bitwise(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def compare(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def where(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def extremum(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def fn(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def test(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+    def call(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+
+
+#: node kind -> Dialect method (kinds sharing one method tell them apart by ``n.op``)
+_METHODS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv",
+            "floordiv": "floordiv", "mod": "mod", "pow": "pow", "neg": "neg", "abs": "abs",
+            "invert": "invert", "and": "bitwise", "or": "bitwise", "xor": "bitwise",
+            "eq": "compare", "ne": "compare", "lt": "compare", "le": "compare",
+            "gt": "compare", "ge": "compare", "where": "where", "max": "extremum",
+            "min": "extremum", "fn": "fn", "test": "test", "call": "call"}
+
+#: C / Python spelling of the comparison and bitwise kinds (the same in both languages)
+OPERATORS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+             "add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
+
+
+def render_expr(b: ScalarBody, root: Expr) -> str:
+    """The text of ``root`` (statements for its shared nodes added to ``b``)."""
+    d = b.dialect
+    counts = E.uses(root)
+    done: dict[int, str] = {}
+    stack: list[tuple[Expr, bool]] = [(root, False)]
+    while stack:  # iterative post-order: deep helper expressions do not hit recursion limits
+        node, expanded = stack.pop()
+        if id(node) in done:
+            continue
+        if not expanded and node.args:
+            stack.append((node, True))
+            stack.extend((a, False) for a in reversed(node.args) if id(a) not in done)
+            continue
+        if node.op == "arg":
+            text = node.attr
+        elif node.op == "const":
+            text = d.const(b, node.attr, node.dtype or E._unify(node)[1])
+        elif node.op == "cast":
+            (x,) = node.args
+            text = d.cast(b, done[id(x)], x.dtype, node.dtype)
+        else:
+            text = getattr(d, _METHODS[node.op])(b, node, [done[id(a)] for a in node.args])
+        if counts.get(id(node), 0) > 1 and node.op not in ("arg", "const"):
+            text = b.tmp(text, node.dtype)
+        done[id(node)] = text
+    return done[id(root)]
+
+
+def op_expression(sop: Any, args: Sequence[str], arg_dtypes: Sequence[str], out: str) -> Expr:
+    """The expression of scalar op ``sop`` (its row's ``expr``) applied to ``args``: inputs
+    converted as its ``cast_inputs`` policy says, the result converted to ``out``."""
+    check_dtypes(out, *arg_dtypes)
+    build = getattr(sop, "expr", None)
+    if build is None:
+        raise Unsupported(f"scalar op {sop.name} has no expression")
+    policy = getattr(sop, "cast_inputs", "all")
+    flags = [True] * len(args) if policy == "all" else \
+        [False] * len(args) if policy == "none" else list(policy)
+    leaves = [E.arg(a, d) for a, d in zip(args, arg_dtypes)]
+    inputs = [E.cast(x, out) if f else x for x, f in zip(leaves, flags)]
+    return E.cast(E.const(build(*inputs)), out)
+
+
+def render_op(b: ScalarBody, sop: Any, args: Sequence[str], arg_dtypes: Sequence[str],
+              out: str) -> str:
+    """The text of ``sop`` applied to ``args`` (see :func:`op_expression`)."""
+    return render_expr(b, op_expression(sop, args, arg_dtypes, out))
+
+
+def emit_scalar_program(b: ScalarBody, sop: Any, args: Sequence[str],
+                        arg_dtypes: Sequence[str], out_dtypes: Sequence[str]) -> list[str]:
+    """Emit ``sop`` (a table op or a fused ``Composite``) applied to ``args``; return one
+    variable name per output."""
+    from jitgraph.tensor.composite import Composite
+
+    if isinstance(sop, Composite):
+        vals = [b.tmp(b.dialect.cast(b, a, d, want), want) if d != want else a
+                for a, d, want in zip(args, arg_dtypes, sop.in_dtypes)]
+        dts = list(sop.in_dtypes)
+        for op, refs, dtype in sop.steps:
+            (res,) = emit_scalar_program(b, op, [vals[r] for r in refs], [dts[r] for r in refs],
+                                         [dtype])
+            vals.append(res)
+            dts.append(dtype)
+        return [vals[r] for r in sop.outputs]
+    # Value numbering: a step repeated with the same arguments is computed once (smaller
+    # kernels compile faster; LLVM would only merge them after inlining everything).
+    memo_key = (sop.key, tuple(args), tuple(arg_dtypes), out_dtypes[0])
+    hit = b.memo.get(memo_key)
+    if hit is None:
+        expr = render_op(b, sop, list(args), list(arg_dtypes), out_dtypes[0])
+        hit = b.memo[memo_key] = b.tmp(expr, out_dtypes[0])
+    return [hit]
+
+
+def template_of(name: str) -> Any:
+    """A renderer for the table op ``name`` (``convert_to_<dtype>`` included) with the
+    signature ``(body, args, arg_dtypes, out_dtype) -> text``, for code generators that
+    combine two values with a reduction's scalar op."""
+    from jitgraph.tensor import scalar_ops
+
+    if name.startswith("convert_to_"):
+        sop = scalar_ops.Cast(name[len("convert_to_"):])
+    else:
+        try:
+            sop = scalar_ops.op(name)
+        except KeyError:
+            raise Unsupported(f"no scalar op {name!r}") from None
+
+    def render(b: ScalarBody, args: list, dts: list, out: str) -> str:
+        return render_op(b, sop, args, dts, out)
+
+    return render
