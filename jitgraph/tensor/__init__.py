@@ -35,6 +35,7 @@ from jitgraph.tensor.subtensor import *  # noqa: F401,F403
 from jitgraph.tensor.default import Default, default, setdefault
 from jitgraph.tensor.helpers import *  # noqa: F401,F403  (axes, numpy_scalar, transfer, ...)
 from jitgraph.tensor.io import *  # noqa: F401,F403  (load, and the MPI names that raise)
+from jitgraph.tensor.special_functions import *  # noqa: F401,F403  (erfinv, ...)
 from jitgraph.tensor.type_other import (MakeSlice, NoneConst, NoneTypeT, SliceConstant,
                                         SliceType, as_int_none_variable, make_slice,
                                         none_type_t, slicetype)
