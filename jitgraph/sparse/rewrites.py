@@ -1,0 +1,131 @@
+"""Rewrites of sparse graphs (``fast_run``, specialize phase), registered when
+:mod:`jitgraph.sparse` is imported:
+
+* ``local_structured_dot_csx`` / ``local_dot_csx``: a product of a csc/csr matrix with a dense
+  matrix or vector becomes :class:`~.csx_ops.StructuredDotCSx` on the matrix's arrays (the
+  compiled loop over the compressed storage); a dense-times-sparse ``dot`` uses the transposed
+  matrix, whose arrays are the same in the other format.
+* ``local_mul_s_d_csx``, ``local_mul_s_v_csx``, ``local_structured_add_s_v_csx``,
+  ``local_sampling_dot_csx``: a structured product or sum becomes an elementwise loop on the
+  ``data`` array (``CSM(op(data, ...), indices, indptr, shape)``), ``local_add_s_d_csx`` a
+  scatter into a copy of the dense operand.
+* ``local_csm_properties_csm``: the arrays of a matrix just built by ``CSM`` are its inputs
+  (chains of structured elementwise functions then run on the data array alone).
+"""
+
+from __future__ import annotations
+
+from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.fg import FunctionGraph
+from jitgraph.rewrite.engine import node_rewriter
+from jitgraph.rewrite.phases import register_specialize
+from jitgraph.sparse import csx_ops as C
+from jitgraph.sparse import helpers as H
+from jitgraph.sparse.arithmetic import AddSD, MulSD, MulSV, StructuredAddSV
+from jitgraph.sparse.basic import CSM, CSMProperties, csm_properties
+from jitgraph.sparse.products import Dot, SamplingDot, StructuredDot
+
+_FLIP = {"csc": "csr", "csr": "csc"}
+
+
+def _compressed(x: Variable) -> bool:
+    return H.is_sparse_variable(x) and x.format in ("csc", "csr")
+
+
+def _product(a: Variable, b: Variable) -> Variable:
+    data, indices, indptr, shape = csm_properties(a)
+    return C.StructuredDotCSx(a.format)(data, indices, indptr, shape[0], b)
+
+
+@node_rewriter([StructuredDot])
+def local_structured_dot_csx(fgraph: FunctionGraph, node: Apply) -> list | None:
+    """``structured_dot(a, b)`` (dense b) -> the compiled csc/csr product."""
+    a, b = node.inputs
+    if not _compressed(a) or not H.is_dense_variable(b):
+        return None
+    return [_product(a, b)]
+
+
+@node_rewriter([Dot])
+def local_dot_csx(fgraph: FunctionGraph, node: Apply) -> list | None:
+    """``dot(sparse, dense)`` -> the compiled product; ``dot(dense, sparse)`` -> the product
+    of the transposed sparse matrix (same arrays, other format) with ``dense.T``."""
+    x, y = node.inputs
+    if _compressed(x) and H.is_dense_variable(y):
+        return [_product(x, y)]
+    if H.is_dense_variable(x) and _compressed(y):
+        data, indices, indptr, shape = csm_properties(y)
+        product = C.StructuredDotCSx(_FLIP[y.format])(data, indices, indptr, shape[1], x.T)
+        return [product.T if x.ndim == 2 else product]
+    return None
+
+
+def _on_data(node: Apply, op_class: type, dense: Variable) -> list | None:
+    x = node.inputs[0]
+    if not _compressed(x):
+        return None
+    data, indices, indptr, shape = csm_properties(x)
+    new_data = op_class(x.format)(data, indices, indptr, dense)
+    if new_data.dtype != node.outputs[0].dtype:
+        return None
+    return [CSM(x.format)(new_data, indices, indptr, shape)]
+
+
+@node_rewriter([MulSD])
+def local_mul_s_d_csx(fgraph: FunctionGraph, node: Apply) -> list | None:
+    """``mul_s_d(x, y)`` (dense matrix y) -> a loop on x's data array."""
+    if node.inputs[1].ndim != 2:
+        return None
+    return _on_data(node, C.MulSDCSx, node.inputs[1])
+
+
+@node_rewriter([MulSV])
+def local_mul_s_v_csx(fgraph: FunctionGraph, node: Apply) -> list | None:
+    """``mul_s_v(x, y)`` -> a loop on x's data array."""
+    return _on_data(node, C.MulSVCSx, node.inputs[1])
+
+
+@node_rewriter([StructuredAddSV])
+def local_structured_add_s_v_csx(fgraph: FunctionGraph, node: Apply) -> list | None:
+    """``structured_add_s_v(x, y)`` -> a loop on x's data array."""
+    return _on_data(node, C.StructuredAddSVCSx, node.inputs[1])
+
+
+@node_rewriter([SamplingDot])
+def local_sampling_dot_csx(fgraph: FunctionGraph, node: Apply) -> list | None:
+    """``sampling_dot(x, y, p)`` -> one dot product per stored value of p."""
+    x, y, p = node.inputs
+    if not _compressed(p):
+        return None
+    data, indices, indptr, shape = csm_properties(p)
+    new_data = C.SamplingDotCSx(p.format)(x, y, data, indices, indptr)
+    return [CSM(p.format)(new_data, indices, indptr, shape)]
+
+
+@node_rewriter([AddSD])
+def local_add_s_d_csx(fgraph: FunctionGraph, node: Apply) -> list | None:
+    """``add_s_d(x, y)`` -> y's copy with x's stored values added in one loop."""
+    x, y = node.inputs
+    if not _compressed(x):
+        return None
+    data, indices, indptr, _ = csm_properties(x)
+    return [C.AddSDCSx(x.format)(data, indices, indptr, y)]
+
+
+@node_rewriter([CSMProperties])
+def local_csm_properties_csm(fgraph: FunctionGraph, node: Apply) -> list | None:
+    """``csm_properties(CSM(data, indices, indptr, shape))`` -> those four."""
+    built = node.inputs[0].owner
+    if built is None or not isinstance(built.op, CSM):
+        return None
+    replacements = list(built.inputs)
+    if any(new.type != old.type for new, old in zip(replacements, node.outputs)):
+        return None
+    return replacements
+
+
+for _rewrite in (local_structured_dot_csx, local_dot_csx, local_mul_s_d_csx, local_mul_s_v_csx,
+                 local_structured_add_s_v_csx, local_sampling_dot_csx, local_add_s_d_csx,
+                 local_csm_properties_csm):
+    register_specialize(_rewrite, "sparse", name=_rewrite.name)
+
