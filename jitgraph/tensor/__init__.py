@@ -94,7 +94,7 @@ def __getattr__(name: str) -> _Any:
 
 
 _THEANO_SUBMODULES = frozenset({"shared_randomstreams", "raw_random", "nnet", "signal",
-                                "xlogx", "nlinalg", "slinalg"})
+                                "xlogx", "nlinalg", "slinalg", "fft"})
 
 
 def __dir__() -> list:
