@@ -32,6 +32,7 @@ from jitgraph.tensor.shape import *  # noqa: F401,F403
 from jitgraph.tensor.basic import *  # noqa: F401,F403
 from jitgraph.tensor.extra_ops import *  # noqa: F401,F403
 from jitgraph.tensor.subtensor import *  # noqa: F401,F403
+from jitgraph.tensor.sort import *  # noqa: F401,F403  (T.sort is the function, as in Theano)
 from jitgraph.tensor.default import Default, default, setdefault
 from jitgraph.tensor.helpers import *  # noqa: F401,F403  (axes, numpy_scalar, transfer, ...)
 from jitgraph.tensor.io import *  # noqa: F401,F403  (load, and the MPI names that raise)
