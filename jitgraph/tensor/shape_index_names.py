@@ -1,0 +1,17 @@
+"""The shape and indexing part of Theano 1.0's ``theano.tensor`` namespace, gathered from the
+modules that define it (one star-import of this module exports them all)."""
+
+from jitgraph.tensor.assemble import *  # noqa: F401,F403
+from jitgraph.tensor.assemble import __all__ as _assemble
+from jitgraph.tensor.matrices import *  # noqa: F401,F403
+from jitgraph.tensor.matrices import __all__ as _matrices
+from jitgraph.tensor.nonzero import *  # noqa: F401,F403
+from jitgraph.tensor.nonzero import __all__ as _nonzero
+from jitgraph.tensor.reorder import *  # noqa: F401,F403
+from jitgraph.tensor.reorder import __all__ as _reorder
+from jitgraph.tensor.statistics import *  # noqa: F401,F403
+from jitgraph.tensor.statistics import __all__ as _statistics
+from jitgraph.tensor.theano_op_classes import *  # noqa: F401,F403
+from jitgraph.tensor.theano_op_classes import __all__ as _op_classes
+
+__all__ = [*_assemble, *_matrices, *_nonzero, *_reorder, *_statistics, *_op_classes]
