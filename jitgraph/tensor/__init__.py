@@ -34,6 +34,7 @@ from jitgraph.tensor.extra_ops import *  # noqa: F401,F403
 from jitgraph.tensor.subtensor import *  # noqa: F401,F403
 from jitgraph.tensor.sort import *  # noqa: F401,F403  (T.sort is the function, as in Theano)
 from jitgraph.tensor.default import Default, default, setdefault
+from jitgraph.tensor.shape_index_names import *  # noqa: F401,F403  (eye, nonzero, split, ...)
 from jitgraph.tensor.helpers import *  # noqa: F401,F403  (axes, numpy_scalar, transfer, ...)
 from jitgraph.tensor.io import *  # noqa: F401,F403  (load, and the MPI names that raise)
 from jitgraph.tensor.special_functions import *  # noqa: F401,F403  (erfinv, ...)
