@@ -133,3 +133,17 @@ def device_constructor(value: Any, name: str | None = None, strict: bool = False
     return gpu_constructor(value, name=name, strict=strict, allow_downcast=allow_downcast,
                            borrow=borrow, broadcastable=broadcastable, shape=shape,
                            target=target)
+
+
+@shared_constructor
+def sparse_matrix_constructor(value: Any, name: str | None = None, strict: bool = False,
+                              allow_downcast: bool | None = None, borrow: bool = False,
+                              **kwargs: Any) -> SharedVariable | None:
+    """A scipy.sparse matrix, through :mod:`jitgraph.sparse` (imported only for such a value:
+    a value of a SciPy class means SciPy is loaded already)."""
+    if not type(value).__module__.startswith("scipy.sparse"):
+        return None
+    from jitgraph.sparse.sharedvar import sparse_constructor
+
+    return sparse_constructor(value, name=name, strict=strict, allow_downcast=allow_downcast,
+                              borrow=borrow, **kwargs)

@@ -19,6 +19,8 @@ in ``consider_constant`` are treated as constants.
 
 from __future__ import annotations
 
+import functools
+import operator
 import traceback
 import warnings
 from typing import Any, Sequence
@@ -120,6 +122,8 @@ def zeros_for(var: Variable) -> Variable | None:
     """Zeros shaped like ``var``, in its dtype (floatX for integer variables)."""
     if not hasattr(var, "dtype"):
         return None
+    if _is_sparse(var):
+        return var.zeros_like()
     from jitgraph.tensor.math import second
 
     dtype = var.dtype if not dt.is_discrete(var.dtype) else dt.floatx()
@@ -298,7 +302,8 @@ def _checked_term(node: Apply, inp: Variable, g: Any) -> Variable | None:
         return None
     if is_null(g):
         return g
-    g = as_tensor_variable(g)
+    if not _is_sparse(g):  # a sparse gradient stays sparse
+        g = as_tensor_variable(g)
     if hasattr(inp, "ndim") and g.ndim != inp.ndim:
         raise ValueError(f"{node.op}.grad returned a term with {g.ndim} dimensions, but "
                          f"{inp.ndim} are required.")
@@ -311,9 +316,16 @@ def _total(terms: list[Variable]) -> Variable:
         return nulls[0]
     if len(terms) == 1:
         return terms[0]
+    if any(_is_sparse(t) for t in terms):  # sparse + dense: the sparse operand's addition
+        sparse_first = sorted(terms, key=lambda t: not _is_sparse(t))
+        return functools.reduce(operator.add, sparse_first)
     from jitgraph.tensor.math import add
 
     return add(*terms)
+
+
+def _is_sparse(var: Any) -> bool:
+    return getattr(getattr(var, "type", None), "is_sparse", False)
 
 
 def _finish(w: Variable, terms: list[Variable] | None, cost: Any, add_names: bool,
@@ -332,8 +344,10 @@ def _finish(w: Variable, terms: list[Variable] | None, cost: Any, add_names: boo
         if g.dtype != w.dtype and not dt.is_discrete(w.dtype):
             from jitgraph.tensor.math import cast
 
-            g = cast(g, w.dtype)
-        if g.broadcastable != w.broadcastable and g.ndim == w.ndim:
+            g = g.astype(w.dtype) if _is_sparse(g) else cast(g, w.dtype)
+        if _is_sparse(g) or _is_sparse(w):
+            pass  # sparse matrices have no broadcastable pattern
+        elif g.broadcastable != w.broadcastable and g.ndim == w.ndim:
             from jitgraph.tensor.shape import patternbroadcast
 
             g = patternbroadcast(g, w.broadcastable)

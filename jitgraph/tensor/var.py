@@ -33,17 +33,30 @@ def _s():
     return importlib.import_module("jitgraph.tensor.shape")
 
 
+def _is_sparse(x: Any) -> bool:
+    return getattr(getattr(x, "type", None), "is_sparse", False)
+
+
 class _TensorOperators:
     """Operators shared by tensor variables, constants and shared variables."""
 
     __array_priority__ = 1000  # make ndarray <op> variable call our reflected operator
 
     # -- arithmetic -----------------------------------------------------------------------
-    def __add__(self, other): return _m().add(self, other)
+    # A sparse operand answers +, - and * itself (its reflected operator, sparse.add/mul).
+    def __add__(self, other):
+        return NotImplemented if _is_sparse(other) else _m().add(self, other)
+
     def __radd__(self, other): return _m().add(other, self)
-    def __sub__(self, other): return _m().sub(self, other)
+
+    def __sub__(self, other):
+        return NotImplemented if _is_sparse(other) else _m().sub(self, other)
+
     def __rsub__(self, other): return _m().sub(other, self)
-    def __mul__(self, other): return _m().mul(self, other)
+
+    def __mul__(self, other):
+        return NotImplemented if _is_sparse(other) else _m().mul(self, other)
+
     def __rmul__(self, other): return _m().mul(other, self)
     def __truediv__(self, other): return _m().div_proxy(self, other)
     def __rtruediv__(self, other): return _m().div_proxy(other, self)
