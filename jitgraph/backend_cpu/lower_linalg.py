@@ -15,7 +15,7 @@ from typing import Any
 
 from jitgraph.backend_cpu.registry import Lowered, lower, register_lowering
 from jitgraph.graph.op import Op
-from jitgraph.tensor import diagonal, fft, nlinalg, slinalg
+from jitgraph.tensor import diag_ops, fft, nlinalg, slinalg
 
 
 def _perform(op: Any, node: Any, ctx: Any) -> Lowered:
@@ -26,7 +26,7 @@ def _perform(op: Any, node: Any, ctx: Any) -> Lowered:
 
 def _register_all() -> list[type]:
     done = []
-    for module in (diagonal, nlinalg, slinalg, fft):
+    for module in (diag_ops, nlinalg, slinalg, fft):
         for _, cls in inspect.getmembers(module, inspect.isclass):
             if (issubclass(cls, Op) and cls.__module__ == module.__name__
                     and cls not in lower.registry):

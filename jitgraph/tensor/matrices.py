@@ -1,7 +1,7 @@
 """Identity, triangular and diagonal matrices with Theano 1.0's ``theano.tensor`` signatures:
 ``eye``/:class:`Eye`, ``tri``/:class:`Tri`, ``tril``, ``triu``, ``identity_like``, and ``diag``,
-``diagonal`` built on :class:`~jitgraph.tensor.diagonal.AllocDiag` and
-:class:`~jitgraph.tensor.diagonal.ExtractDiag` (re-exported here for ``T.AllocDiag``).
+``diagonal`` built on :class:`~jitgraph.tensor.diag_ops.AllocDiag` and
+:class:`~jitgraph.tensor.diag_ops.ExtractDiag` (re-exported here for ``T.AllocDiag``).
 
 ``fill_diagonal``/``fill_diagonal_offset`` live in :mod:`jitgraph.tensor.extra_ops` (Theano kept
 them in ``theano.tensor.extra_ops``).
@@ -17,7 +17,7 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.diagonal import AllocDiag, ExtractDiag
+from jitgraph.tensor.diag_ops import AllocDiag, ExtractDiag
 from jitgraph.tensor.shape import _dim, _scalar_int_input, shape_i
 from jitgraph.tensor.type import TensorType
 
@@ -119,7 +119,7 @@ def identity_like(x: Any) -> Variable:
 
 
 # ---------------------------------------------------------------------------------------------
-# Diagonals (the ops live in jitgraph.tensor.diagonal)
+# Diagonals (the ops live in jitgraph.tensor.diag_ops)
 
 def diag(v: Any, k: int = 0) -> Variable:
     """For a vector ``v``: the square matrix with ``v`` on diagonal ``k``; for a matrix: its

@@ -20,7 +20,7 @@ from jitgraph.graph.gradient_types import DisconnectedType
 from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.diagonal import ExtractDiag
+from jitgraph.tensor.diag_ops import ExtractDiag
 from jitgraph.tensor.linalg_common import as_matrix, cast_result, float_dtype, real_dtype
 from jitgraph.tensor.type import TensorType
 

@@ -1,4 +1,5 @@
-"""Diagonals of tensors: ``ExtractDiag`` (``numpy.diagonal``) and its inverse ``AllocDiag``.
+"""Diagonals of tensors: ``ExtractDiag`` (``numpy.diagonal``) and its inverse ``AllocDiag``
+(named ``diag_ops`` so that ``T.diagonal``, the function, is not shadowed by a module).
 
 Theano 1.0 defines both classes in ``theano.tensor.basic`` (where ``T.ExtractDiag`` and
 ``T.AllocDiag`` come from); ``theano.tensor.nlinalg`` reuses ``ExtractDiag`` (the same class) but
