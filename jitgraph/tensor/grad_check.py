@@ -192,7 +192,7 @@ def _scalar(fn: Callable) -> Callable[[list], float]:
 
 def _random_like(rng: Any, value: np.ndarray) -> np.ndarray:
     if isinstance(rng, np.random.RandomState):
-        return rng.rand(*value.shape) + 0.5
+        return np.asarray(rng.rand(*value.shape) + 0.5)  # rand() of no dims is a float
     return rng.random(value.shape) + 0.5
 
 
