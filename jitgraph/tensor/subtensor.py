@@ -165,6 +165,16 @@ def _advanced_getitem(x: Variable, entries: list[Any]) -> Variable:
             and arrays[0][1].dtype != "bool"
             and all(e is Ellipsis or (isinstance(e, slice) and e == slice(None)) for e in rest)):
         return AdvancedSubtensor1()(x, arrays[0][1])
+    idx_list, inputs = advanced_index(entries)
+    if any(a[1].dtype == "bool" for a in arrays):
+        from jitgraph.tensor.boolean_index import AdvancedBooleanSubtensor
+
+        return AdvancedBooleanSubtensor(idx_list)(x, *inputs)
+    return AdvancedSubtensor(idx_list)(x, *inputs)
+
+
+def advanced_index(entries: list[Any]) -> tuple[list[Any], list[Variable]]:
+    """The ``idx_list`` and index inputs of parsed index entries (see :func:`_entry`)."""
     idx_list: list[Any] = []
     inputs: list[Variable] = []
     for e in entries:
@@ -183,7 +193,7 @@ def _advanced_getitem(x: Variable, entries: list[Any]) -> Variable:
         else:
             idx_list.append("int")
             inputs.append(as_index_scalar(e, "index"))
-    return AdvancedSubtensor(idx_list)(x, *inputs)
+    return idx_list, inputs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -227,8 +237,8 @@ def inc_subtensor(x: Any, y: Any, inplace: bool = False, set_instead_of_inc: boo
         return AdvancedIncSubtensor1(set_instead_of_inc, inplace)(node.inputs[0], y,
                                                                  node.inputs[1])
     if isinstance(op, AdvancedSubtensor):
-        return AdvancedIncSubtensor(op.idx_list, set_instead_of_inc, inplace,
-                                    ignore_duplicates)(node.inputs[0], y, *node.inputs[1:])
+        return op._writer()(op.idx_list, set_instead_of_inc, inplace,
+                            ignore_duplicates)(node.inputs[0], y, *node.inputs[1:])
     if isinstance(op, DimShuffle):
         # x is a view of an indexed tensor with axes reordered/inserted/dropped: map y back.
         inner = node.inputs[0]
