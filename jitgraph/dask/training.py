@@ -21,6 +21,7 @@ the same parameters, to rounding.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -100,6 +101,9 @@ class DataParallelSGD:
         self.shards: dict[str, list[int]] = {}
         self._shard_futures: dict[str, list[Any]] = {}
         self.rows: tuple[int, ...] = ()
+        #: seconds the workers spent in the gradient function, summed over workers and steps
+        #: (the rest of a step's time is Dask's communication and the client's update)
+        self.worker_seconds = 0.0
 
     # -- data ---------------------------------------------------------------------------------
     def distribute(self, *arrays: Any) -> None:
@@ -157,14 +161,16 @@ class DataParallelSGD:
     def step(self, start: int, stop: int) -> float:
         """One synchronous step on rows ``start:stop`` of every shard; returns the cost."""
         values = [p.get_value(borrow=True) for p in self.params]
-        remote_values = self.client.scatter(values, broadcast=True, hash=False)
+        # Straight to every worker (not through the scheduler), once per step.
+        remote_values = self.client.scatter(values, broadcast=True, hash=False, direct=True)
         futures = [self.client.submit(_shard_gradients, self._remote_function, remote_values,
                                       start, stop, self.combine == "mean", self.shards[w],
                                       *self._shard_futures[w],
                                       workers=[w], allow_other_workers=False, pure=False)
                    for w in self._shard_futures]
         cost, grads, rows = 0.0, None, 0
-        for w_cost, w_grads, w_rows in self.client.gather(futures):
+        for w_cost, w_grads, w_rows, w_seconds in self.client.gather(futures):
+            self.worker_seconds += w_seconds
             if w_rows == 0:
                 continue
             cost += w_cost
@@ -195,6 +201,7 @@ def _shard_gradients(shipped: ShippedFunction, params: list, start: int, stop: i
     """On a worker: cost and gradients on rows ``start:stop`` of each shard, summed weighted
     by their rows when ``weighted`` (costs that are means), else plainly; with the number of
     rows used."""
+    t0 = time.perf_counter()
     cost, grads, used = 0.0, None, 0
     for block, shard in zip(block_ids, shards):
         batch = [a[start:stop] for a in shard]
@@ -211,8 +218,14 @@ def _shard_gradients(shipped: ShippedFunction, params: list, start: int, stop: i
                 worker=where, block=block) from exc
         weight = n if weighted else 1
         cost += weight * float(out[0])
-        scaled = [np.asarray(g) * weight for g in out[1:]]
-        grads = scaled if grads is None else [a + b for a, b in zip(grads, scaled)]
+        if grads is None:  # the first block's gradients, scaled, become the accumulators
+            # (np.array: a 0-d gradient times a number would be a NumPy scalar, which += does
+            # not update in place)
+            grads = [np.array(np.multiply(g, weight, dtype=np.result_type(g, np.float64)))
+                     for g in out[1:]]
+        else:
+            for acc, g in zip(grads, out[1:]):
+                acc += np.multiply(g, weight, dtype=acc.dtype)
         used += n
-    return cost, grads, used
+    return cost, grads, used, time.perf_counter() - t0
 

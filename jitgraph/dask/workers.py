@@ -87,6 +87,9 @@ def function_on_worker(shipped: ShippedFunction) -> Any:
     if fn is not None:
         _FUNCTIONS.move_to_end(shipped.token)
         return fn
+    from jitgraph.cache import store
+
+    before = (store.STATS.misses, store.STATS.hits)
     t0 = time.perf_counter()
     fn = pickle.loads(shipped.payload)
     if fn is None:
@@ -94,8 +97,7 @@ def function_on_worker(shipped: ShippedFunction) -> Any:
                            "the unpickle_function flag is False in that process")
     _TIMINGS[shipped.token] = {
         "function": shipped.name, "compile_s": time.perf_counter() - t0, "first_call_s": None,
-        "graph_from_cache": bool(getattr(fn.maker, "graph_from_cache", False)),
-        "pid": os.getpid()}
+        "pid": os.getpid(), "_cache_before": before}
     _FUNCTIONS[shipped.token] = fn
     while len(_FUNCTIONS) > _MAX_FUNCTIONS:
         _FUNCTIONS.popitem(last=False)
@@ -111,7 +113,18 @@ def call(shipped: ShippedFunction, args: Sequence[Any]) -> list[Any]:
     outputs = fn(*args)
     if timing is not None and timing["first_call_s"] is None:
         timing["first_call_s"] = timing["compile_s"] + time.perf_counter() - t0
+        _count_kernels(timing)
     return list(outputs) if not fn.maker.unpack_single else [outputs]
+
+
+def _count_kernels(timing: dict[str, Any]) -> None:
+    """Kernels compiled and kernels loaded from the compiledir by the unpickling and the first
+    call (kernels are compiled lazily, at their first call): a warm compiledir compiles none."""
+    from jitgraph.cache import store
+
+    misses, hits = timing.pop("_cache_before")
+    timing["kernels_compiled"] = store.STATS.misses - misses
+    timing["kernels_loaded"] = store.STATS.hits - hits
 
 
 def describe_arguments(fn_inputs: Sequence[Any], args: Sequence[Any]) -> str:
@@ -141,8 +154,8 @@ def run_block(shipped: ShippedFunction, block: int, start: int, stop: int, *args
 
 
 def worker_timings(token: str | None = None) -> dict[str, dict[str, Any]]:
-    """This process's first-use records (token -> compile_s, first_call_s, graph_from_cache,
-    pid), of one function or all."""
+    """This process's first-use records (token -> compile_s, first_call_s, kernels_compiled,
+    kernels_loaded, pid), of one function or all."""
     if token is None:
         return {k: dict(v) for k, v in _TIMINGS.items()}
     return {token: dict(_TIMINGS[token])} if token in _TIMINGS else {}
@@ -161,7 +174,7 @@ def first_call_times(client: Any, function: Any, detail: bool = False) -> dict[s
     :class:`ShippedFunction` or its token), in seconds: unpickling (compiling, or loading the
     kernels from the compiledir) plus the first call. Workers that have not run it are left
     out. ``detail=True`` gives each worker's whole record instead (compile_s, first_call_s,
-    graph_from_cache, pid)."""
+    kernels_compiled and kernels_loaded from the compiledir, pid)."""
     token = _token_of(function)
     records = client.run(worker_timings, token)
     result = {}
