@@ -42,3 +42,17 @@ def cast_result(value: Any, out: Variable, who: str | None = None) -> np.ndarray
                              "pass a complex input to get complex results")
         value = value.real
     return value.astype(dtype, copy=False)
+
+
+def check_square(x: np.ndarray, who: Any, name: str) -> None:
+    """Raise numpy's LinAlgError, naming the op and the argument, unless ``x`` is square."""
+    if x.ndim != 2 or x.shape[0] != x.shape[1]:
+        raise np.linalg.LinAlgError(f"{who}: {name} must be a square matrix, got shape "
+                                    f"{x.shape}")
+
+
+def check_rows(a: np.ndarray, b: np.ndarray, who: Any) -> None:
+    """Raise a ValueError unless ``b`` has as many rows as the square ``a``."""
+    if b.shape[0] != a.shape[0]:
+        raise ValueError(f"{who}: b must have as many rows as A ({a.shape[0]}), got b of shape "
+                         f"{b.shape}")

@@ -21,7 +21,8 @@ from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable
 from jitgraph.tensor.diag_ops import ExtractDiag
-from jitgraph.tensor.linalg_common import as_matrix, cast_result, float_dtype, real_dtype
+from jitgraph.tensor.linalg_common import (as_matrix, cast_result, check_square, float_dtype,
+                                           real_dtype)
 from jitgraph.tensor.type import TensorType
 
 __all__ = ["AllocDiag", "Apply", "Det", "DisconnectedType", "Eig", "Eigh", "EighGrad",
@@ -60,6 +61,7 @@ class MatrixInverse(Op):
         return Apply(self, [x], [_tensor(float_dtype(x.dtype), 2)])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        check_square(inputs[0], self, "x")
         output_storage[0][0] = cast_result(np.linalg.inv(inputs[0]), node.outputs[0])
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
@@ -130,6 +132,7 @@ class Det(Op):
         return Apply(self, [x], [_tensor(float_dtype(x.dtype), 0)])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        check_square(inputs[0], self, "x")
         output_storage[0][0] = cast_result(np.linalg.det(inputs[0]), node.outputs[0])
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
@@ -166,6 +169,7 @@ class Eig(Op):
         return Apply(self, [x], [_tensor(dtype, 1), _tensor(dtype, 2)])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        check_square(inputs[0], self, "x")
         w, v = np.linalg.eig(inputs[0])
         for k, value in enumerate((w, v)):
             output_storage[k][0] = cast_result(value, node.outputs[k], who=str(self))
@@ -199,6 +203,7 @@ class Eigh(Eig):
         return Apply(self, [x], [_tensor(real_dtype(dtype), 1), _tensor(dtype, 2)])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        check_square(inputs[0], self, "x")
         w, v = np.linalg.eigh(inputs[0], self.UPLO)
         output_storage[0][0] = cast_result(w, node.outputs[0])
         output_storage[1][0] = cast_result(v, node.outputs[1])
@@ -392,8 +397,7 @@ class lstsq(Op):  # noqa: N801 - Theano's name (an Op class)
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         x, y, rcond = inputs
-        rcond = float(rcond)
-        results = np.linalg.lstsq(x, y, rcond=None if rcond is None else rcond)
+        results = np.linalg.lstsq(x, y, rcond=float(rcond))
         for k, value in enumerate(results):
             output_storage[k][0] = cast_result(np.asarray(value), node.outputs[k])
 

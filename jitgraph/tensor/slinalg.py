@@ -19,7 +19,8 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.linalg_common import as_matrix, cast_result, float_dtype
+from jitgraph.tensor.linalg_common import (as_matrix, cast_result, check_rows, check_square,
+                                           float_dtype)
 from jitgraph.tensor.type import TensorType
 
 __all__ = ["Apply", "Cholesky", "CholeskyGrad", "Eigvalsh", "EigvalshGrad", "Expm", "ExpmGrad",
@@ -80,6 +81,7 @@ class Cholesky(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         linalg = scipy_linalg()
         (x,) = inputs
+        check_square(x, self, "x")
         try:
             factor = linalg.cholesky(x, lower=self.lower)
         except linalg.LinAlgError:
@@ -177,6 +179,8 @@ class Solve(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         linalg = scipy_linalg()
         A, b = inputs
+        check_square(A, self, "A")
+        check_rows(A, b, self)
         if self._triangular:
             x = linalg.solve_triangular(A, b, lower=self._reads_lower)
         elif self.A_structure == "symmetric":
@@ -264,6 +268,10 @@ class Eigvalsh(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         linalg = scipy_linalg()
         b = inputs[1] if len(inputs) == 2 else None
+        check_square(inputs[0], self, "a")
+        if b is not None and b.shape != inputs[0].shape:
+            raise ValueError(f"{self}: b must have the shape of a {inputs[0].shape}, got "
+                             f"{b.shape}")
         w = linalg.eigvalsh(inputs[0], b, lower=self.lower)
         output_storage[0][0] = cast_result(w, node.outputs[0])
 
@@ -333,6 +341,7 @@ class Expm(Op):
         return Apply(self, [A], [_tensor(float_dtype(A.dtype), 2)])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
+        check_square(inputs[0], self, "A")
         output_storage[0][0] = cast_result(scipy_linalg().expm(inputs[0]), node.outputs[0])
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:

@@ -285,3 +285,11 @@ def test_namespace():
     assert str(nl.Eigh()) == "Eigh{UPLO='L'}"
     assert str(nl.qr(T.dmatrix())[0].owner.op) == "QRFull{mode='reduced'}"
     assert str(nl.qr(T.dmatrix(), "r").owner.op) == "QRIncomplete{mode='r'}"
+
+
+@pytest.mark.parametrize("build", [nl.matrix_inverse, nl.det, lambda a: nl.eig(a)[0],
+                                   lambda a: nl.eigh(a)[0]], ids=["inv", "det", "eig", "eigh"])
+def test_non_square_input_is_named(build):
+    m = T.dmatrix("m")
+    with pytest.raises(np.linalg.LinAlgError, match="x must be a square matrix, got shape"):
+        jitgraph.function([m], build(m), mode=COMPILED)(np.ones((2, 3)))

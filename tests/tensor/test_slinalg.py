@@ -206,3 +206,15 @@ def test_importing_jitgraph_does_not_import_scipy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_runtime_shape_errors_are_named():
+    m, m2, v = T.dmatrix("m"), T.dmatrix("m2"), T.dvector("v")
+    with pytest.raises(np.linalg.LinAlgError, match="Cholesky.*x must be a square matrix"):
+        jitgraph.function([m], sl.cholesky(m))(np.ones((2, 3)))
+    with pytest.raises(np.linalg.LinAlgError, match="A must be a square matrix"):
+        jitgraph.function([m, v], sl.solve(m, v))(np.ones((2, 3)), np.ones(2))
+    with pytest.raises(ValueError, match="b must have as many rows as A"):
+        jitgraph.function([m, v], sl.solve(m, v))(np.eye(2), np.ones(3))
+    with pytest.raises(ValueError, match="b must have the shape of a"):
+        jitgraph.function([m, m2], sl.eigvalsh(m, m2))(np.eye(2), np.eye(3))
