@@ -81,7 +81,7 @@ class RFFTOp(Op):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         # The adjoint of the half spectrum: the unnormalised inverse with the paired bins halved
         # (the inverse counts each of them twice).
-        (a, s), (gz,) = inputs, output_grads
+        (_, s), (gz,) = inputs, output_grads
         weighted = gz * _bin_weights(s, gz.shape[-2], 0.5)
         return [irfft_op(weighted, s), DisconnectedType()()]
 

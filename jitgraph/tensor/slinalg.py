@@ -194,7 +194,7 @@ class Solve(Op):
         from jitgraph.tensor.blas import outer
         from jitgraph.tensor.math import dot
 
-        (A, b), (x,), (gx,) = inputs, outputs, output_grads
+        (A, _), (x,), (gx,) = inputs, outputs, output_grads
         # x = A^-1 b: gb = A^-T gx, gA = -gb x^T
         gb = self._transposed()(A.T, gx)
         gA = -outer(gb, x) if x.ndim == 1 else -dot(gb, x.T)  # noqa: N806
