@@ -126,7 +126,7 @@ def _register_all() -> None:
     from jitgraph.tensor.elemwise import DimShuffle, Elemwise
     from jitgraph.tensor.nnet import CrossentropyCategorical1Hot, _RowwiseOp
     from jitgraph.tensor.reduction import CAReduce, _ArgReduce
-    from jitgraph.tensor.shape import Shape_i
+    from jitgraph.tensor.shape import Shape, Shape_i
     from jitgraph.tensor.softmax_xent import SoftmaxWithBias
     from jitgraph.tensor.subtensor_ops import Subtensor
 
@@ -139,6 +139,7 @@ def _register_all() -> None:
     locality_rule.register(SoftmaxWithBias, _softmax_with_bias)
     locality_rule.register(CrossentropyCategorical1Hot, _crossentropy_1hot)
     locality_rule.register(Shape_i, _shape_i)
+    locality_rule.register(Shape, _shape)
     locality_rule.register(Subtensor, _subtensor)
 
 
@@ -275,6 +276,11 @@ def _shape_i(op: Any, node: Apply, states: list[State]) -> list[State]:
     if isinstance(state, Rows):
         return [Count() if op.i == state.axis else FREE]
     return [Entangled(f"{op} of a reduction over the chunked axis")]
+
+
+def _shape(op: Any, node: Apply, states: list[State]) -> list[State]:
+    return [Entangled(f"{op} of a chunked value holds the chunk length, which differs between "
+                      "chunks")]
 
 
 def _subtensor(op: Any, node: Apply, states: list[State]) -> list[State]:
