@@ -161,8 +161,7 @@ class DataParallelSGD:
     def step(self, start: int, stop: int) -> float:
         """One synchronous step on rows ``start:stop`` of every shard; returns the cost."""
         values = [p.get_value(borrow=True) for p in self.params]
-        # Straight to every worker (not through the scheduler), once per step.
-        remote_values = self.client.scatter(values, broadcast=True, hash=False, direct=True)
+        remote_values = self.client.scatter(values, broadcast=True, hash=False)
         futures = [self.client.submit(_shard_gradients, self._remote_function, remote_values,
                                       start, stop, self.combine == "mean", self.shards[w],
                                       *self._shard_futures[w],
