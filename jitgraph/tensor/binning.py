@@ -10,7 +10,8 @@ with the labels directly, so a negative label counts from the end (``bincount`` 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable
 from jitgraph.tensor.type import TensorType
 
-__all__ = ["bincount", "NonNegativeCheck", "SearchsortedOp", "searchsorted", "to_one_hot"]
+__all__ = ["NonNegativeCheck", "SearchsortedOp", "bincount", "searchsorted", "to_one_hot"]
 
 
 def _is_integer(dtype: str) -> bool:

@@ -9,8 +9,9 @@ op works on the flattened input and returns a vector.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from math import comb
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from jitgraph.tensor.conversion import as_tensor_variable
 from jitgraph.tensor.shape import _is_pyint, _prod, _sub
 from jitgraph.tensor.type import TensorType
 
-__all__ = ["CumOp", "CumsumOp", "CumprodOp", "cumsum", "cumprod", "DiffOp", "diff"]
+__all__ = ["CumOp", "CumprodOp", "CumsumOp", "DiffOp", "cumprod", "cumsum", "diff"]
 
 #: ``CumOp`` mode -> the NumPy function it computes
 _RUNNING = {"add": np.cumsum, "mul": np.cumprod}
@@ -170,7 +171,9 @@ class DiffOp(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         (x,) = inputs
-        output_storage[0][0] = np.diff(x, n=self.n, axis=self.axis)
+        result = np.diff(x, n=self.n, axis=self.axis)
+        # n=0 gives back the input itself: the output must not alias it
+        output_storage[0][0] = result.copy() if result is x else result
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:

@@ -9,7 +9,8 @@ the other Theano names of this module are importable from it but not star-export
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,15 +21,17 @@ from jitgraph.tensor.basic import (NotScalarConstantError, alloc, get_scalar_con
                                    get_vector_length, zeros_like)
 from jitgraph.tensor.conversion import as_tensor_variable, constant
 from jitgraph.tensor.elemwise import _fit_gradient, dimshuffle
-from jitgraph.tensor.shape import (_dim, _eq, _is_pyint, _mul, _prod,
-                                   _shape_dims, _switch, reshape, shape_i)
+from jitgraph.tensor.shape import (_dim, _eq, _is_pyint, _mul, _prod, _shape_dims, _switch,
+                                   reshape, shape_i)
 from jitgraph.tensor.type import TensorType
-# Theano's extra_ops names defined in the module of their concept (re-exported here)
-from jitgraph.graph.c_code import ParamsType  # noqa: F401,E402
-from jitgraph.graph.enum_type import EnumList  # noqa: F401,E402
+
+# Theano's extra_ops names that are defined in the module of their concept
+from jitgraph.graph.c_code import ParamsType  # noqa: F401
+from jitgraph.graph.enum_type import EnumList  # noqa: F401
 from jitgraph.graph.gradient_types import DisconnectedType, disconnected_type  # noqa: F401
 from jitgraph.graph.type import GenericType as Generic  # noqa: F401
-from jitgraph.tensor.binning import SearchsortedOp, bincount, searchsorted, to_one_hot  # noqa
+from jitgraph.tensor.binning import (SearchsortedOp, bincount, searchsorted,  # noqa: F401
+                                     to_one_hot)
 from jitgraph.tensor.cumulative import (CumOp, CumprodOp, CumsumOp, DiffOp,  # noqa: F401
                                         cumprod, cumsum, diff)
 from jitgraph.tensor.diagonal_fill import (FillDiagonal, FillDiagonalOffset,  # noqa: F401
@@ -36,7 +39,7 @@ from jitgraph.tensor.diagonal_fill import (FillDiagonal, FillDiagonalOffset,  # 
                                            fill_diagonal_offset_)
 from jitgraph.tensor.index_ravel import (RavelMultiIndex, UnravelIndex,  # noqa: F401
                                          ravel_multi_index, unravel_index)
-from jitgraph.tensor.shape import squeeze  # noqa: F401
+from jitgraph.tensor.shape import squeeze
 from jitgraph.tensor.unique import Unique  # noqa: F401
 
 #: what ``jitgraph.tensor`` star-imports: the names Theano 1.0's ``theano.tensor`` takes from

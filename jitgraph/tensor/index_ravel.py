@@ -6,7 +6,8 @@ coordinates, ``UnravelIndex``), as ``numpy.ravel_multi_index``/``numpy.unravel_i
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable
 from jitgraph.tensor.type import TensorType
 
-__all__ = ["RavelMultiIndex", "ravel_multi_index", "UnravelIndex", "unravel_index"]
+__all__ = ["RavelMultiIndex", "UnravelIndex", "ravel_multi_index", "unravel_index"]
 
 _MODES = ("raise", "wrap", "clip")
 _ORDERS = ("C", "F")

@@ -12,7 +12,8 @@ through the permutation ``argsort``/``argtopk`` computed); positions and ``kth``
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,13 +23,14 @@ from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.basic import NotScalarConstantError, get_scalar_constant_value
 from jitgraph.tensor.conversion import as_tensor_variable
 from jitgraph.tensor.elemwise import dimshuffle
-from jitgraph.tensor.extra_ops import arange  # also one of Theano's sort-module names
-from jitgraph.tensor.gradient import grad_undefined  # likewise
+from jitgraph.tensor.extra_ops import arange  # also a name of Theano's sort module
+from jitgraph.tensor.gradient import grad_not_implemented
+from jitgraph.tensor.gradient import grad_undefined  # also a name of Theano's sort module
 from jitgraph.tensor.math import mul  # noqa: F401  (Theano's sort module exports it)
 from jitgraph.tensor.subtensor import set_subtensor  # noqa: F401  (likewise)
 from jitgraph.tensor.type import TensorType
 
-__all__ = ["sort", "argsort", "topk", "argtopk", "topk_and_argtopk"]
+__all__ = ["argsort", "argtopk", "sort", "topk", "topk_and_argtopk"]
 
 _KINDS = ("quicksort", "mergesort", "heapsort", "stable")
 
@@ -62,12 +64,12 @@ def _scatter_along(x: Variable, positions: Variable, values: Variable, axis: int
     return inc_subtensor(zeros_like(x)[_along_axis(x, positions, axis)], values)
 
 
-def _constant_axis(op: Op, axis: Variable, ndim: int) -> int:
+def _constant_axis(axis: Variable, ndim: int) -> int | None:
+    """The value of ``axis`` (made non-negative) when known before running, else None."""
     try:
         return int(get_scalar_constant_value(axis)) % ndim
     except NotScalarConstantError:
-        raise NotImplementedError(f"{op}: the gradient needs the axis known when the graph is "
-                                  f"built, got the symbolic {axis}") from None
+        return None
 
 
 class _SortBase(Op):
@@ -101,9 +103,6 @@ class _SortBase(Op):
                     ) -> list[tuple]:
         return [tuple(input_shapes[0])]
 
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True], [False]]
-
 
 class SortOp(_SortBase):
     """``numpy.sort(x, axis, kind)``; inputs ``x`` and the integer scalar ``axis``."""
@@ -122,7 +121,10 @@ class SortOp(_SortBase):
         g_axis = grad_undefined(self, 1, axis, "the axis of sort is an integer")
         if dt.is_discrete(x.dtype):
             return [None, g_axis]
-        a = _constant_axis(self, axis, x.ndim)
+        a = _constant_axis(axis, x.ndim)
+        if a is None:
+            return [grad_not_implemented(self, 0, x, "the gradient of sort needs the axis "
+                                         "known when the graph is built"), g_axis]
         # out[..., i, ...] = x[..., idx[i], ...]: x[idx[i]] receives gz[i]
         idx = ArgSortOp(self.kind, self.order)(x, axis)
         return [_scatter_along(x, idx, gz, a), g_axis]
@@ -131,8 +133,12 @@ class SortOp(_SortBase):
         x, axis = inputs
         if eval_points[0] is None:
             return [None]
+        a = _constant_axis(axis, x.ndim)
+        if a is None:
+            raise NotImplementedError(f"{self}: R_op needs the axis known when the graph is "
+                                      f"built, got the symbolic {axis}")
         idx = ArgSortOp(self.kind, self.order)(x, axis)
-        return [eval_points[0][_along_axis(x, idx, _constant_axis(self, axis, x.ndim))]]
+        return [eval_points[0][_along_axis(x, idx, a)]]
 
 
 class ArgSortOp(_SortBase):
@@ -246,9 +252,6 @@ class TopKOp(Op):
         dims = list(input_shapes[0])
         dims[self.axis % len(dims)] = _dim(tabs(node.inputs[1]))
         return [tuple(dims)] * len(node.outputs)
-
-    def connection_pattern(self, node: Apply) -> list[list[bool]]:
-        return [[True] * len(node.outputs), [False] * len(node.outputs)]
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list:

@@ -4,7 +4,8 @@ index of each one's first occurrence, the inverse mapping and the counts; Theano
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
