@@ -71,6 +71,7 @@ def load_lowerings() -> None:
                                       lower_nnet, lower_pool, lower_reduce, lower_views)
     from jitgraph.backend_cpu import lower_random  # noqa: F401
     from jitgraph.backend_cpu import lower_ifelse, lower_scan  # noqa: F401
+    from jitgraph.backend_cpu import lower_extra_ops  # noqa: F401
     from jitgraph.backend_cpu import lower_linalg  # noqa: F401
     from jitgraph.backend_cpu import lower_sparse  # noqa: F401
 
