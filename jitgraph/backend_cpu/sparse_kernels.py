@@ -19,6 +19,8 @@ so that ``openmp`` splits it across threads:
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from typing import Any
 
 import numpy as np
@@ -104,6 +106,7 @@ def _arg_type(kernel: str, k: int, rank: int, dtype: str) -> str:
     return f"_nt.Array({base}, {rank}, 'C', readonly={readonly})"
 
 
+@functools.lru_cache(maxsize=None)
 def sparse_kernels_source(options: Any) -> KernelSource:
     """Every sparse kernel for every format and float dtype, in one module."""
     lines = ["from numba import types as _nt", ""]
@@ -117,7 +120,9 @@ def sparse_kernels_source(options: Any) -> KernelSource:
                 lines += [f"def {entry}({args}):", *[f"    {b}" for b in body],
                           f"SIG_{entry} = _nt.void({types})", ""]
     source = "\n".join(lines)
-    return KernelSource(key=("sparse-csx", 1, options.key()), source=source,
+    # the key names the source's digest: an edited template never meets an old cache entry
+    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    return KernelSource(key=("sparse-csx", digest, options.key()), source=source,
                         entries=tuple(entries), options=options,
                         description="sparse csr/csc loops")
 

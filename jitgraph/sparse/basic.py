@@ -265,7 +265,8 @@ class SparseFromDense(Op):
         from jitgraph.tensor.shape import patternbroadcast
 
         (x,) = inputs
-        gx = dense_from_sparse(gout[0])
+        gz = gout[0]  # sparse, or dense when the consumer's gradient is (sparse.dot's)
+        gx = dense_from_sparse(gz) if H.is_sparse_variable(gz) else gz
         return [patternbroadcast(gx, x.broadcastable)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list:
