@@ -6,7 +6,8 @@ gives); every local is declared at the top of the function. Python's semantics a
 differs: ``/`` is float division, ``//`` and ``%`` floor (the ``jg_*floordiv``/``jg_*mod``
 helpers of :mod:`.helpers_cuda`, 0 for an integer division by zero where Python raises), ``**``
 is ``pow``, a chained comparison evaluates as ``a < b and b < c``. A float ``range`` bound is
-converted to ``long long``.
+converted to ``long long``. Helpers with loops or calls are ``__noinline__`` (see
+:func:`_signature`).
 """
 
 from __future__ import annotations
@@ -209,7 +210,12 @@ class _Translator:
 
 def _signature(fn: HelperFunction) -> str:
     params = ", ".join(f"double {p}" for p in fn.params)
-    return f"__device__ {_C_TYPES[fn.return_kind]} {fn.symbol}({params})"
+    # A helper with a loop or calls is compiled once and called: NVRTC inlining every call of
+    # such helpers (special_math's Bessel functions call gammaln, ... at many sites) made one
+    # module take over a minute to compile instead of seconds. Straight-line leaves inline.
+    heavy = fn.callees or any(isinstance(n, (ast.While, ast.For)) for n in ast.walk(fn.node))
+    inline = "__noinline__ " if heavy else ""
+    return f"__device__ {inline}{_C_TYPES[fn.return_kind]} {fn.symbol}({params})"
 
 
 def device_source(fn: HelperFunction) -> tuple[str, set[str]]:

@@ -293,7 +293,8 @@ class HelperFunction:
         """The function as kernel-module source: named :attr:`symbol`, calling its callees by
         their symbols, ``math.floor``/``ceil`` as ``np.floor``/``np.ceil`` (floats), integer
         literals of float variables and returns written as floats, float ``range`` bounds
-        converted with ``np.int64`` (so Numba and the direct compiler type it alike)."""
+        converted with ``np.int64``, chained comparisons split (so Numba and the direct
+        compiler type and compile it alike)."""
         tree = _PythonRenderer(self).visit(ast.parse(ast.unparse(self.node)))
         ast.fix_missing_locations(tree)
         return ast.unparse(tree)
@@ -367,6 +368,15 @@ class _PythonRenderer(ast.NodeTransformer):
         it.args = [ast.Call(ast.Attribute(ast.Name("np", ast.Load()), "int64", ast.Load()),
                             [a], []) if f else a for a, f in zip(it.args, floats)]
         return node
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            return node
+        # a < b < c as (a < b) and (b < c): the direct compiler has no chained comparisons
+        lefts = [node.left] + node.comparators[:-1]
+        return ast.BoolOp(ast.And(), [ast.Compare(a, [op], [b]) for a, op, b in
+                                      zip(lefts, node.ops, node.comparators)])
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)

@@ -21,10 +21,11 @@ import numpy as np
 SHIM = r"""
 #include <cmath>
 #include <cstring>
-using std::isnan; using std::isinf;
+using std::isnan; using std::isinf; using std::isfinite;
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __noinline__
 #define __restrict__ __restrict
 #define __shared__
 struct jg_dim3 { unsigned int x, y, z; };

@@ -1,0 +1,134 @@
+"""Helper functions of restricted Python translated to CUDA ``__device__`` functions
+(:mod:`jitgraph.backend_gpu.python_to_cuda`): NVRTC compiles every special function of
+:mod:`jitgraph.scalar.special_math` cleanly, and run on the CPU (g++, ``cpu_emulation``) the
+translated code computes what Python computes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import jitgraph.tensor as T
+from jitgraph.scalar import special_math as SM
+from jitgraph.scalar_expr import expr as E
+from jitgraph.scalar_expr.helpers import helper
+from jitgraph.tensor.elemwise import Elemwise
+from jitgraph.tensor.scalar_ops import ScalarOp, float_out
+
+import cpu_emulation
+from gpu_testing import ARCHS, compile_clean, needs_nvrtc
+
+LIMIT = 30
+
+
+def digit_steps(x):
+    """Int ``//`` and ``%``, ``and``/``or``/``not``, a module constant, ``+=``, ``break``."""
+    if not math.isfinite(x):
+        return x
+    count = 0
+    m = math.floor(math.fabs(x))
+    k = 0
+    while m >= 1 and not k > LIMIT:
+        count += (k % 3) - (k // 4)
+        m = m // 10
+        k += 1
+        if m == 5 or k == -1:
+            break
+    return count + m
+
+
+def stepped(x, y):
+    """Two parameters, ``range`` with a float bound and a negative step, chained comparisons,
+    ``a if c else b``, ``**``, float ``//``/``%``, math constants and functions."""
+    total = 0.0
+    if not math.isfinite(y):
+        return math.copysign(math.inf, y)
+    for i in range(math.floor(math.fabs(y)) % 7 + 3, 0, -2):
+        total = total + i * x
+    inside = 1.0 if -1.0 < x <= 1.0 else 0.0
+    if math.isnan(x):
+        return math.nan
+    return total + inside + (x // 0.75) - (x % 0.75) + math.pow(2.0, 0.5) + 3 ** 0.5 \
+        + math.atan2(x, 2.0) - math.e
+
+
+UNARY = [digit_steps, SM.erfinv, SM.erfcinv, SM.erfcx, SM.gammaln, SM.gamma, SM.digamma,
+         SM.trigamma, SM.i0, SM.i1, SM.j0, SM.j1]
+BINARY = [stepped, SM.iv, SM.jv, SM.gammainc, SM.gammaincc, SM.gammal, SM.gammau, SM.chi2sf]
+
+
+def _node(fn, dtype: str = "float64"):
+    nin = len(np.atleast_1d(fn.__code__.co_varnames[:fn.__code__.co_argcount]))
+    op = ScalarOp(f"test_{fn.__name__}", nin, np.vectorize(fn, otypes=[np.float64]), float_out,
+                  expr=lambda *xs: E.call(fn, *xs))
+    return Elemwise(op)(*[T.vector(f"x{j}", dtype=dtype) for j in range(nin)]).owner
+
+
+def _source(fn, dtype: str = "float64") -> str:
+    from jitgraph.backend_gpu.elemwise_codegen import contiguous_source
+    from jitgraph.backend_gpu.lower_elemwise import structure_of
+
+    return contiguous_source(structure_of(_node(fn, dtype)))
+
+
+def _all_helpers_source() -> str:
+    """One module calling every helper (one NVRTC compilation per architecture)."""
+    from jitgraph.backend_gpu.helpers_cuda import helper_sources
+    from jitgraph.backend_gpu.python_to_cuda import device_symbol
+
+    calls = [f"{device_symbol(helper(fn))}(x[k]{', y[k]' if fn in BINARY else ''})"
+             for fn in UNARY + BINARY]
+    return (helper_sources({device_symbol(helper(fn)) for fn in UNARY + BINARY})
+            + 'extern "C" __global__ void jg_all(const double* x, const double* y, double* o, '
+              "int n) {\n    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; "
+              "k += blockDim.x * gridDim.x) {\n"
+            + "".join(f"        o[{i} * n + k] = {c};\n" for i, c in enumerate(calls))
+            + "    }\n}\n")
+
+
+def test_nvrtc_compiles_every_translated_helper_cleanly():
+    needs_nvrtc()
+    src = _all_helpers_source()
+    for arch in ARCHS:
+        compile_clean(src, "special_math_helpers.cu", arch)
+    for arch in ARCHS:  # a float32 row: computed in double, converted back
+        compile_clean(_source(SM.erfinv, "float32"), "erfinv_float32.cu", arch)
+
+
+def _values(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    special = [0.0, -0.0, 0.25, -0.75, 0.999, 1.0, -1.0, 1.5, 2.0, 3.5, -2.5, 10.0, 31.0, 1e-12,
+               np.inf, -np.inf, np.nan]
+    return np.concatenate([special, rng.uniform(-5, 5, n - len(special))])
+
+
+@pytest.mark.parametrize("fn", UNARY + BINARY, ids=lambda f: f.__name__)
+def test_translated_helpers_compute_what_python_computes(fn):
+    ok, why = cpu_emulation.available()
+    if not ok:
+        pytest.skip(why)
+    nin = fn.__code__.co_argcount
+    values = [_values(40, 1), np.abs(_values(40, 2))][:nin] if fn is not stepped \
+        else [_values(40, 1), _values(40, 2)]
+    out = np.empty(40)
+    cpu_emulation.launch(_source(fn), "jg_c", values + [out, np.int32(40)])
+    with np.errstate(all="ignore"):
+        expected = np.array([fn(*map(float, args)) for args in zip(*values)])
+    # C's tgamma and lgamma are glibc's, Python's are CPython's own: a few ulps apart
+    np.testing.assert_allclose(out, expected, rtol=1e-13, atol=0, equal_nan=True)
+
+
+def test_device_functions_are_defined_once_callees_first():
+    src = _source(SM.jv)
+    assert src.count("__device__ __noinline__ double jgh_special_math_gammaln(") == 1
+    assert "__device__ double jgh_special_math_is_integer(" in src  # a leaf: inlined
+    assert src.index("jgh_special_math_gammaln(double") < src.index("jgh_special_math_jv(double")
+    assert "const float" not in src and "(double)" not in src.split("jg_c(")[1]
+
+
+def test_float32_rows_compute_helpers_in_double():
+    src = _source(SM.erfinv, "float32")
+    body = src.split('extern "C"')[1]
+    assert "const float t0 = ((float)(jgh_special_math_erfinv(((double)(x0)))));" in body
