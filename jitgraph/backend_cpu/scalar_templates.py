@@ -53,6 +53,12 @@ def wrap(expr: str, out: str) -> str:
     return f"({expr})" if out in ("bool", "float64") else f"np.{out}({expr})"
 
 
+def wrap_arith(expr: str, out: str) -> str:
+    """:func:`wrap` for ``+ - * /`` and negation, which Numba already computes in float32
+    for float32 operands: only integers are brought back."""
+    return f"({expr})" if out == "float32" else wrap(expr, out)
+
+
 def lit(value: Any, dtype: str) -> str:
     """A literal of ``dtype`` (inf and NaN through ``math``)."""
     if dtype == "bool":
@@ -63,8 +69,9 @@ def lit(value: Any, dtype: str) -> str:
             ("math.nan" if value != value else "math.inf" if value > 0 else "-math.inf")
         text = f"({text})" if text.startswith("-") else text
         return text if dtype == "float64" else f"np.{dtype}({text})"
+    # Python ints unify with every integer type but uint64 (which they would make float64)
     text = str(int(value)) if int(value) >= 0 else f"({int(value)})"
-    return text if dtype == "int64" else f"np.{dtype}({text})"
+    return f"np.uint64({text})" if dtype == "uint64" else text
 
 
 def wide(d: str) -> str:
@@ -156,12 +163,12 @@ class PythonDialect(Dialect):
         return cv(x, src, dst)
 
     def _joined(self, b: Body, n: Expr, a: list[str]) -> str:
-        return wrap(f" {OPERATORS[n.op]} ".join(a), n.dtype)
+        return wrap_arith(f" {OPERATORS[n.op]} ".join(a), n.dtype)
 
     add = sub = mul = bitwise = _joined
 
     def truediv(self, b: Body, n: Expr, a: list[str]) -> str:
-        return wrap(f"{a[0]} / {a[1]}", n.dtype)
+        return wrap_arith(f"{a[0]} / {a[1]}", n.dtype)
 
     def _int_operands(self, b: Body, n: Expr, a: list[str]) -> tuple[str, str, str]:
         w = wide(n.dtype)
@@ -190,7 +197,7 @@ class PythonDialect(Dialect):
         return wrap(f"ipow({x}, {y})", n.dtype)
 
     def neg(self, b: Body, n: Expr, a: list[str]) -> str:
-        return wrap(f"-{a[0]}", n.dtype)
+        return wrap_arith(f"-{a[0]}", n.dtype)
 
     def abs(self, b: Body, n: Expr, a: list[str]) -> str:
         if n.dtype == "bool" or is_unsigned(n.dtype):
