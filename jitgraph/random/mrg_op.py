@@ -47,7 +47,14 @@ class MRGUniform(Op):
 
     __props__ = ("dtype", "broadcastable", "inplace")
 
-    def __init__(self, dtype: str, broadcastable: Sequence[bool], inplace: bool = False) -> None:
+    def __init__(self, dtype: Any, broadcastable: Any = None, inplace: bool = False) -> None:
+        if isinstance(dtype, TensorType):  # Theano's signature: (output_type, inplace=False)
+            if broadcastable is not None:
+                inplace = broadcastable
+            dtype, broadcastable = dtype.dtype, dtype.broadcastable
+        if broadcastable is None:
+            raise TypeError("MRGUniform needs the broadcastable pattern of its sample (or a "
+                            "TensorType as its first argument)")
         if dtype not in FLOAT_DTYPES:
             raise TypeError(f"MRG_RandomStreams draws float16, float32 or float64 numbers; "
                             f"dtype {dtype!r} is not one of them")

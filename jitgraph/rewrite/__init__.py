@@ -102,6 +102,7 @@ TENSOR_REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.scan.rewrites",
     "jitgraph.ifelse.lazy",
     "jitgraph.ifelse.rewrites",
+    "jitgraph.rewrite.crossentropy",
 )
 
 

@@ -380,6 +380,12 @@ _LAZY: dict[str, str] = {
                      "crossentropy_softmax_max_and_argmax_1hot",
                      "crossentropy_softmax_max_and_argmax_1hot_with_bias", "softmax_op",
                      "logsoftmax_op"), "jitgraph.tensor.softmax_xent"),
+    **dict.fromkeys(("crossentropy_to_crossentropy_with_softmax",
+                     "crossentropy_to_crossentropy_with_softmax_with_bias",
+                     "graph_merge_softmax_with_crossentropy_softmax", "softmax_simplifier"),
+                    "jitgraph.rewrite.crossentropy"),
+    **dict.fromkeys(("abstract_conv2d", "scalar_sigmoid", "sigmoid_inplace"),
+                    "jitgraph.tensor.nnet.theano_names"),
 }
 _SUBMODULES = ("abstract_conv", "bn", "conv", "corr", "corr3d", "neighbours")
 

@@ -1,0 +1,76 @@
+"""Theano's way of writing a node rewrite: ``@local_optimizer(tracks)`` on ``f(node)``, and
+``register_specialize_device``.
+
+jitgraph's own rewrites are ``@node_rewriter(tracks)`` functions of ``(fgraph, node)``; Theano's
+local optimizers received the node alone and reached the graph as ``node.fgraph``. The rewriter
+made here passes the node, with ``node.fgraph`` set while the function runs, so that a rewrite
+written for Theano registers and runs unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from jitgraph.graph.basic import Apply
+from jitgraph.graph.fg import FunctionGraph
+from jitgraph.rewrite.engine import FunctionNodeRewriter, _as_tracks
+from jitgraph.rewrite.phases import register_specialize
+
+
+class LocalOptimizer(FunctionNodeRewriter):
+    """A node rewriter defined by a Theano-style function ``fn(node) -> replacements``."""
+
+    def __init__(self, fn: Callable[[Apply], Any], tracks: Any, inplace: bool = False,
+                 requirements: Sequence[Callable[[FunctionGraph], None]] = ()) -> None:
+        super().__init__(self._call_with_node, tracks, inplace=inplace, name=fn.__name__)
+        self.node_fn = fn
+        self.requirements = tuple(requirements)
+        self.__doc__ = fn.__doc__
+
+    def _call_with_node(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        had = "fgraph" in node.__dict__
+        previous = node.__dict__.get("fgraph")
+        node.fgraph = fgraph
+        try:
+            return self.node_fn(node)
+        finally:
+            if had:
+                node.fgraph = previous
+            else:
+                del node.fgraph
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        super().add_requirements(fgraph)
+        for requirement in self.requirements:
+            requirement(fgraph)
+
+    def __call__(self, *args: Any) -> Any:
+        """``rewriter(node)`` as in Theano, or ``rewriter(fgraph, node)``."""
+        if len(args) == 1:
+            return self.node_fn(args[0])
+        return self._call_with_node(*args)
+
+
+def local_optimizer(tracks: Any, inplace: bool = False,
+                    requirements: Sequence[Callable[[FunctionGraph], None]] = ()
+                    ) -> Callable[[Callable[[Apply], Any]], LocalOptimizer]:
+    """Decorator making ``fn(node)`` (returning None/False, new outputs or ``{old: new}``) a
+    node rewriter applied to the nodes whose op is in ``tracks`` (op classes or instances; None
+    for every node). ``inplace=True`` when it introduces ops that destroy their inputs;
+    ``requirements`` are functions of the graph run before rewriting (to attach features)."""
+    tracked = _as_tracks(tracks)
+
+    def decorate(fn: Callable[[Apply], Any]) -> LocalOptimizer:
+        return LocalOptimizer(fn, tracked, inplace=inplace, requirements=requirements)
+
+    return decorate
+
+
+def register_specialize_device(rewriter: Any, *tags: str, **kwargs: Any) -> Any:
+    """Theano's registration for device-specific specializations: here the specialize phase
+    (tags ``fast_run``, ``specialize``, ``specialize_device`` and ``tags``); the back ends
+    choose device code themselves, after rewriting."""
+    return register_specialize(rewriter, "specialize_device", *tags, **kwargs)
+
+
+__all__ = ["LocalOptimizer", "local_optimizer", "register_specialize_device"]
