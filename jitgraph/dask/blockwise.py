@@ -162,14 +162,16 @@ class _Builder:
         self.fn_key = f"jitgraph-function-{shipped.token}"
         self.layer: dict = {self.fn_key: shipped}
         operands = []
-        for k, (a, value, c) in enumerate(zip(arrays, args, chunked)):
+        for a, value, c in zip(arrays, args, chunked):
             if c:
                 operands.append(a)
                 continue
+            if isinstance(value, (list, tuple)):
+                value = np.asarray(value)  # a tuple in a Dask graph would read as a task
             key = f"jitgraph-argument-{tokenize(value)}"
             self.layer[key] = value
             operands.append(key)
-        self._block_tasks(operands, args, chunked)
+        self._block_tasks(operands, chunked)
         self._shapes = self._infer_shapes(args, chunked, arrays)
 
     # -- the block tasks --------------------------------------------------------------------
@@ -178,7 +180,7 @@ class _Builder:
         index[self.axis] = block
         return (array.name, *index)
 
-    def _block_tasks(self, operands: list, args: Sequence[Any], chunked: Sequence[bool]) -> None:
+    def _block_tasks(self, operands: list, chunked: Sequence[bool]) -> None:
         for i in range(len(self.rows)):
             task_args = [self._block_key(op, i) if c else op for op, c in zip(operands, chunked)]
             self.layer[(self.name, i)] = (run_block, self.fn_key, i, int(self.offsets[i]),
