@@ -9,8 +9,8 @@ from jitgraph.tensor.index_helpers import *  # noqa: F401,F403
 from jitgraph.tensor.index_helpers import __all__ as _index_helpers
 from jitgraph.tensor.matrices import *  # noqa: F401,F403
 from jitgraph.tensor.matrices import __all__ as _matrices
-from jitgraph.tensor.nonzero import *  # noqa: F401,F403
-from jitgraph.tensor.nonzero import __all__ as _nonzero
+from jitgraph.tensor.nonzero_ops import *  # noqa: F401,F403
+from jitgraph.tensor.nonzero_ops import __all__ as _nonzero
 from jitgraph.tensor.reorder import *  # noqa: F401,F403
 from jitgraph.tensor.reorder import __all__ as _reorder
 from jitgraph.tensor.statistics import *  # noqa: F401,F403
