@@ -166,6 +166,37 @@ class _TensorOperators:
 
         return repeat(self, repeats, axis)
 
+    def sort(self, axis: Any = -1, kind: str = "quicksort", order: Any = None):
+        from jitgraph.tensor.sort import sort
+
+        return sort(self, axis, kind, order)
+
+    def argsort(self, axis: Any = -1, kind: str = "quicksort", order: Any = None):
+        from jitgraph.tensor.sort import argsort
+
+        return argsort(self, axis, kind, order)
+
+    def cumsum(self, axis: int | None = None):
+        from jitgraph.tensor.cumulative import cumsum
+
+        return cumsum(self, axis)
+
+    def cumprod(self, axis: int | None = None):
+        from jitgraph.tensor.cumulative import cumprod
+
+        return cumprod(self, axis)
+
+    def searchsorted(self, v: Any, side: str = "left", sorter: Any = None):
+        from jitgraph.tensor.binning import searchsorted
+
+        return searchsorted(self, v, side, sorter)
+
+    def compress(self, a: Any, axis: int | None = None):
+        """As Theano 1.0's method: ``self`` is the *condition* selecting from ``a``."""
+        from jitgraph.tensor.extra_ops import compress
+
+        return compress(self, a, axis=axis)
+
     def astype(self, dtype: str):
         return _m().cast(self, dtype)
 

@@ -290,3 +290,17 @@ def test_reexported_names():
     assert modes.MAX == 1 and modes.fromalias("max") == 1
     assert E.Generic is jitgraph.graph.type.GenericType
     assert isinstance(E.disconnected_type().type, E.DisconnectedType)
+
+
+def test_tensor_methods_as_theano():
+    # recorded from Theano 1.0.5; its ``compress`` method takes ``self`` as the condition
+    x, v = T.matrix(), T.vector()
+    xv, vv = np.array([[3.0, 1.0], [2.0, 5.0]]), np.array([1.0, 4.0])
+    got = jitgraph.function([x, v], [x.sort(0), x.cumsum(), v.searchsorted(x),
+                                     v.compress(x, axis=1), x.argsort(), x.cumprod(1)])(xv, vv)
+    np.testing.assert_array_equal(got[0], [[2.0, 1.0], [3.0, 5.0]])
+    np.testing.assert_array_equal(got[1], [3.0, 4.0, 6.0, 11.0])
+    np.testing.assert_array_equal(got[2], [[1, 0], [1, 2]])
+    np.testing.assert_array_equal(got[3], xv)
+    np.testing.assert_array_equal(got[4], [[1, 0], [0, 1]])
+    np.testing.assert_array_equal(got[5], [[3.0, 3.0], [2.0, 10.0]])
