@@ -266,6 +266,20 @@ class TopKOp(Op):
             x, kth, self.axis, self.sorted, self.idx_dtype)
         return [_scatter_along(x, positions, gz, self.axis % x.ndim), g_kth]
 
+    def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
+        x, kth = inputs
+        ev = eval_points[0]
+        tangents: list[Variable | None] = []
+        if self.return_values:
+            if ev is None:
+                tangents.append(None)
+            else:
+                positions = argtopk(x, kth, self.axis, self.sorted, self.idx_dtype)
+                tangents.append(ev[_along_axis(x, positions, self.axis % x.ndim)])
+        if self.return_indices:
+            tangents.append(None)  # integer positions: no tangent
+        return tangents
+
 
 def top_positions(x: np.ndarray, k: int, axis: int, ordered: bool) -> np.ndarray:
     """The NumPy reference of :class:`TopKOp`: positions along ``axis`` of the ``k`` largest

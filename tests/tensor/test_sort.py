@@ -213,3 +213,14 @@ def test_gradient_with_a_symbolic_axis_says_why_it_is_missing():
     x, ax = T.matrix(), T.iscalar()
     with pytest.raises(NullTypeGradError, match="axis known"):
         T.grad(S.sort(x, ax).sum(), x)
+
+
+def test_topk_rop():
+    x, e, k = T.matrix(), T.matrix(), T.iscalar()
+    xv = np.random.RandomState(2).rand(3, 4)
+    ev = np.random.RandomState(3).rand(3, 4)
+    values, positions = S.topk_and_argtopk(x, k, axis=0)
+    got = jitgraph.function([x, e, k], Rop(values, x, e))(xv, ev, -2)
+    np.testing.assert_allclose(got, np.take_along_axis(ev, np.argsort(xv, 0)[:2], 0))
+    zero = jitgraph.function([x, e, k], Rop(positions, x, e), on_unused_input="ignore")
+    assert not zero(xv, ev, 2).any()
