@@ -1,12 +1,16 @@
-"""``theano.tensor.extra_ops``: construction ops beyond the basics (``arange``, ``repeat``,
-``tile``, defined here) and the path under which Theano users import the extra array ops, each
-defined in the module of its concept (diagonal fills: :mod:`jitgraph.tensor.diagonal_fill`).
+"""``theano.tensor.extra_ops``: the extra array ops under the path Theano users import them from.
 
-``__all__`` lists what ``jitgraph.tensor`` exports from here (the names Theano 1.0's
-``theano.tensor`` takes from ``extra_ops``, plus ``arange``/``tile``/``ARange``/``Repeat``);
-the other Theano names of this module are importable from it but not star-exported.
+Defined here: ``arange``/``ARange``, ``repeat``/``RepeatOp``, ``tile``, ``compress``,
+``bartlett``/``Bartlett`` and ``cpu_contiguous``/``CpuContiguous``. Defined in the module of
+their concept and re-exported: running sums/products and differences (:mod:`.cumulative`),
+``bincount``/``searchsorted``/``to_one_hot`` (:mod:`.binning`), ``ravel_multi_index``/
+``unravel_index`` (:mod:`.index_ravel`), ``Unique`` (:mod:`.unique`), the diagonal fills
+(:mod:`.diagonal_fill`), and Theano's re-exports of graph types.
+
+``__all__`` lists what ``jitgraph.tensor`` star-imports from here: the names Theano 1.0's
+``theano.tensor`` takes from ``extra_ops``, plus ``arange``/``tile``/``ARange``/``Repeat``; the
+other names are importable from this module but not star-exported.
 """
-
 from __future__ import annotations
 
 from collections.abc import Sequence
