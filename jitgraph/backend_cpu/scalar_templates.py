@@ -144,23 +144,17 @@ class Body(ScalarBody):
 _PY_FUNCTIONS = {"exp2": "np.exp2", "floor": "np.floor", "ceil": "np.ceil", "trunc": "np.trunc",
                  "rint": "np.rint", "fabs": "abs", "tgamma": "math.gamma", "pow": "math.pow"}
 _UNWRAPPED = frozenset({"floor", "ceil", "trunc", "rint", "fabs"})
-
-
-def _fmax(x: str, y: str, greater: str) -> str:
-    # NaN-propagating: x wins when it is NaN or beats y; otherwise y (NaN if y is).
-    return f"({x} if ({x} {greater} {y}) | ({x} != {x}) else {y})"
+#: signed integer // and %: 0 for a zero divisor, MIN // -1 wraps (no trap), x % -1 is 0
+_INT_DIVISION = {"floordiv": ("//", "0 if {y} == 0 else (-{x} if {y} == -1 else {x} // {y})"),
+                 "mod": ("%", "0 if ({y} == 0) | ({y} == -1) else {x} % {y}")}
 
 
 class PythonDialect(Dialect):
     """Scalar expression nodes as Python for Numba / the direct compiler."""
 
     name = "numba"
-
-    def const(self, b: Body, value: Any, dtype: str) -> str:
-        return lit(value, dtype)
-
-    def cast(self, b: Body, x: str, src: str, dst: str) -> str:
-        return cv(x, src, dst)
+    literal = staticmethod(lit)
+    convert = staticmethod(cv)
 
     def _joined(self, b: Body, n: Expr, a: list[str]) -> str:
         return wrap_arith(f" {OPERATORS[n.op]} ".join(a), n.dtype)
@@ -174,21 +168,16 @@ class PythonDialect(Dialect):
         w = wide(n.dtype)
         return b.tmp(cv(a[0], n.dtype, w), w), b.tmp(cv(a[1], n.dtype, w), w), w
 
-    def floordiv(self, b: Body, n: Expr, a: list[str]) -> str:
+    def _division(self, b: Body, n: Expr, a: list[str]) -> str:
+        op, signed = _INT_DIVISION[n.op]
         if is_float(n.dtype):
-            return wrap(f"{a[0]} // {a[1]}", n.dtype)
+            return wrap(f"{a[0]} {op} {a[1]}", n.dtype)
         x, y, w = self._int_operands(b, n, a)
         if w == "uint64":  # a plain 0 would unify with uint64 as float64
-            return wrap(f"np.uint64(0) if {y} == 0 else {x} // {y}", n.dtype)
-        return wrap(f"0 if {y} == 0 else (-{x} if {y} == -1 else {x} // {y})", n.dtype)
+            return wrap(f"np.uint64(0) if {y} == 0 else {x} {op} {y}", n.dtype)
+        return wrap(signed.format(x=x, y=y), n.dtype)
 
-    def mod(self, b: Body, n: Expr, a: list[str]) -> str:
-        if is_float(n.dtype):
-            return wrap(f"{a[0]} % {a[1]}", n.dtype)
-        x, y, w = self._int_operands(b, n, a)
-        if w == "uint64":
-            return wrap(f"np.uint64(0) if {y} == 0 else {x} % {y}", n.dtype)
-        return wrap(f"0 if ({y} == 0) | ({y} == -1) else {x} % {y}", n.dtype)
+    floordiv = mod = _division
 
     def pow(self, b: Body, n: Expr, a: list[str]) -> str:
         if is_float(n.dtype):
@@ -209,20 +198,11 @@ class PythonDialect(Dialect):
     def invert(self, b: Body, n: Expr, a: list[str]) -> str:
         return f"(not {a[0]})" if n.dtype == "bool" else wrap(f"~{a[0]}", n.dtype)
 
-    def compare(self, b: Body, n: Expr, a: list[str]) -> str:
-        return f"({a[0]} {OPERATORS[n.op]} {a[1]})"
-
     def where(self, b: Body, n: Expr, a: list[str]) -> str:
         return f"({a[1]} if {a[0]} else {a[2]})"
 
     def extremum(self, b: Body, n: Expr, a: list[str]) -> str:
-        is_max = n.op == "max"
-        if n.dtype == "bool":
-            return f"({a[0]} {'|' if is_max else '&'} {a[1]})"
-        x, y = b.tmp(a[0], n.dtype), b.tmp(a[1], n.dtype)
-        if is_float(n.dtype):
-            return _fmax(x, y, ">=" if is_max else "<=")
-        return f"{'max' if is_max else 'min'}({x}, {y})"
+        return f"{n.op}({a[0]}, {a[1]})"  # the builtins max and min
 
     def fn(self, b: Body, n: Expr, a: list[str]) -> str:
         from jitgraph.backend_cpu.blocks import PRIMITIVES

@@ -86,17 +86,11 @@ template <typename T> __device__ __forceinline__ T jg_fmod(T a, T b) {
 """,
     # Integer power by squaring, wrapping; a negative exponent sets the error flag (the host
     # raises NumPy's ValueError).
-    SIPOW: f"""\
-template <typename T> __device__ __forceinline__ T jg_sipow(T x, T y, int* err) {{
-    if (y < 0) {{ *err = 1; return (T)0; }}
-    {_ULL} r = 1ULL, base = ({_ULL})x, e = ({_ULL})y;
-    while (e) {{
-        if (e & 1ULL) r *= base;
-        base *= base;
-        e >>= 1;
-    }}
-    return (T)r;
-}}
+    SIPOW: """\
+template <typename T> __device__ __forceinline__ T jg_sipow(T x, T y, int* err) {
+    if (y < 0) { *err = 1; return (T)0; }
+    return jg_uipow(x, y);
+}
 """,
     UIPOW: f"""\
 template <typename T> __device__ __forceinline__ T jg_uipow(T x, T y) {{
@@ -110,6 +104,10 @@ template <typename T> __device__ __forceinline__ T jg_uipow(T x, T y) {{
 }}
 """,
 }
+
+
+#: helpers defined in terms of others
+_NEEDS = {SIPOW: (UIPOW,)}
 
 
 def helper_sources(names: set[str]) -> str:
@@ -128,4 +126,6 @@ def helper_sources(names: set[str]) -> str:
                     text, uses = device_source(fn)
                     translated.append(text)
                     builtin |= uses
-    return "".join(SOURCES[n] for n in sorted(builtin)) + "".join(translated)
+    builtin |= {d for n in builtin for d in _NEEDS.get(n, ())}
+    ordered = sorted(builtin, key=lambda n: (n in _NEEDS, n))  # what others need first
+    return "".join(SOURCES[n] for n in ordered) + "".join(translated)

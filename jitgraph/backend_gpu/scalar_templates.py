@@ -68,21 +68,15 @@ def wrap_int(op: str, xs: list[str], out: str) -> str:
     return f"(({C_TYPES[out]})({joined}))"
 
 
-def _fmax(x: str, y: str, greater: str) -> str:
-    # NaN-propagating: x wins when it is NaN or beats y; otherwise y (NaN if y is).
-    return f"((({x} {greater} {y}) || ({x} != {x})) ? {x} : {y})"
+_LOGICAL = {"and": "&&", "or": "||", "xor": "!="}
 
 
 class CudaDialect(Dialect):
     """Scalar expression nodes as CUDA C."""
 
     name = "cuda"
-
-    def const(self, b: Body, value: Any, dtype: str) -> str:
-        return lit(value, dtype)
-
-    def cast(self, b: Body, x: str, src: str, dst: str) -> str:
-        return cv(x, src, dst)
+    literal = staticmethod(lit)
+    convert = staticmethod(cv)
 
     def _arith(self, b: Body, n: Expr, a: list[str]) -> str:
         op = OPERATORS[n.op]
@@ -133,22 +127,16 @@ class CudaDialect(Dialect):
         return f"(!{a[0]})" if n.dtype == "bool" else f"(({C_TYPES[n.dtype]})(~{a[0]}))"
 
     def bitwise(self, b: Body, n: Expr, a: list[str]) -> str:
+        if n.dtype == "bool":  # logical operators: bool results without conversions
+            return "(" + f" {_LOGICAL[n.op]} ".join(a) + ")"
         return f"(({C_TYPES[n.dtype]})({f' {OPERATORS[n.op]} '.join(a)}))"
-
-    def compare(self, b: Body, n: Expr, a: list[str]) -> str:
-        return f"({a[0]} {OPERATORS[n.op]} {a[1]})"
 
     def where(self, b: Body, n: Expr, a: list[str]) -> str:
         return f"({a[0]} ? {a[1]} : {a[2]})"
 
     def extremum(self, b: Body, n: Expr, a: list[str]) -> str:
-        is_max = n.op == "max"
-        if n.dtype == "bool":
-            return f"({a[0]} {'||' if is_max else '&&'} {a[1]})"
         x, y = b.tmp(a[0], n.dtype), b.tmp(a[1], n.dtype)
-        if is_float(n.dtype):
-            return _fmax(x, y, ">=" if is_max else "<=")
-        return f"(({x} {'>' if is_max else '<'} {y}) ? {x} : {y})"
+        return f"(({x} {'>' if n.op == 'max' else '<'} {y}) ? {x} : {y})"
 
     def fn(self, b: Body, n: Expr, a: list[str]) -> str:
         return f"{math_fn(n.attr, n.dtype)}({', '.join(a)})"

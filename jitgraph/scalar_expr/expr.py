@@ -227,16 +227,24 @@ def where(cond: Any, a: Any, b: Any) -> Expr:
     return Expr("where", (c, x, y), dtype)
 
 
+def _extremum(op: str, x: Any, y: Any) -> Expr:
+    (a, b), dtype = _unify(x, y)
+    if is_float(dtype):  # NaN-propagating: a wins when it is NaN or beats b, else b
+        beats = compare("ge" if op == "max" else "le", a, b)
+        return where(bitwise("or", beats, compare("ne", a, a)), a, b)
+    if dtype == "bool":
+        return bitwise("or" if op == "max" else "and", a, b)
+    return Expr(op, (a, b), dtype)
+
+
 def maximum(x: Any, y: Any) -> Expr:
     """The larger operand; NaN if either is NaN (``or`` for booleans)."""
-    (a, b), dtype = _unify(x, y)
-    return Expr("max", (a, b), dtype)
+    return _extremum("max", x, y)
 
 
 def minimum(x: Any, y: Any) -> Expr:
     """The smaller operand; NaN if either is NaN (``and`` for booleans)."""
-    (a, b), dtype = _unify(x, y)
-    return Expr("min", (a, b), dtype)
+    return _extremum("min", x, y)
 
 
 #: float functions every backend provides: name (C99's) -> number of arguments

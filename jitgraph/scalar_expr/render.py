@@ -11,7 +11,7 @@ value numbering: a step repeated with the same arguments is computed once).
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from jitgraph.scalar_expr import expr as E
 from jitgraph.scalar_expr.expr import Expr, Unsupported, check_dtypes
@@ -51,12 +51,21 @@ class ScalarBody:
 class Dialect:
     """How one backend writes each node kind (see :mod:`.expr`). Every method returns source
     text; ``b`` is the body statements may be added to, ``n`` the node, ``a`` the texts of its
-    operands. Methods raise :class:`Unsupported` for what the backend cannot compute."""
+    operands. Methods raise :class:`Unsupported` for what the backend cannot compute.
+    ``extremum`` sees integers only (float max/min are NaN-propagating ``where``
+    expressions, boolean ones ``or``/``and``)."""
 
     name = "?"
+    #: ``literal(value, dtype)`` and ``convert(text, src_dtype, dst_dtype)`` of the language
+    literal: Callable[[Any, str], str]
+    convert: Callable[[str, str, str], str]
 
-    def const(self, b: ScalarBody, value: Any, dtype: str) -> str: raise NotImplementedError
-    def cast(self, b: ScalarBody, x: str, src: str, dst: str) -> str: raise NotImplementedError
+    def const(self, b: ScalarBody, value: Any, dtype: str) -> str:
+        return self.literal(value, dtype)
+
+    def cast(self, b: ScalarBody, x: str, src: str, dst: str) -> str:
+        return self.convert(x, src, dst)
+
     def add(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
     def sub(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
     def mul(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
@@ -68,7 +77,10 @@ class Dialect:
     def abs(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
     def invert(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
     def bitwise(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
-    def compare(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
+
+    def compare(self, b: ScalarBody, n: Expr, a: list[str]) -> str:
+        return f"({a[0]} {OPERATORS[n.op]} {a[1]})"  # C's and Python's spelling
+
     def where(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
     def extremum(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
     def fn(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError

@@ -7,21 +7,22 @@ both compiled backends render (the CPU to Python for the direct compiler and Num
 CUDA C). Nothing else is written per op: no backend template, no code generator entry.
 
 Adding an op is one :func:`define_op` call (in any module ``jitgraph.tensor`` imports; the
-special functions' rows are in :mod:`jitgraph.tensor.special_functions`)::
+special functions' rows are in :mod:`jitgraph.tensor.special_functions`). ``erfinv``'s row::
 
-    import numpy as np
-    from jitgraph.scalar import special_math          # helpers in restricted Python
-    from jitgraph.scalar_expr import expr as E
-    from jitgraph.tensor.scalar_ops import define_op, float_out, unary_grad
-
-    erfinv_op = define_op(
+    erfinv = elemwise_function(define_op(
         "erfinv", 1,
-        impl=np.vectorize(special_math.erfinv, otypes=[float]),    # NumPy reference
-        dtype=float_out,                                           # dtype rule
-        grad=unary_grad(lambda x, out, gz:                         # gradient (tensor ops)
-                        gz * (0.5 * np.sqrt(np.pi)) * T.exp(T.sqr(out))),
-        expr=lambda x: E.call(special_math.erfinv, x),             # computation
-        theano_class="Erfinv", doc="inverse error function")
+        reference(SM.erfinv),                   # NumPy reference: the helper per element
+        float_out,                              # output dtype rule
+        unary_grad(lambda x, out, gz:           # gradient, with tensor ops
+                   gz * _T().const_like(0.5 * math.sqrt(math.pi), out)
+                   * _T().exp(_T().sqr(out))),
+        lambda x: E.call(SM.erfinv, x),         # computation, for both compiled backends
+        theano_class="Erfinv", doc="inverse error function"))
+
+(``SM`` is :mod:`jitgraph.scalar.special_math`, ``E`` is :mod:`jitgraph.scalar_expr.expr`,
+``_T()`` imports :mod:`jitgraph.tensor.math` when the gradient is built.) Then list ``erfinv``
+in the module's ``__all__``; that is all: ``T.erfinv``, ``theano.scalar.erfinv`` and
+``theano.scalar.Erfinv`` exist, fusion, both backends and the graph cache take it as it is.
 
 * ``impl`` gets the inputs already converted to the output dtype (see ``cast_inputs``) and
   returns an array; ``dtype(*input_dtypes)`` gives the output dtype (``float_out``,

@@ -6,8 +6,13 @@ template <typename T> __device__ __forceinline__ T jg_sfloordiv(T x, T y) {
     if ((T)(x % y) != 0 && ((x < 0) != (y < 0))) q = (T)(q - 1);
     return q;
 }
-template <typename T> __device__ __forceinline__ T jg_sipow(T x, T y, int* err) {
-    if (y < 0) { *err = 1; return (T)0; }
+template <typename T> __device__ __forceinline__ T jg_smod(T x, T y) {
+    if (y == 0 || y == (T)-1) return (T)0;
+    T r = (T)(x % y);
+    if (r != 0 && ((r < 0) != (y < 0))) r = (T)(r + y);
+    return r;
+}
+template <typename T> __device__ __forceinline__ T jg_uipow(T x, T y) {
     unsigned long long r = 1ULL, base = (unsigned long long)x, e = (unsigned long long)y;
     while (e) {
         if (e & 1ULL) r *= base;
@@ -16,11 +21,9 @@ template <typename T> __device__ __forceinline__ T jg_sipow(T x, T y, int* err) 
     }
     return (T)r;
 }
-template <typename T> __device__ __forceinline__ T jg_smod(T x, T y) {
-    if (y == 0 || y == (T)-1) return (T)0;
-    T r = (T)(x % y);
-    if (r != 0 && ((r < 0) != (y < 0))) r = (T)(r + y);
-    return r;
+template <typename T> __device__ __forceinline__ T jg_sipow(T x, T y, int* err) {
+    if (y < 0) { *err = 1; return (T)0; }
+    return jg_uipow(x, y);
 }
 extern "C" __global__ void jg_c(const long long* __restrict__ i0, const long long* __restrict__ i1, long long* __restrict__ o0, long long* __restrict__ o1, long long* __restrict__ o2, int n, int* jg_err) {
     for (int k = (int)blockIdx.x * (int)blockDim.x + (int)threadIdx.x; k < n; k += (int)blockDim.x * (int)gridDim.x) {
