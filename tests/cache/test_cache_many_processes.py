@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -14,17 +13,21 @@ import pytest
 
 N_PROCESSES = 16
 
-# What each process runs: two functions (three kernels between them), then it reports its
-# cache counters. Every process waits for a shared start time, so that they all reach the
-# compile locks together.
+# What each process runs: two functions (four kernels between them), then it reports its
+# cache counters. The processes wait for each other once jitgraph is imported (a barrier of
+# files), so that they all reach the compile locks together.
 CHILD = r"""
-import json, sys, time
-start = float(sys.argv[1])
+import json, os, sys, time
+barrier, n = sys.argv[1], int(sys.argv[2])
 import numpy as np
 import jitgraph
 import jitgraph.tensor as T
 from jitgraph.cache import store
-time.sleep(max(0.0, start - time.time()))
+open(os.path.join(barrier, str(os.getpid())), "w").close()
+deadline = time.time() + 120
+while len(os.listdir(barrier)) < n and time.time() < deadline:
+    time.sleep(0.005)
+start = time.time()
 x = T.dvector("x")
 y = T.dvector("y")
 f = jitgraph.function([x], (T.exp(x) * 2 + x * x).sum())
@@ -51,9 +54,11 @@ def _compiled_objects(compiledir: Path) -> list[Path]:
 @pytest.mark.slow
 def test_sixteen_processes_compile_each_kernel_once(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("JITGRAPH_FLAGS", "THEANO_FLAGS")}
-    env["JITGRAPH_FLAGS"] = f"base_compiledir={tmp_path}"
-    start = time.time() + 8.0  # the processes import jitgraph meanwhile
-    procs = [subprocess.Popen([sys.executable, "-c", CHILD, str(start)], env=env,
+    compiledir_base, barrier = tmp_path / "cache", tmp_path / "barrier"
+    barrier.mkdir()
+    env["JITGRAPH_FLAGS"] = f"base_compiledir={compiledir_base}"
+    procs = [subprocess.Popen([sys.executable, "-c", CHILD, str(barrier), str(N_PROCESSES)],
+                              env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
              for _ in range(N_PROCESSES)]
     outputs = [p.communicate(timeout=300)[0] for p in procs]
@@ -68,19 +73,19 @@ def test_sixteen_processes_compile_each_kernel_once(tmp_path):
         assert r["f"] == pytest.approx(expected["f"], rel=1e-12)
         np.testing.assert_allclose(r["g"], expected["g"], rtol=1e-12)
         assert r["max"] == pytest.approx(expected["max"], rel=1e-12)
-    objects = _compiled_objects(tmp_path)
-    assert objects, f"no compiled kernel in {tmp_path}"
+    objects = _compiled_objects(compiledir_base)
+    assert objects, f"no compiled kernel in {compiledir_base}"
     # Each kernel was compiled by exactly one process; the others loaded it.
     assert sum(r["misses"] for r in reports) == len(objects)
     names = [(o.parent.name, o.name) for o in objects]
     assert len(set(names)) == len(names)
     assert all(r["misses"] + r["hits"] >= 1 for r in reports)
     # One folder per kernel entry, one stored graph per function, nothing left half-written.
-    (compiledir,) = [d for d in tmp_path.iterdir() if d.name.startswith("compiledir_")]
+    (compiledir,) = [d for d in compiledir_base.iterdir() if d.name.startswith("compiledir_")]
     entries = [d for d in compiledir.iterdir() if d.name.startswith("k")]
     assert len(entries) == len({o.parent for o in objects})
     assert len(list((compiledir / "graphs").glob("*.pkl"))) == 2
     assert not [d for d in compiledir.iterdir() if d.name.startswith("tmp-")]
     print(f"{N_PROCESSES} processes: {len(objects)} kernels compiled once "
           f"(by {sum(1 for r in reports if r['misses'])} of them), the slowest done "
-          f"{max(r['seconds'] for r in reports):.2f} s after the common start")
+          f"{max(r['seconds'] for r in reports):.2f} s after they all had imported jitgraph")
