@@ -127,6 +127,9 @@ class DataParallelSGD:
         arrays = tuple(a.rechunk({0: rows, **{d: -1 for d in range(1, a.ndim)}}) for a in arrays)
         persisted = self.client.persist(list(arrays))
         workers = sorted(self.client.scheduler_info()["workers"])
+        if not workers:
+            raise RuntimeError("the Dask cluster has no workers to hold the shards (start some, "
+                               "or wait for them: client.wait_for_workers(n))")
         by_key = {f.key: f for a in persisted for f in futures_of(a)}
         self.shards, self._shard_futures, self.rows = {}, {}, tuple(rows)
         for i in range(len(rows)):
