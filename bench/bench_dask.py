@@ -71,18 +71,13 @@ def build(workload: str) -> tuple[list, list, Any, tuple, list]:
     return [x, y], params, cost, data, values
 
 
-def reset(params: list, values: list) -> None:
-    for p, v in zip(params, values):
-        p.set_value(np.array(v, copy=True))
-
-
 def single_process(workload: str, batch: int | None, epochs: int) -> tuple[list, list]:
     """(seconds of each epoch after the warm-up one, final parameter values)."""
     import jitgraph
     import jitgraph.tensor as T
     from jitgraph.dask.training import global_batches
 
-    inputs, params, cost, data, values = build(workload)
+    inputs, params, cost, data, _ = build(workload)
     lr = LEARNING_RATE[workload]
     grads = T.grad(cost, params)
     train = jitgraph.function(inputs, cost, updates=[(p, p - lr * g)
@@ -112,7 +107,7 @@ def distributed_run(client: Any, workload: str, batch: int | None, epochs: int
 
     import jitgraph.dask as jd
 
-    inputs, params, cost, data, values = build(workload)
+    inputs, params, cost, data, _ = build(workload)
     trainer = jd.DataParallelSGD(client, inputs, cost, params,
                                  learning_rate=LEARNING_RATE[workload])
     rows = _rows(len(data[0]))
