@@ -20,6 +20,7 @@ from jitgraph.logging_setup import disable_log_handler, has_handlers  # noqa: E4
 
 # public name -> (module, attribute), imported on first use. A name whose module or attribute
 # does not exist (yet) is left out of __all__/dir() and raises AttributeError, never a stub.
+# To export a name at the top level, add one line here (and its test in tests/test_namespaces.py).
 _LAZY = {
     "function": ("jitgraph.compile.function", "function"),
     "function_dump": ("jitgraph.compile.dump", "function_dump"),
@@ -57,7 +58,7 @@ _LAZY = {
     "dot": ("jitgraph.tensor.helpers", "operand_dot"),
     "get_scalar_constant_value": ("jitgraph.tensor.basic", "get_scalar_constant_value"),
     "clone_replace": ("jitgraph.graph.basic", "clone_replace"),
-    "clone": ("jitgraph.graph.basic", "clone_replace"),
+    "clone": ("jitgraph.graph.replace", "clone"),
     "pp": ("jitgraph.graph.printing", "pp"),
     "pprint": ("jitgraph.graph.printing", "pprint"),
     "debugprint": ("jitgraph.graph.printing", "debugprint"),

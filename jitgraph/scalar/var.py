@@ -166,10 +166,18 @@ def int_or_true_div(x_discrete: bool, y_discrete: bool) -> Any:
 
 
 def as_common_dtype(*variables: Any) -> Any:
-    """The variables cast to their common dtype (a generator, as in Theano)."""
-    scalars = [as_scalar(v) for v in variables]
-    common = dt.upcast(*[v.dtype for v in scalars])
-    return (cast(v, common) for v in scalars)
+    """The variables (scalars, or tensor variables) cast to their common dtype (a generator,
+    as in Theano)."""
+    from jitgraph.tensor import math as tensor_math
+    from jitgraph.tensor.type import TensorType
+
+    def typed(v: Any) -> Any:
+        return v if isinstance(getattr(v, "type", None), TensorType) else as_scalar(v)
+
+    values = [typed(v) for v in variables]
+    common = dt.upcast(*[v.dtype for v in values])
+    return (tensor_math.cast(v, common) if isinstance(v.type, TensorType) else cast(v, common)
+            for v in values)
 
 
 def mod_check(x: Any, y: Any) -> Any:
