@@ -35,7 +35,7 @@ from typing import Sequence
 from jitgraph.backend_cpu.kernels import (HEADER, KernelSource, numba_array_type,
                                           numba_scalar_type, signature_text)
 from jitgraph.backend_cpu.options import CodegenOptions
-from jitgraph.backend_cpu.scalar_templates import Body, StageCall
+from jitgraph.backend_cpu.scalar_templates import Body, StageCall, helper_source
 from jitgraph.scalar_expr.elemwise_structure import ElemwiseStructure as SharedStructure
 from jitgraph.scalar_expr.render import emit_scalar_program
 
@@ -69,6 +69,7 @@ class _Writer:
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.mark = 0  # where :meth:`prologue` inserts (the end of the function's prologue)
+        self.helpers: dict = {}  # helper functions the bodies call (defined in the module)
 
     def prologue(self, lines: Sequence[str]) -> None:
         """Insert statements at depth 1 at the end of the prologue (buffer allocations)."""
@@ -144,6 +145,7 @@ def _inner_loop(w: _Writer, depth: int, st: ElemwiseStructure, lo: str, hi: str,
     body = Body(fast=True, vecmath=vecmath, allow_helpers=True)
     outs = emit_scalar_program(body, st.scalar_op, [f"x{j}" for j in range(st.nin)],
                                st.in_dtypes, st.out_dtypes)
+    w.helpers.update(body.helpers)
     final = [f"{t} = {v}" for t, v in zip(stores, outs)]
     if not body.calls:
         w(depth, f"for k in range({lo}, {hi}):")
@@ -213,17 +215,18 @@ def _prologue(w: _Writer, st: ElemwiseStructure, name: str) -> None:
     w.mark = len(w.lines)
 
 
-def _flat_kernel(st: ElemwiseStructure, name: str, vecmath: bool) -> list[str]:
+def _flat_kernel(st: ElemwiseStructure, name: str, vecmath: bool) -> _Writer:
     w = _Writer()
     _prologue(w, st, name)
     if st.ndim == 0:
         exact = Body(fast=False, allow_helpers=True)
         exact_out = emit_scalar_program(exact, st.scalar_op, [f"x{j}" for j in range(st.nin)],
                                         st.in_dtypes, st.out_dtypes)
+        w.helpers.update(exact.helpers)
         w.extend(1, exact.lines)
         for o, val in enumerate(exact_out):
             w(1, f"o{o}[()] = {val}")
-        return w.lines
+        return w
     if st.ndim == 1:  # already flat: no reshape (each one costs compile time)
         flat_in, flat_out, lo, hi = "i", "o", "start", "stop"
     else:
@@ -238,10 +241,10 @@ def _flat_kernel(st: ElemwiseStructure, name: str, vecmath: bool) -> list[str]:
     loads = [(j, f"{flat_in}{j}[uk]") for j in range(st.nin) if not st.is_scalar_like(j)]
     stores = [f"{flat_out}{o}[uk]" for o in range(st.nout)]
     _inner_loop(w, 1, st, lo, hi, loads, stores, vecmath)
-    return w.lines
+    return w
 
 
-def _nested_kernel(st: ElemwiseStructure, name: str, vecmath: bool) -> list[str]:
+def _nested_kernel(st: ElemwiseStructure, name: str, vecmath: bool) -> _Writer:
     w = _Writer()
     _prologue(w, st, name)
     nd = st.ndim
@@ -266,7 +269,7 @@ def _nested_kernel(st: ElemwiseStructure, name: str, vecmath: bool) -> list[str]
     stores = [f"o{o}[{', '.join(idx)}]" for o in range(st.nout)]
     lo, hi = ("start", "stop") if nd == 1 else ("0", f"o0.shape[{nd - 1}]")
     _inner_loop(w, nd, st, lo, hi, loads, stores, vecmath)
-    return w.lines
+    return w
 
 
 def _signature(st: ElemwiseStructure, layout: str) -> str:
@@ -284,10 +287,11 @@ def _signature(st: ElemwiseStructure, layout: str) -> str:
 def elemwise_source(st: ElemwiseStructure, options: CodegenOptions) -> KernelSource:
     """The module source with ``kernel_c`` and ``kernel_a`` for this structure."""
     partial = any(st.is_partial(j) for j in range(st.nin))
-    c_lines = (_nested_kernel if partial else _flat_kernel)(st, "kernel_c", options.vecmath)
-    a_lines = _nested_kernel(st, "kernel_a", options.vecmath)
+    c_kernel = (_nested_kernel if partial else _flat_kernel)(st, "kernel_c", options.vecmath)
+    a_kernel = _nested_kernel(st, "kernel_a", options.vecmath)
+    c_lines, a_lines = c_kernel.lines, a_kernel.lines
     blocks = sorted(set(_BLOCK_CALL.findall("\n".join(c_lines + a_lines))))
-    helpers = check_program(st).helper_source()
+    helpers = helper_source({**c_kernel.helpers, **a_kernel.helpers})
     text = "\n".join([HEADER, helpers, f"require{tuple(blocks)!r}" if blocks else "",
                       f"SIG_kernel_c = {_signature(st, 'C')}",
                       f"SIG_kernel_a = {_signature(st, 'A')}", "", "",

@@ -33,7 +33,7 @@ from jitgraph.scalar_expr.expr import (SUPPORTED_DTYPES, Expr, Unsupported, chec
 from jitgraph.scalar_expr.render import OPERATORS, Dialect, ScalarBody, template_of
 
 __all__ = ["Body", "StageCall", "Unsupported", "SUPPORTED_DTYPES", "check_dtypes", "cv",
-           "get_template", "lit", "wrap"]
+           "get_template", "helper_source", "lit", "wrap"]
 
 
 def cv(expr: str, src: str, dst: str) -> str:
@@ -128,15 +128,17 @@ class Body(ScalarBody):
         self.memo[("prim", name, arg)] = result
         return result if dtype == "float64" else f"np.float32({result})"
 
-    def helper_source(self) -> str:
-        """The definitions of the helper functions the body calls (for the kernel module)."""
-        if not self.helpers:
-            return ""
-        lines = ["import numba as _numba", ""]
-        for fn in self.helpers.values():
-            lines += ["", '@_numba.njit(nogil=True, error_model="numpy", cache=False)',
-                      fn.python_source(), ""]
-        return "\n".join(lines)
+
+def helper_source(helpers: dict[str, Any]) -> str:
+    """The definitions of ``helpers`` (symbol -> HelperFunction, callees first) for a kernel
+    module: Numba compiles each as a function of its own; the direct compiler inlines them."""
+    if not helpers:
+        return ""
+    lines = ["import numba as _numba", ""]
+    for fn in helpers.values():
+        lines += ["", '@_numba.njit(nogil=True, error_model="numpy", cache=False)',
+                  fn.python_source(), ""]
+    return "\n".join(lines)
 
 
 #: Python spelling of the C99 functions of :data:`~jitgraph.scalar_expr.expr.MATH_FUNCTIONS`

@@ -110,8 +110,9 @@ class Expr:
     def __ge__(self, o: Any) -> Expr: return compare("ge", self, o)
 
 
-def arg(text: str, dtype: str) -> Expr:
-    """An input: ``text`` is what the backend already has for it (a variable name)."""
+def arg(text: str | int, dtype: str) -> Expr:
+    """An input: ``text`` is what the backend already has for it (a variable name), or the
+    index of the argument it stands for (see :func:`.render.render_expr`)."""
     check_dtypes(dtype)
     return Expr("arg", (), dtype, text)
 

@@ -101,10 +101,13 @@ OPERATORS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=
              "add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^"}
 
 
-def render_expr(b: ScalarBody, root: Expr) -> str:
-    """The text of ``root`` (statements for its shared nodes added to ``b``)."""
+def render_expr(b: ScalarBody, root: Expr, args: Sequence[str] = (),
+                counts: dict[int, int] | None = None) -> str:
+    """The text of ``root`` (statements for its shared nodes added to ``b``). An input leaf
+    whose ``attr`` is an index stands for ``args[index]``; ``counts`` are the parents of each
+    node (:func:`~.expr.uses`), when known already."""
     d = b.dialect
-    counts = E.uses(root)
+    counts = E.uses(root) if counts is None else counts
     done: dict[int, str] = {}
     stack: list[tuple[Expr, bool]] = [(root, False)]
     while stack:  # iterative post-order: deep helper expressions do not hit recursion limits
@@ -116,7 +119,7 @@ def render_expr(b: ScalarBody, root: Expr) -> str:
             stack.extend((a, False) for a in reversed(node.args) if id(a) not in done)
             continue
         if node.op == "arg":
-            text = node.attr
+            text = args[node.attr] if isinstance(node.attr, int) else node.attr
         elif node.op == "const":
             text = d.const(b, node.attr, node.dtype or E._unify(node)[1])
         elif node.op == "cast":
@@ -130,25 +133,44 @@ def render_expr(b: ScalarBody, root: Expr) -> str:
     return done[id(root)]
 
 
-def op_expression(sop: Any, args: Sequence[str], arg_dtypes: Sequence[str], out: str) -> Expr:
-    """The expression of scalar op ``sop`` (its row's ``expr``) applied to ``args``: inputs
-    converted as its ``cast_inputs`` policy says, the result converted to ``out``."""
+def op_expression(sop: Any, arg_dtypes: Sequence[str], out: str,
+                  args: Sequence[str] | None = None) -> Expr:
+    """The expression of scalar op ``sop`` (its row's ``expr``): inputs converted as its
+    ``cast_inputs`` policy says, the result converted to ``out``. The inputs are the texts
+    ``args``, or without them leaves standing for argument 0, 1, ... (see
+    :func:`render_expr`)."""
     check_dtypes(out, *arg_dtypes)
     build = getattr(sop, "expr", None)
     if build is None:
         raise Unsupported(f"scalar op {sop.name} has no expression")
     policy = getattr(sop, "cast_inputs", "all")
-    flags = [True] * len(args) if policy == "all" else \
-        [False] * len(args) if policy == "none" else list(policy)
-    leaves = [E.arg(a, d) for a, d in zip(args, arg_dtypes)]
+    n = len(arg_dtypes)
+    flags = [True] * n if policy == "all" else [False] * n if policy == "none" else list(policy)
+    leaves = [E.arg(a, d) for a, d in zip(range(n) if args is None else args, arg_dtypes)]
     inputs = [E.cast(x, out) if f else x for x, f in zip(leaves, flags)]
     return E.cast(E.const(build(*inputs)), out)
+
+
+#: (expression function, op key, input dtypes, output dtype) -> (expression, parent counts):
+#: an op's expression does not depend on the texts of its arguments, so it is built once
+_EXPRESSIONS: dict[tuple, tuple[Any, Any]] = {}  # (None, the Unsupported) when refused
 
 
 def render_op(b: ScalarBody, sop: Any, args: Sequence[str], arg_dtypes: Sequence[str],
               out: str) -> str:
     """The text of ``sop`` applied to ``args`` (see :func:`op_expression`)."""
-    return render_expr(b, op_expression(sop, args, arg_dtypes, out))
+    key = (getattr(sop, "expr", None), sop.key, tuple(arg_dtypes), out)
+    hit = _EXPRESSIONS.get(key)
+    if hit is None:
+        try:
+            root = op_expression(sop, arg_dtypes, out)
+            hit = (root, E.uses(root))
+        except Unsupported as exc:
+            hit = (None, exc)
+        _EXPRESSIONS[key] = hit
+    if hit[0] is None:
+        raise Unsupported(str(hit[1]))
+    return render_expr(b, hit[0], args, hit[1])
 
 
 def emit_scalar_program(b: ScalarBody, sop: Any, args: Sequence[str],
