@@ -5,7 +5,8 @@ Pipeline (one module per step):
 * :mod:`.registry` -- op type -> lowering (``register_lowering``; ``lower`` is a
   ``functools.singledispatch``). ``lower_elemwise``, ``lower_reduce``, ``lower_blas``,
   ``lower_nnet``, ``lower_views`` register the lowerings of the tensor library.
-* :mod:`.scalar_templates` -- one Numba code template per scalar-op name.
+* :mod:`.scalar_templates` -- how scalar-op expressions (:mod:`jitgraph.scalar_expr`) are written
+  in Python for Numba and the direct compiler.
 * :mod:`.elemwise_codegen`, :mod:`.reduce_codegen` -- generated kernel sources, one loop nest per
   ``Elemwise``/fused ``Composite`` (or reduction, with a fused elementwise ``pre_op``).
 * :mod:`.vecmath` -- vectorizable exp/log/log1p/sin/cos/tanh polynomials; :mod:`.blocks` -- the

@@ -10,8 +10,8 @@ device's architecture and cached in the compiledir. Pipeline (one module per ste
   ``GpuFromHost``/``HostFromGpu``, the ``Gpu*`` ops, device shared variables.
 * :mod:`.transfer` -- the rewrite moving nodes to the GPU (registered by ``jitgraph.rewrite.gpu``
   late in ``optdb``; it only fires when a GPU is in use).
-* :mod:`.registry` and ``lower_*`` -- how each op runs there: :mod:`.scalar_templates` (one
-  CUDA template per scalar op), :mod:`.elemwise_codegen`, :mod:`.reduce_codegen`,
+* :mod:`.registry` and ``lower_*`` -- how each op runs there: :mod:`.scalar_templates` (scalar-op
+  expressions written in CUDA C), :mod:`.elemwise_codegen`, :mod:`.reduce_codegen`,
   :mod:`.nnet_codegen` generate the kernels; BLAS goes to cuBLAS through ``cupy.dot``; shape and
   indexing ops use CuPy array methods.
 * :mod:`.kernels` -- compile/cache/load of generated modules; :mod:`.program` -- the thunk

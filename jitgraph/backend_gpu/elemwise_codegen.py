@@ -62,7 +62,7 @@ def scalar_body(st: ElemwiseStructure) -> tuple[Body, list[str]]:
 
 
 def check_program(st: ElemwiseStructure) -> None:
-    """Raise ``Unsupported`` if any step lacks a template for its dtypes (no compilation)."""
+    """Raise ``Unsupported`` if a step has no CUDA code path for its dtypes (no compilation)."""
     scalar_body(st)
 
 

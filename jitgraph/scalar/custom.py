@@ -10,7 +10,7 @@ scalar graphs take it), with three adaptations:
 * ``grad(inputs, output_gradients)`` receives the (tensor) inputs of the ``Elemwise`` node and
   builds its result with tensor or scalar operations; an op without ``grad`` raises
   ``MethodNotDefined`` when differentiated, as in Theano;
-* no code is generated for it: nodes using it run its ``impl`` (the backends have no template
+* no code is generated for it: nodes using it run its ``impl`` (the backends have no expression
   for a user op), and ``c_code`` methods are ignored.
 
 Ops compare equal when they have the same class and output-type rule (the name is only for
