@@ -323,7 +323,10 @@ class Usmm(Op):
     def make_node(self, alpha: Any, x: Any, y: Any, z: Any) -> Apply:
         from jitgraph.sparse.variable import as_sparse_or_tensor_variable
 
-        alpha = H.require_dense(self, 0, alpha, (0,))
+        alpha = H.require_dense(self, 0, alpha, (0, 2))  # Theano's: a (1, 1) matrix
+        if alpha.ndim == 2 and alpha.broadcastable != (True, True):
+            raise TypeError(f"{self}: alpha must be a scalar or a broadcastable (1, 1) matrix, "
+                            f"got {alpha.type}")
         x, y = as_sparse_or_tensor_variable(x), as_sparse_or_tensor_variable(y)
         z = H.require_dense(self, 3, z, (2,))
         if not (H.is_sparse_variable(x) or H.is_sparse_variable(y)):

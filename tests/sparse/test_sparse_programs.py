@@ -1,6 +1,7 @@
 """Theano programs using theano.sparse, run under jitgraph and compared with what Theano 1.0.5
 printed (recorded with the theano-oracle into expected/*.json): the tutorial page ``sparse``,
-a sparse logistic regression (with ``theano.sparse_grad``) and a sparse autoencoder."""
+a sparse logistic regression (with ``theano.sparse_grad``), a sparse autoencoder, and a tour
+of most sparse functions and a few of their gradients (values, formats and dtypes)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def _close(got, want, path="result"):
         np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9, err_msg=path)
 
 
-@pytest.mark.parametrize("name", ["logreg", "autoencoder"])
+@pytest.mark.parametrize("name", ["logreg", "autoencoder", "ops_tour"])
 def test_program_matches_theano(as_theano, name):
     results = _run(name)["main"]()
     _close(json.loads(json.dumps(results)), _expected(name)["results"])
