@@ -107,7 +107,7 @@ def case_permute(T, function):
 
 
 def case_statistics(T, function):
-    x, y, v = T.matrix("x"), T.matrix("y"), T.vector("v")
+    x, y = T.matrix("x"), T.matrix("y")
     f = function([x, y], [T.ptp(x), T.ptp(x, axis=0), T.ptp(x, 1), T.cov(x), T.cov(x, y),
                           T.cov(x, rowvar=False, bias=True), T.cov(x, ddof=0)])
     return f(A34 * A34, A34 + 1)
