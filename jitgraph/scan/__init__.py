@@ -9,6 +9,10 @@ does not import the graph-building side. The scan rewrites live in :mod:`jitgrap
 
 from __future__ import annotations
 
+import sys
+import types
+from typing import Any
+
 from jitgraph.lazy_exports import lazy_exports
 
 _EXPORTS = {
@@ -29,3 +33,15 @@ __all__ = list(_EXPORTS)
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+
+class _CallablePackage(types.ModuleType):
+    """Theano's ``theano.scan`` is the scan function, and ``jitgraph.scan`` is this package:
+    once the package is imported, Python binds the attribute ``scan`` of ``jitgraph`` to it
+    (whatever was there before), so ``theano.scan(fn, ...)`` must work on the package too."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.scan(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage
