@@ -78,6 +78,8 @@ class CSM(Op):
     the positions of the stored values); the other inputs are not differentiable."""
 
     __props__ = ("format",)
+    #: the matrix stores its input arrays (no copy)
+    view_map = {0: [0, 1, 2]}
 
     def __init__(self, format: str, kmap: Any = None) -> None:
         if format not in ("csc", "csr"):

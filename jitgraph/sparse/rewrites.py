@@ -10,7 +10,8 @@
   ``data`` array (``CSM(op(data, ...), indices, indptr, shape)``), ``local_add_s_d_csx`` a
   scatter into a copy of the dense operand.
 * ``local_csm_properties_csm``: the arrays of a matrix just built by ``CSM`` are its inputs
-  (chains of structured elementwise functions then run on the data array alone).
+  (chains of structured elementwise functions then run on the data array alone);
+  ``local_csm_properties_transpose``: those of a transposed matrix are the matrix's own.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from jitgraph.rewrite.phases import register_specialize
 from jitgraph.sparse import csx_ops as C
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.arithmetic import AddSD, MulSD, MulSV, StructuredAddSV
-from jitgraph.sparse.basic import CSM, CSMProperties, csm_properties
+from jitgraph.sparse.basic import CSM, CSMProperties, Transpose, csm_properties
 from jitgraph.sparse.products import Dot, SamplingDot, StructuredDot
 
 _FLIP = {"csc": "csr", "csr": "csc"}
@@ -124,8 +125,19 @@ def local_csm_properties_csm(fgraph: FunctionGraph, node: Apply) -> list | None:
     return replacements
 
 
+@node_rewriter([CSMProperties])
+def local_csm_properties_transpose(fgraph: FunctionGraph, node: Apply) -> list | None:
+    """``csm_properties(transpose(x))`` -> x's own arrays (the transpose of a csr matrix is the
+    csc matrix with the same arrays) and its shape reversed: no transposed matrix is built."""
+    built = node.inputs[0].owner
+    if built is None or not isinstance(built.op, Transpose):
+        return None
+    data, indices, indptr, shape = csm_properties(built.inputs[0])
+    return [data, indices, indptr, shape[::-1]]
+
+
 for _rewrite in (local_structured_dot_csx, local_dot_csx, local_mul_s_d_csx, local_mul_s_v_csx,
                  local_structured_add_s_v_csx, local_sampling_dot_csx, local_add_s_d_csx,
-                 local_csm_properties_csm):
+                 local_csm_properties_csm, local_csm_properties_transpose):
     register_specialize(_rewrite, "sparse", name=_rewrite.name)
 

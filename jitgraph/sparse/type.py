@@ -110,6 +110,15 @@ class SparseType(Type):
         return (n_data * np.dtype(self.dtype).itemsize + (n_indices + n_indptr)
                 * np.dtype("int32").itemsize)
 
+    def symbolic_shape(self, var: Any) -> tuple:
+        """The two dims of the sparse variable ``var`` as int64 scalars (what the shape
+        rewrites start from when no op says better)."""
+        from jitgraph.sparse.basic import csm_shape
+        from jitgraph.tensor.math import cast
+
+        shape = cast(csm_shape(var), "int64")
+        return (shape[0], shape[1])
+
     # -- variables ------------------------------------------------------------------------
     def make_variable(self, name: str | None = None):  # type: ignore[override]
         from jitgraph.sparse.variable import SparseVariable

@@ -133,3 +133,43 @@ def test_structured_elementwise_chain_runs_on_the_data_array():
     want = A.copy()
     want.data = np.exp(1 / (1 + np.exp(-A.data)) + 1)
     np.testing.assert_allclose(f(A).toarray(), want.toarray())
+
+
+def test_transposed_operand_uses_the_same_arrays():
+    x = S.csr_matrix("x", dtype="float64")
+    g = T.dmatrix("g")
+    f = jitgraph.function([x, g], S.structured_dot(x.T, g), mode="FAST_RUN")
+    assert not any(isinstance(n.op, S.Transpose) for n in f.maker.fgraph.apply_nodes)
+    A = random_compressed("csr", 5, 4, 0.5, 1, "float64")
+    G = np.random.RandomState(0).randn(5, 3)
+    np.testing.assert_allclose(f(A, G), A.T.toarray() @ G)
+
+
+def test_inferred_shapes_match_the_values():
+    x = S.csc_matrix("x", dtype="float64")
+    d, v = T.dmatrix("d"), T.dvector("v")
+    outs = [S.structured_dot(x, d.T), S.dot(x, v), S.dot(d, x.T), S.sp_sum(x, 0),
+            S.sp_sum(x, 1), S.diag(x[:, :4]), S.add(x, d), S.dense_from_sparse(x),
+            S.get_item_2lists(x, [0, 2, 1], [1, 1, 0]), S.usmm(T.constant(2.0), x, d.T, d.dot(d.T))]
+    A = random_compressed("csc", 4, 6, 0.6, 2, "float64")
+    dv = np.random.RandomState(1).randn(4, 6)
+    vv = np.arange(6.0)
+    f = jitgraph.function([x, d, v], [o.shape for o in outs], mode="FAST_RUN")
+    values = jitgraph.function([x, d, v], outs, mode="FAST_COMPILE")(A, dv, vv)
+    for shape, value, out in zip(f(A, dv, vv), values, outs):
+        assert tuple(shape) == value.shape, out
+    # the shapes come from infer_shape: no sparse product is computed for them
+    assert not any(isinstance(n.op, (csx_ops.StructuredDotCSx, S.Usmm))
+                   for n in f.maker.fgraph.apply_nodes)
+
+
+def test_debug_mode_runs_sparse_graphs():
+    x = S.csr_matrix("x", dtype="float64")
+    d = T.dmatrix("d")
+    f = jitgraph.function([x, d], [S.structured_dot(x, d), S.mul(x, d.T[:, :4])],
+                          mode="DebugMode")
+    A = random_compressed("csr", 3, 4, 0.7, 5, "float64")
+    D = np.random.RandomState(2).randn(4, 3)
+    prod, mul = f(A, D)
+    np.testing.assert_allclose(prod, A.toarray() @ D)
+    np.testing.assert_allclose(mul.toarray(), A.multiply(D.T[:, :4]).toarray())
