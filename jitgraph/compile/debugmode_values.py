@@ -31,6 +31,9 @@ def copy_value(value: Any) -> Any:
 def identical(a: Any, b: Any) -> bool:
     """Exact equality (same shape and dtype, NaN equal to NaN) of two values."""
     a, b = to_host(a), to_host(b)
+    if hasattr(a, "getnnz") and hasattr(b, "getnnz"):  # scipy.sparse matrices
+        return (a.format == b.format and a.shape == b.shape and a.dtype == b.dtype
+                and (a != b).nnz == 0)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)
         if a.shape != b.shape or a.dtype != b.dtype:
@@ -86,7 +89,9 @@ def type_mismatch(var: Variable, value: Any) -> str:
 
 
 def has_non_finite(value: Any) -> bool:
-    """True for a float or complex array holding NaN or Inf."""
+    """True for a float or complex array (or scipy.sparse matrix) holding NaN or Inf."""
+    if hasattr(value, "getnnz"):  # a sparse matrix: its stored values
+        value = value.data
     dtype = getattr(value, "dtype", None)
     if dtype is None or np.dtype(dtype).kind not in "fc" or getattr(value, "size", 0) == 0:
         return False
@@ -116,6 +121,10 @@ def shares_memory(a: Any, b: Any) -> bool:
         return False
     if a is b:
         return True
+    if hasattr(a, "getnnz") or hasattr(b, "getnnz"):  # a sparse matrix: its three arrays
+        parts_a = (a.data, a.indices, a.indptr) if hasattr(a, "getnnz") else (a,)
+        parts_b = (b.data, b.indices, b.indptr) if hasattr(b, "getnnz") else (b,)
+        return any(shares_memory(x, y) for x in parts_a for y in parts_b)
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         return bool(np.may_share_memory(a, b))
     ra, rb = memory_range(a), memory_range(b)

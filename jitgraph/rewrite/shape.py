@@ -135,7 +135,9 @@ class ShapeFeature(Feature):
 
     def _default_shape(self, var: Variable) -> tuple[Variable, ...] | None:
         if not hasattr(var.type, "broadcastable"):
-            return None  # not a tensor (a slice, a random state...): it has no shape
+            # not a tensor: a type with a shape (sparse matrices) says how to read it
+            symbolic_shape = getattr(var.type, "symbolic_shape", None)
+            return None if symbolic_shape is None else tuple(symbolic_shape(var))
         if isinstance(var, Constant):
             return tuple(self._one if b else _int_const(n)
                          for b, n in zip(var.broadcastable, np.shape(var.data)))
@@ -170,12 +172,15 @@ class ShapeFeature(Feature):
             self._store(out, shapes[k] if shapes is not None else self._default_shape(out))
 
     def _normalize(self, out: Variable, shape: Sequence[Any]) -> tuple[Variable, ...] | None:
-        if not hasattr(out.type, "broadcastable"):
-            return None
+        broadcastable = getattr(out.type, "broadcastable", None)
+        if broadcastable is None:
+            if not hasattr(out.type, "symbolic_shape"):
+                return None
+            broadcastable = (False,) * out.ndim
         if len(shape) != out.ndim:
             raise ValueError(f"infer_shape gave {len(shape)} dims for the {out.ndim}-d {out}")
         dims = []
-        for b, d in zip(out.broadcastable, shape):
+        for b, d in zip(broadcastable, shape):
             if b:
                 dims.append(self._one)
                 continue
