@@ -142,6 +142,8 @@ def epoch_table(epochs: int) -> Table:
          ("max_rel_diff", "params rel diff")],
         note="in f: time a worker spent in the gradient function during the fastest epoch (mean "
              "over the workers; the rest is Dask's communication and the client's update); "
+             "1 process: NumPy's BLAS on every core; each Dask worker runs one thread (Dask "
+             "sets OMP_NUM_THREADS=1 and OPENBLAS_NUM_THREADS=1 in its worker processes); "
              "params rel "
              "diff: largest relative difference of the parameters after the same epochs, 2 "
              "workers vs 1 process")
