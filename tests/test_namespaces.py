@@ -146,6 +146,17 @@ def test_graph_classes_are_jitgraphs():
     assert theano.clone is clone and theano.scan_module.clone is clone
 
 
+def test_scan_is_callable_after_its_package_is_imported():
+    # importing jitgraph.scan binds jitgraph.scan to the package; Theano's theano.scan is the
+    # function, so the package calls it
+    code = ("import jitgraph as theano, jitgraph.tensor as T, jitgraph.scan.op\n"
+            "r, _ = theano.scan(lambda a: a * 2, sequences=T.arange(3))\n"
+            "print(r.eval().tolist(), theano.scan.Scan is jitgraph.scan.op.Scan)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[0, 2, 4] True"
+
+
 def test_import_stays_light():
     code = ("import sys, jitgraph; bad = [m for m in sys.modules if m.split('.')[0] in "
             "('numba', 'scipy', 'cupy', 'pydot') or m.startswith(('jitgraph.tensor', "

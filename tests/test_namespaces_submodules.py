@@ -208,6 +208,8 @@ def test_scalar_sigmoid_and_sigmoid_inplace():
     expected = 1 / (1 + np.exp(-v))
     np.testing.assert_allclose(theano.function([x], Elemwise(scalar_sigmoid)(x))(v), expected)
     assert sigmoid_inplace.destroy_map == {0: [0]} and str(sigmoid_inplace) == "sigmoid_inplace"
+    with pytest.raises(TypeError, match="accept_inplace"):  # Theano: Graph must not contain
+        theano.function([x], sigmoid_inplace(x * 2))  # inplace operations
     f = theano.function([x], sigmoid_inplace(x * 2), accept_inplace=True)
     np.testing.assert_allclose(f(v / 2), expected)
 

@@ -45,10 +45,18 @@ def function(inputs: Sequence[Any], outputs: Any = None, mode: Any = None, updat
         inputs=inputs, outputs=outputs, mode=get_mode(mode), updates=updates, givens=givens,
         no_default_updates=no_default_updates, allow_input_downcast=allow_input_downcast,
         on_unused_input=on_unused_input or config.on_unused_input,
-        profile=config.profile if profile is None else profile, name=name)
+        profile=config.profile if profile is None else profile, name=name,
+        accept_inplace=accept_inplace)
     fn = maker.create()
     fn.trust_input = trust_input
     return fn
+
+
+def _refuse_inplace(fgraph: FunctionGraph) -> None:
+    inplace = [n for n in fgraph.toposort() if n.op.destroy_map]
+    if inplace:
+        raise TypeError(f"the graph contains the in-place operation {inplace[0].op} "
+                        f"({inplace[0]}); pass accept_inplace=True to allow it")
 
 
 def _caller_location() -> str:
@@ -98,7 +106,7 @@ class FunctionMaker:
                  givens: Any = None, no_default_updates: Any = False,
                  allow_input_downcast: bool | None = None, on_unused_input: str = "raise",
                  profile: Any = False, name: str | None = None, fgraph: FunctionGraph | None = None,
-                 rewrite: bool = True) -> None:
+                 rewrite: bool = True, accept_inplace: bool = True) -> None:
         t0 = time.perf_counter()
         self.mode = mode
         self.name = name
@@ -125,6 +133,8 @@ class FunctionMaker:
         self.graph_from_cache = False
         if fgraph is None:
             fgraph = FunctionGraph(explicit + self.shared_inputs, needed, clone=True)
+            if not accept_inplace:  # theano.function's check: the user's graph must be pure
+                _refuse_inplace(fgraph)
             if rewrite:
                 cache_key, fgraph = self._cached_rewrite(fgraph)
                 rewrite = not self.graph_from_cache

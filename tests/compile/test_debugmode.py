@@ -328,7 +328,8 @@ def test_undeclared_view_raises_bad_view_map():
 
 def test_declared_destroy_that_does_not_reuse_input_warns():
     x = T.dvector("x")
-    f = function([In(x, mutable=True)], DeclaresDestroyButCopies()(x), mode=py_debug())
+    f = function([In(x, mutable=True)], DeclaresDestroyButCopies()(x), mode=py_debug(),
+                 accept_inplace=True)
     with pytest.warns(DebugModeWarning, match="does not reuse"):
         np.testing.assert_array_equal(f(np.array([1.0, 2.0])), [2.0, 3.0])
 
