@@ -59,36 +59,43 @@ class LoopPlan:
 
 
 class NativeLoop:
-    """A Scan's loop compiled as one kernel, with what its caller must pass."""
+    """A Scan's loop compiled as one kernel, with what its caller must pass. ``mode``
+    compiled the inner graph the kernel was generated from (the step-by-step fallback runs
+    that program)."""
 
-    def __init__(self, op: Scan, kernel: Any, plan: Any) -> None:
+    def __init__(self, op: Scan, node: Any, kernel: Any, plan: Any, mode: Any = None) -> None:
         self.op = op
+        self.node = node
         self.kernel = kernel
         self.plan = plan
+        self.mode = mode
 
     def __call__(self, inputs: Sequence[Any], output_storage: list) -> None:
         from jitgraph.scan.runner import finish, prepare, run_scan
 
         op, plan = self.op, self.plan
         info = op.info
+        profile = op.inner_profile(self.node)
         n_steps, seqs, recs = prepare(op, inputs)
         non_seqs = [v.reshape(1) if v.ndim == 0 else v for v in inputs[info.outer_non_seqs()]]
         arrays = seqs + [r.buf for r in recs] + non_seqs + plan.consts
         scratch, nits, work = self.prepare(n_steps, *arrays)
         if work > BLAS_WORK:  # big products: BLAS, called once per step, is faster
-            run_scan(op, inputs, output_storage)
+            run_scan(op, inputs, output_storage, self.mode, profile)
             return
         done = np.zeros(1, dtype=np.int64)
-        t0 = time.perf_counter() if op.profile is not None else 0.0
+        t0 = time.perf_counter() if profile is not None else 0.0
         try:
             self.kernel(n_steps, done, *arrays, *scratch, *nits)
         except Exception:  # noqa: BLE001 - the step-by-step loop says what went wrong, and where
-            run_scan(op, inputs, output_storage)
+            run_scan(op, inputs, output_storage, self.mode, profile)
             return
         finish(op, output_storage, recs, nits, [], int(done[0]), n_steps)
-        if op.profile is not None:  # the whole loop is the body: no time outside it
+        if profile is not None:  # the whole loop is the body: no time outside it
             elapsed = time.perf_counter() - t0
-            op.profile.record_loop(int(done[0]), elapsed, elapsed)
+            profile.record_loop(int(done[0]), elapsed, elapsed)
+            if not profile.native_nodes:
+                profile.note_native(op.inner_function(self.mode).fgraph.toposort())
 
     @property
     def prepare(self) -> Any:
@@ -101,15 +108,16 @@ class NativeLoop:
         return {k: v for k, v in self.__dict__.items() if k != "_prepare"}
 
 
-def native_loop(op: Scan, options: Any) -> tuple[NativeLoop | None, str]:
-    """The native loop of ``op``, or None and why not."""
+def native_loop(op: Scan, node: Any, options: Any, mode: Any = None
+                ) -> tuple[NativeLoop | None, str]:
+    """The native loop of ``node`` (inner graph compiled by ``mode``), or None and why not."""
     from jitgraph.backend_cpu.kernels import kernel_module
     from jitgraph.backend_cpu.loop_codegen import loop_source
     from jitgraph.backend_cpu.scalar_templates import Unsupported
 
     if not NATIVE:
         return None, "JITGRAPH_NATIVE_SCAN=0"
-    fn = op.inner_function()
+    fn = op.inner_function(mode)
     try:
         ks, plan = loop_source(op, fn.fgraph, options)
     except Unsupported as exc:
@@ -120,28 +128,54 @@ def native_loop(op: Scan, options: Any) -> tuple[NativeLoop | None, str]:
         _log.warning("scan %r: the native loop did not compile (%s: %s); running it step by "
                      "step", op.name, type(exc).__name__, exc)
         return None, f"compilation failed: {exc}"
-    return NativeLoop(op, kernel, plan), ""
+    return NativeLoop(op, node, kernel, plan, mode), ""
 
 
 class StepLoop:
-    """A Scan's loop running its inner program once per step (picklable, like the native
-    loop, so that a linked program holding it is kept in the compiledir)."""
+    """A Scan's loop running its inner program, compiled by ``mode``, once per step
+    (picklable, like the native loop, so that a linked program holding it is kept in the
+    compiledir)."""
 
-    def __init__(self, op: Scan) -> None:
+    def __init__(self, op: Scan, node: Any, mode: Any = None) -> None:
         self.op = op
+        self.node = node
+        self.mode = mode
 
     def __call__(self, inputs: Sequence[Any], output_storage: list) -> None:
         from jitgraph.scan.runner import run_scan
 
-        run_scan(self.op, inputs, output_storage)
+        run_scan(self.op, inputs, output_storage, self.mode, self.op.inner_profile(self.node))
+
+
+def lowered_inner_mode(op: Scan, node: Any) -> tuple[Any, bool]:
+    """``(mode, native allowed)`` for the compiled loop of ``node``: the mode that compiled
+    the outer graph reaches the inner one. A mode watching every node (NanGuardMode,
+    MonitorMode: a :class:`~jitgraph.compile.monitormode.WrapLinker`) runs the inner program
+    step by step so that it sees the step's nodes; DebugMode checks the inner graph through
+    ``Scan.perform`` and compares it with the compiled loop of the op's own mode."""
+    mode = op.inner_mode(node)
+    if mode is None or isinstance(mode, str):
+        return mode, True
+    from jitgraph.compile.monitormode import WrapLinker
+
+    linker = getattr(mode, "linker", None)
+    if isinstance(linker, WrapLinker):
+        return mode, False
+    if getattr(linker, "name", None) == "debug":
+        return op.mode, True
+    return mode, True
 
 
 @register_lowering(Scan)
 def lower_scan(op: Scan, node: Any, ctx: Any) -> Lowered:
-    loop, why = native_loop(op, ctx.options)
+    mode, native_allowed = lowered_inner_mode(op, node)
+    if native_allowed:
+        loop, why = native_loop(op, node, ctx.options, mode)
+    else:
+        loop, why = None, "the mode checks every inner node"
     if loop is None:
         _log.debug("scan %r runs step by step: %s", op.name, why)
-    run = loop if loop is not None else StepLoop(op)
+    run = loop if loop is not None else StepLoop(op, node, mode)
 
     def emit(nc: Any) -> list[str]:
         runner = nc.b.new_global(run, "scan")

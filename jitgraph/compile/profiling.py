@@ -149,6 +149,8 @@ class ProfileStats:
         self.vm_call_time = 0.0
         self.ignored_calls = 0
         self.records: list[ProgramRecord] = []
+        #: profiles of the inner functions of loop nodes (scan), printed after this one
+        self.inner_profiles: list["ProfileStats"] = []
         self._drop_next = False
         if atexit_print:
             _register(self)
@@ -176,6 +178,10 @@ class ProfileStats:
         rec = ProgramRecord(program, self.message or "function", prefix=f"{n}:" if n else "",
                             allow_gc=allow_gc)
         self.records.append(rec)
+        for node in program.order:  # loop nodes profile their inner function here
+            hook = getattr(node.op, "attach_inner_profile", None)
+            if hook is not None:
+                hook(node, self)
         times = rec.times
         sync = _gpu_sync() if config.gpuarray.sync and "CUDA" in rec.kinds else None
         if self.profile_memory:
@@ -213,6 +219,11 @@ class ProfileStats:
                 plain()
 
         return run
+
+    def add_inner_profile(self, stats: "ProfileStats") -> None:
+        """Show ``stats`` (a loop's inner function) after this profile's summary."""
+        if all(stats is not other for other in self.inner_profiles):
+            self.inner_profiles.append(stats)
 
     def record_call(self, vm_time: float, call_time: float) -> None:
         """Count one call: ``vm_time`` in the program, ``call_time`` in ``__call__``."""
@@ -294,6 +305,9 @@ class ProfileStats:
                 lines += ["", f"Debugprint of {rec.label}", "---"]
                 lines += debugprint(rec.fgraph, file="str").splitlines()
         lines += [""] + _tips(rows, total)
+        for inner in self.inner_profiles:
+            lines += [""] + inner.summary(n_ops_to_print=n_ops,
+                                          n_apply_to_print=n_apply).splitlines()
         text = "\n".join(line if len(line) <= width else line[:width] for line in lines) + "\n"
         if file is not None:
             file.write(text)

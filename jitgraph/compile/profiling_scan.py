@@ -25,6 +25,24 @@ class ScanProfileStats(ProfileStats):
         self.callcount = 0
         self.nbsteps = 0
         self.call_time = 0.0
+        #: id(inner program) -> the timed run of that program (attached once)
+        self._inner_runs: dict[int, Any] = {}
+        #: the inner nodes of a loop that ran as one native kernel (not timed one by one)
+        self.native_nodes: list[Any] = []
+
+    def inner_run(self, fn: Any) -> Any:
+        """What a step runs instead of ``fn.run``: the inner function's program with its
+        nodes timed into this profile (``fn`` is an InnerFunction)."""
+        run = self._inner_runs.get(id(fn.program))
+        if run is None:
+            run = self._inner_runs[id(fn.program)] = self.attach(fn.maker, fn.program)
+        return run
+
+    def note_native(self, nodes: Any) -> None:
+        """Record that the loop runs as one native kernel computing ``nodes`` (the rewritten
+        inner graph's nodes, listed in the summary without separate times)."""
+        if not self.native_nodes:
+            self.native_nodes = list(nodes)
 
     def record_loop(self, steps: int, seconds: float, inner_seconds: float) -> None:
         """Count one call of the loop that ran ``steps`` iterations in ``seconds``, of which
@@ -48,8 +66,14 @@ class ScanProfileStats(ProfileStats):
                        f"({100 * inner / self.call_time:.3f}%)"),
                       (f"  Total overhead (computing slices..) {overhead:.6e}s "
                        f"({100 * overhead / self.call_time:.3f}%)")]
-        text = "\n".join(lines) + "\n\n" + super().summary(
-            n_ops_to_print=n_ops_to_print, n_apply_to_print=n_apply_to_print)
+        if self.native_nodes:
+            lines += ["", f"  The loop ran as one native kernel (no Python per step); its "
+                      f"{len(self.native_nodes)} inner nodes are not timed one by one:"]
+            lines += [f"    {node}" for node in self.native_nodes]
+        text = "\n".join(lines) + "\n"
+        if self.records:  # the inner function ran step by step: its nodes' times
+            text += "\n" + super().summary(n_ops_to_print=n_ops_to_print,
+                                           n_apply_to_print=n_apply_to_print)
         if file is not None:
             file.write(text)
         return text

@@ -61,13 +61,18 @@ class LazyIfElse(Op):
     def do_constant_folding(self, node: Apply) -> bool:
         return False
 
+    #: Mode.rewrite records on this op's nodes the mode compiling the outer graph: the
+    #: branches are compiled by it (DebugMode, NanGuardMode, MonitorMode see their nodes)
+    compiles_inner_graph = True
+
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         n_then = self.n_then
         if truthy(inputs[0]):
             graph, args = self.then_graph, inputs[1:1 + n_then]
         else:
             graph, args = self.else_graph, inputs[1 + n_then:]
-        fn = graph.compiled(self.mode)
+        mode = self.mode if self.mode is not None else getattr(node.tag, "compile_mode", None)
+        fn = graph.compiled(mode)
         for cell, value in zip(fn.input_cells, args):
             cell[0] = value
         fn.run()

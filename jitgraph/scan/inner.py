@@ -64,11 +64,28 @@ class InnerGraph:
         """This graph compiled by ``mode`` (None: the default mode), once per mode; the
         program may overwrite the inputs at the positions ``mutable``."""
         cache = self.__dict__.setdefault("_compiled", {})
-        key = (id(mode) if mode is not None else None, tuple(mutable))
+        token = _mode_token(mode)
+        key = (token, tuple(mutable))
         found = cache.get(key)
-        if found is None or found.mode_ref is not mode:
+        if found is None or (token[0] == "id" and found.mode_ref is not mode):
             found = cache[key] = InnerFunction(self, mode, mutable)
         return found
+
+
+def _mode_token(mode: Any) -> tuple:
+    """What identifies the program ``mode`` compiles: a plain Mode by its settings (every
+    function compiled by the default mode gets a new Mode object, and must not compile the
+    inner graph again), any other mode (checking, profiling) by identity."""
+    if mode is None:
+        return ("default",)
+    from jitgraph.compile.mode import Mode
+
+    if type(mode) is Mode and isinstance(mode.optimizer, str):
+        return ("plain", mode.optimizer, mode.include, mode.exclude, mode.require,
+                mode.linker.name, type(mode.linker).__qualname__, mode.linker.allow_gc)
+    if isinstance(mode, str):
+        return ("name", mode)
+    return ("id", id(mode))
 
 
 def _check_closed(inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:

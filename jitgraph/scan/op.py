@@ -86,11 +86,43 @@ class Scan(Op):
         return False  # running a loop while rewriting costs more than it saves
 
     # -- evaluation -------------------------------------------------------------------------
-    def inner_function(self) -> Any:
-        """The inner graph compiled by this op's mode (compiled on first use). The tap of a
-        recurrent output that keeps one entry and reads only its last value may be overwritten
-        in place (an accumulator: ``acc + x`` becomes ``acc += x``)."""
-        return self.inner.compiled(self.mode, self.overwritable_taps())
+    #: Mode.rewrite records on this op's nodes the mode compiling the outer graph: the inner
+    #: graph is compiled by it (DebugMode, NanGuardMode, MonitorMode check the step's nodes)
+    compiles_inner_graph = True
+
+    def inner_mode(self, node: Apply | None) -> Any:
+        """The mode compiling the inner graph of ``node``: the op's own (``scan(mode=...)``),
+        else the mode that compiled the outer graph, else None (the default mode)."""
+        if self.mode is not None or node is None:
+            return self.mode
+        return getattr(node.tag, "compile_mode", None)
+
+    def inner_profile(self, node: Apply | None) -> Any:
+        """The ScanProfileStats recording ``node``'s loop: the outer function's profile gives
+        each loop node one (see :meth:`attach_inner_profile`), else ``scan(profile=...)``'s."""
+        found = getattr(node.tag, "scan_profile", None) if node is not None else None
+        return found if found is not None else self.profile
+
+    def attach_inner_profile(self, node: Apply, parent: Any) -> None:
+        """Called by a profiled outer function for each of its loop nodes: the loop records
+        its calls and its inner nodes in a ScanProfileStats shown inside ``parent``'s
+        summary."""
+        from jitgraph.compile.profiling_scan import ScanProfileStats
+
+        stats = self.profile
+        if stats is None:
+            stats = ScanProfileStats(atexit_print=False, name=self.name,
+                                     message=f"{self.name} sub profile")
+        node.tag.scan_profile = stats
+        parent.add_inner_profile(stats)
+
+    def inner_function(self, mode: Any = None) -> Any:
+        """The inner graph compiled by ``mode`` (None: this op's mode, else the default one;
+        compiled on first use). The tap of a recurrent output that keeps one entry and reads
+        only its last value may be overwritten in place (an accumulator: ``acc + x`` becomes
+        ``acc += x``)."""
+        return self.inner.compiled(self.mode if mode is None else mode,
+                                   self.overwritable_taps())
 
     def overwritable_taps(self) -> tuple[int, ...]:
         """Inner inputs (taps) the step may overwrite: see :meth:`inner_function`."""
@@ -101,7 +133,7 @@ class Scan(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         from jitgraph.scan.runner import run_scan
 
-        run_scan(self, inputs, output_storage)
+        run_scan(self, inputs, output_storage, self.inner_mode(node), self.inner_profile(node))
 
     # -- printing ---------------------------------------------------------------------------
     def debugprint_inner(self, node: Apply) -> tuple[list[Variable], dict]:

@@ -35,25 +35,29 @@ def prepare(op: Any, inputs: Sequence[Any], in_place: bool = False
     return n_steps, seqs, recs
 
 
-def run_scan(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
-    """Run the loop of ``op`` with the inner program called once per step."""
-    if op.profile is not None:
-        _profiled(op, inputs, output_storage)
+def run_scan(op: Any, inputs: Sequence[Any], output_storage: list, mode: Any = None,
+             profile: Any = None) -> None:
+    """Run the loop of ``op`` with the inner program, compiled by ``mode`` (None: the op's),
+    called once per step; ``profile`` (a ScanProfileStats) times the loop and the inner
+    program's nodes."""
+    fn = op.inner_function(mode)
+    if profile is not None:
+        _profiled(op, fn, inputs, output_storage, profile)
         return
-    _run(op, inputs, output_storage, None)
+    _run(op, fn, fn.run, inputs, output_storage, None)
 
 
-def _profiled(op: Any, inputs: Sequence[Any], output_storage: list) -> None:
+def _profiled(op: Any, fn: Any, inputs: Sequence[Any], output_storage: list, profile: Any
+              ) -> None:
     inner = [0.0]
     t0 = time.perf_counter()
-    done = _run(op, inputs, output_storage, inner)
-    op.profile.record_loop(done, time.perf_counter() - t0, inner[0])
+    done = _run(op, fn, profile.inner_run(fn), inputs, output_storage, inner)
+    profile.record_loop(done, time.perf_counter() - t0, inner[0])
 
 
-def _run(op: Any, inputs: Sequence[Any], output_storage: list, inner_time: list | None
-         ) -> int:
+def _run(op: Any, fn: Any, run: Any, inputs: Sequence[Any], output_storage: list,
+         inner_time: list | None) -> int:
     info = op.info
-    fn = op.inner_function()
     n_steps, seqs, recs = prepare(op, inputs, in_place=True)
     shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v
               for v in inputs[info.outer_shared()]]
@@ -74,7 +78,6 @@ def _run(op: Any, inputs: Sequence[Any], output_storage: list, inner_time: list 
     cond_cell = out_cells[-1] if info.as_while else None
     nits: list[Any] = [None] * info.n_nit_sot
     single = [rec for rec in recs if rec.size == 1]
-    run = fn.run
     done = n_steps
     for t in range(n_steps):
         for cell, seq in zip(seq_cells, seqs):
