@@ -212,6 +212,11 @@ def test_scalar_sigmoid_and_sigmoid_inplace():
         theano.function([x], sigmoid_inplace(x * 2))  # inplace operations
     f = theano.function([x], sigmoid_inplace(x * 2), accept_inplace=True)
     np.testing.assert_allclose(f(v / 2), expected)
+    # x * 1 -> x would make the op overwrite the input: rejected once (the rollback used to
+    # queue the node again, and canonicalize retried it forever)
+    for mode in ("FAST_COMPILE", "FAST_RUN"):
+        g = theano.function([x], sigmoid_inplace(x * 1), accept_inplace=True, mode=mode)
+        np.testing.assert_allclose(g(v.copy()), expected)
 
 
 def test_abstract_conv2d_convolves():

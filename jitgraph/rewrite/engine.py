@@ -252,7 +252,10 @@ class _ImportQueue(Feature):
         self.queue = queue
 
     def on_import(self, fgraph: FunctionGraph, node: Apply, reason: Any) -> None:
-        self.queue.append(node)
+        # A rejected rewrite's rollback re-imports the nodes it had removed: they were already
+        # queued or visited, and queueing them again retries the same rejected rewrite forever.
+        if reason != "revert":
+            self.queue.append(node)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -34,7 +34,8 @@ def fused_graph(inputs, outputs, **query) -> FunctionGraph:
 
 
 def run(fgraph: FunctionGraph, values):
-    fn = jitgraph.function(fgraph.inputs, fgraph.outputs, mode=Mode("py", None))
+    fn = jitgraph.function(fgraph.inputs, fgraph.outputs, mode=Mode("py", None),
+                           accept_inplace=True)  # (a graph already rewritten)
     out = fn(*values)
     return out if isinstance(out, list) else [out]
 
