@@ -68,7 +68,8 @@ def lower_gather(op: Any, node: Any, ctx: Any) -> Lowered | None:
     dtype = _float_output(node)
     if dtype is None:
         return None
-    return _call("gather", (_GATHER[type(op)], op.format, dtype), ctx, node)
+    kernel = next(name for cls, name in _GATHER.items() if isinstance(op, cls))
+    return _call("gather", (kernel, op.format, dtype), ctx, node)
 
 
 @register_lowering(C.SamplingDotCSx)

@@ -173,3 +173,20 @@ def test_debug_mode_runs_sparse_graphs():
     prod, mul = f(A, D)
     np.testing.assert_allclose(prod, A.toarray() @ D)
     np.testing.assert_allclose(mul.toarray(), A.multiply(D.T[:, :4]).toarray())
+
+
+def test_theano_opt_names():
+    from jitgraph.sparse import opt
+
+    x, b = S.csr_matrix("x", dtype="float64"), T.dmatrix("b")
+    data, indices, indptr, _ = S.csm_properties(x)
+    f = jitgraph.function([x, b], [opt.sd_csr(data, indices, indptr, b),
+                                   opt.mul_s_d_csr(data, indices, indptr, b.T)])
+    A = random_compressed("csr", 2, 3, 0.8, 4, "float64")
+    B = np.arange(6.0).reshape(3, 2)
+    prod, scaled = f(A, B)
+    np.testing.assert_allclose(prod, A.toarray() @ B)
+    rows, cols = np.repeat(np.arange(2), np.diff(A.indptr)), A.indices
+    np.testing.assert_allclose(scaled, A.data * B.T[rows, cols])
+    with pytest.raises(NotImplementedError, match="no C backend.*sparse.usmm"):
+        opt.UsmmCscDense()
