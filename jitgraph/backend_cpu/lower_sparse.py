@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from jitgraph.sparse import arithmetic, basic, compare, indexing, products, reductions, stacking
-from jitgraph.sparse import csx_ops as C
-
 from jitgraph.backend_cpu.registry import NUMBA, PY, Lowered, register_lowering
 from jitgraph.backend_cpu.sparse_kernels import DTYPES, SparseKernels, sparse_kernels_source
+from jitgraph.sparse import arithmetic, basic, compare, indexing, products, reductions, stacking
+from jitgraph.sparse import csx_ops as C
 
 _GATHER = {C.MulSDCSx: "mulsd", C.MulSVCSx: "mulsv", C.StructuredAddSVCSx: "addsv"}
 

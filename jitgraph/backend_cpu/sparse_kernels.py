@@ -145,7 +145,7 @@ def _arg_type(kernel: str, k: int, rank: int, dtype: str) -> str:
     return f"_nt.Array({base}, {rank}, 'C', readonly={readonly})"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sparse_kernels_source(options: Any) -> KernelSource:
     """Every sparse kernel for every format and float dtype, in one module."""
     lines = ["from numba import types as _nt", ""]
@@ -170,7 +170,7 @@ class SparseKernels:
     """The sparse entries compiled with one set of codegen options, and the functions the
     driver calls (they convert the operands, allocate the output and split the loop)."""
 
-    _by_options: dict[Any, "SparseKernels"] = {}
+    _by_options: dict[Any, SparseKernels] = {}
 
     def __init__(self, options: Any, nthreads: int = 1, minsize: int = 0) -> None:
         self.options = options
@@ -179,7 +179,7 @@ class SparseKernels:
         self._fns: dict[str, Any] = {}
 
     @classmethod
-    def of(cls, options: Any, nthreads: int = 1, minsize: int = 0) -> "SparseKernels":
+    def of(cls, options: Any, nthreads: int = 1, minsize: int = 0) -> SparseKernels:
         key = (options, nthreads, minsize)
         found = cls._by_options.get(key)
         if found is None:

@@ -3,7 +3,8 @@ structured row-vector forms, and the ``add``/``sub``/``mul`` functions choosing 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -4,7 +4,8 @@ ops that keep the structure: transpose, negation, casts, sorting indices, removi
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,6 @@ from jitgraph.graph.gradient_types import disconnected_type
 from jitgraph.graph.op import Op
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.scipy_support import format_class
-from jitgraph.sparse.type import SparseType
 
 _INDEX_DTYPE = "int32"
 
@@ -162,7 +162,7 @@ class CSMGrad(Op):
         return Apply(self, inputs, [H.tensor_out(inputs[4].dtype, 1)])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list) -> None:
-        x_data, x_ind, x_ptr, x_shape, g_data, g_ind, g_ptr, g_shape = inputs
+        _, x_ind, x_ptr, _, g_data, g_ind, g_ptr, g_shape = inputs
         dtype = node.outputs[0].dtype
         if (x_ptr.shape == g_ptr.shape and x_ind.shape == g_ind.shape
                 and np.array_equal(x_ptr, g_ptr) and np.array_equal(x_ind, g_ind)):
@@ -479,7 +479,3 @@ def sp_zeros_like(x: Any) -> Variable:
     _, _, indptr, shape = csm_properties(x)
     return CSM(x.format)(np.array([], dtype=x.dtype), np.array([], dtype=_INDEX_DTYPE),
                          zeros_like(indptr), shape)
-
-
-def is_sparse_type(t: Any) -> bool:
-    return isinstance(t, SparseType)

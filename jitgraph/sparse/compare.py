@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Sequence
-
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op

@@ -9,7 +9,8 @@ Each op has a ``format`` parameter: with ``csr`` the compressed (outer) axis is 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -105,7 +106,7 @@ class _DataGather(_CSxOp):
 class MulSDCSx(_DataGather):
     """Stored values times the dense matrix at their positions (``mul_s_d`` on the data)."""
 
-    def combine(self, data, y, rows, cols):  # noqa: D102
+    def combine(self, data, y, rows, cols):
         return data * y[rows, cols]
 
 
@@ -114,7 +115,7 @@ class MulSVCSx(_DataGather):
 
     ranks = (1,)
 
-    def combine(self, data, y, rows, cols):  # noqa: D102
+    def combine(self, data, y, rows, cols):
         return data * y[cols]
 
 
@@ -123,7 +124,7 @@ class StructuredAddSVCSx(_DataGather):
 
     ranks = (1,)
 
-    def combine(self, data, y, rows, cols):  # noqa: D102
+    def combine(self, data, y, rows, cols):
         return data + y[cols]
 
 

@@ -5,7 +5,8 @@ structure staying fixed), and converted back to sparse inside the checked functi
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from jitgraph.graph.basic import Variable
 from jitgraph.sparse import helpers as H

@@ -5,7 +5,8 @@ gradient of ``x[ilist]`` that ``theano.sparse_grad`` asks for)."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -5,7 +5,8 @@ operand's structure), ``dot`` (dense gradients), ``true_dot`` (a sparse result),
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

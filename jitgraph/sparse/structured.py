@@ -6,7 +6,8 @@ the gradient is structured (it flows through ``CSM`` to the stored values only).
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

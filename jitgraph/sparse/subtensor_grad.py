@@ -3,7 +3,8 @@ is a sparse matrix holding only the indexed rows (cheap for a large embedding ma
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor.subtensor_ops import AdvancedSubtensor1

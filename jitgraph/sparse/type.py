@@ -48,14 +48,14 @@ class SparseType(Type):
 
     __repr__ = __str__
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         return (type(other) is type(self) and other.format == self.format
                 and other.dtype == self.dtype)
 
     def __hash__(self) -> int:
         return hash((type(self), self.format, self.dtype))
 
-    def clone(self, format: str | None = None, dtype: str | None = None) -> "SparseType":
+    def clone(self, format: str | None = None, dtype: str | None = None) -> SparseType:
         return SparseType(format or self.format, dtype or self.dtype)
 
     # -- values ---------------------------------------------------------------------------

@@ -101,7 +101,7 @@ class SparseVariable(_SparseOperators, Variable):
 class SparseConstantSignature(tuple):
     """What makes two sparse constants equal: their type and stored data (hashable)."""
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         return tuple.__eq__(self, other)
 
     def __hash__(self) -> int:
@@ -208,7 +208,3 @@ def constant(x: Any, name: str | None = None) -> SparseConstant:
         x = x.asformat(fmt)
     return SparseConstant(SparseType(fmt, str(x.dtype)), x, name)
 
-
-def is_dense_variable(x: Any) -> bool:
-    """Whether ``x`` is a tensor (not sparse) variable."""
-    return isinstance(x, Variable) and not isinstance(x.type, SparseType) and hasattr(x, "ndim")

@@ -8,9 +8,9 @@ import pytest
 
 sp = pytest.importorskip("scipy.sparse")
 
-import jitgraph  # noqa: E402
-import jitgraph.tensor as T  # noqa: E402
-from jitgraph import sparse as S  # noqa: E402
+import jitgraph
+import jitgraph.tensor as T
+from jitgraph import sparse as S
 
 RNG = np.random.RandomState(42)
 
@@ -31,8 +31,8 @@ def _indices(*values):
     return np.asarray(values, dtype="int32")
 
 
-CSR = lambda *a, **k: sprand(*a, fmt="csr", **k)  # noqa: E731
-CSC = lambda *a, **k: sprand(*a, fmt="csc", **k)  # noqa: E731
+CSR = lambda *a, **k: sprand(*a, fmt="csr", **k)
+CSC = lambda *a, **k: sprand(*a, fmt="csc", **k)
 
 # (id, function of variables, point, structured)
 CASES = [

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 sp = pytest.importorskip("scipy.sparse")
 
-import jitgraph  # noqa: E402
-import jitgraph.tensor as T  # noqa: E402
-from jitgraph import sparse as S  # noqa: E402
-from jitgraph.sparse import csx_ops  # noqa: E402
+import jitgraph
+import jitgraph.tensor as T
+from jitgraph import sparse as S
+from jitgraph.sparse import csx_ops
 
 
 def random_compressed(fmt, n, m, density, seed, dtype):
@@ -45,7 +45,7 @@ def tol(dtype):
     return {"rtol": 1e-4, "atol": 1e-4} if dtype == "float32" else {"rtol": 1e-10, "atol": 1e-10}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compiled(fmt, dtype):
     """One compiled function per format and dtype, with every kernel in it."""
     x = S.matrix(fmt, "x", dtype)
@@ -104,7 +104,7 @@ def test_structured_dot_gradient_kernel(case):
     assert got.format == fmt
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def grad_function(fmt, dtype):
     x = S.matrix(fmt, "x", dtype)
     B, G = T.matrix("B", dtype=dtype), T.matrix("G", dtype=dtype)

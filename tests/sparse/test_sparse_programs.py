@@ -17,9 +17,9 @@ import pytest
 
 pytest.importorskip("scipy")
 
-import jitgraph  # noqa: E402
-import jitgraph.sparse  # noqa: E402
-import jitgraph.tensor  # noqa: E402
+import jitgraph
+import jitgraph.sparse
+import jitgraph.tensor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

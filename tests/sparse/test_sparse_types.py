@@ -13,9 +13,9 @@ import pytest
 
 sp = pytest.importorskip("scipy.sparse")
 
-import jitgraph  # noqa: E402
-import jitgraph.tensor as T  # noqa: E402
-from jitgraph import sparse as S  # noqa: E402
+import jitgraph
+import jitgraph.tensor as T
+from jitgraph import sparse as S
 
 API = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures",
                    "theano_api.json")

@@ -11,7 +11,7 @@ import theano.tensor as T
 from theano import sparse
 
 sys.path.insert(0, __file__.rsplit('/', 1)[0])
-from common import bag_of_words, rounded  # noqa: E402
+from common import bag_of_words, rounded
 
 
 def main():

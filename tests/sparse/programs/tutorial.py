@@ -1,7 +1,7 @@
 """Theano's tutorial page ``sparse`` (doc/tutorial/sparse.txt), its examples in order."""
-import theano
 import numpy as np
 import scipy.sparse as sp
+import theano
 from theano import sparse
 
 # To and Fro
