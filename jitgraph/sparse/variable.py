@@ -55,8 +55,10 @@ class _SparseOperators:
 
     @property
     def shape(self):
-        """The shape as an int vector (``csm_shape``)."""
-        return _ops().csm_shape(self)
+        """The shape as an int64 vector (as a tensor's: ``csm_shape`` cast)."""
+        from jitgraph.tensor.math import cast
+
+        return cast(_ops().csm_shape(self), "int64")
 
     def toarray(self):
         """The dense matrix (``dense_from_sparse``)."""
