@@ -21,8 +21,6 @@ were graph optimizers; the merge is a node rewriter.
 
 from __future__ import annotations
 
-from typing import Any
-
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.context import copy_stack_trace

@@ -65,7 +65,7 @@ def test_mrg_uniform_takes_theanos_constructor():
     op = R.mrg_uniform_base(T.TensorType("float32", (False,)))
     assert str(op) == "mrg_uniform{TensorType(float32, vector),no_inplace}" and not op.inplace
     assert R.mrg_uniform(T.TensorType("float32", (False,)), True).inplace
-    new_state, sample = op(T.constant(np.tile(SEED_STATE, (4, 1))), [6])
+    _, sample = op(T.constant(np.tile(SEED_STATE, (4, 1))), [6])
     values = jitgraph.function([], sample)()
     assert values.shape == (6,) and values.dtype == np.float32 and (0 < values).all()
     assert R.mrg_random_make_inplace.name == "mrg_random_make_inplace"
