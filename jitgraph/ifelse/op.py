@@ -29,8 +29,9 @@ class IfElse(Op):
         self.n_outs = int(n_outs)
         self.as_view = bool(as_view)
         self.name = name
-        if as_view:
-            object.__setattr__(self, "view_map", {k: [1 + k] for k in range(self.n_outs)})
+        if as_view:  # output k is the then value 1 + k or the else value 1 + n_outs + k
+            object.__setattr__(self, "view_map",
+                               {k: [1 + k, 1 + self.n_outs + k] for k in range(self.n_outs)})
 
     def __str__(self) -> str:
         args = ([self.name] if self.name else []) + (["inplace"] if self.as_view else [])

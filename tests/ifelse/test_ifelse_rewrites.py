@@ -123,6 +123,12 @@ def test_cond_make_inplace_runs_by_default():
     out = f(1, xv, YV)
     assert not np.shares_memory(out, xv)  # the function still returns its own buffer
     np.testing.assert_array_equal(out, XV)
+    # the output is a view of either branch's value: both declared, so DebugMode agrees, and an
+    # in-place op after the ifelse does not overwrite exp(y), which is read again
+    ey = T.exp(y)
+    checked = jitgraph.function([c, x, y], (ifelse(c, x * 2, ey) + 1) * ey, mode="DebugMode")
+    np.testing.assert_allclose(checked(0, XV, YV), (np.exp(YV) + 1) * np.exp(YV))
+    np.testing.assert_allclose(checked(1, XV, YV), (XV * 2 + 1) * np.exp(YV))
 
 
 @pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])

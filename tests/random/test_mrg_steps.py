@@ -39,9 +39,10 @@ def test_dot_modulo_op():
     m1, m2 = T.iscalars("m1", "m2")
     out = R.DotModulo()(a1, s1, m1, a2, s2, m2)
     assert str(R.DotModulo()) == "DotModulo" and out.type == T.ivector
-    f = jitgraph.function([a1, s1, m1, a2, s2, m2], out)
-    got = f(COMPANION1, SEED_STATE[:3], R.M1, COMPANION1, SEED_STATE[3:], R.M2)
-    assert got.tolist() == [240667857, 12345, 12345, 241173489, 12345, 12345]
+    for mode in ("FAST_RUN", "FAST_COMPILE", "DebugMode"):
+        f = jitgraph.function([a1, s1, m1, a2, s2, m2], out, mode=mode)
+        got = f(COMPANION1, SEED_STATE[:3], R.M1, COMPANION1, SEED_STATE[3:], R.M2)
+        assert got.tolist() == [240667857, 12345, 12345, 241173489, 12345, 12345]
     with pytest.raises(TypeError, match="integer"):
         R.DotModulo()(T.dmatrix(), s1, m1, a2, s2, m2)
 

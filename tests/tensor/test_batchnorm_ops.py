@@ -42,7 +42,7 @@ train = bn.AbstractBatchNormTrain(axes=(0,))
 inference = bn.AbstractBatchNormInference(axes=(0,))
 train_grad = bn.AbstractBatchNormTrainGrad(axes=(0,))
 
-MODES = ["FAST_RUN", "FAST_COMPILE", jitgraph.Mode(optimizer=None)]
+MODES = ["FAST_RUN", "FAST_COMPILE", "DebugMode", jitgraph.Mode(optimizer=None)]
 
 
 def check(got, expected, atol=1e-9):
