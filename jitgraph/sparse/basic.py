@@ -479,3 +479,24 @@ def sp_zeros_like(x: Any) -> Variable:
     _, _, indptr, shape = csm_properties(x)
     return CSM(x.format)(np.array([], dtype=x.dtype), np.array([], dtype=_INDEX_DTYPE),
                          zeros_like(indptr), shape)
+
+
+# -- Theano's theano.sparse.basic path ------------------------------------------------------------
+# Theano defined every sparse name in this module; its private helpers were imported from here
+# by user code too.
+_is_sparse_variable = H.is_sparse_variable
+_is_dense_variable = H.is_dense_variable
+_is_sparse = H.is_sparse
+
+
+def _is_dense(value: Any) -> bool:
+    return isinstance(value, np.ndarray)
+
+
+def __getattr__(name: str) -> Any:
+    """The other theano.sparse names, for ``from theano.sparse.basic import ...``."""
+    import jitgraph.sparse as package
+
+    if name.startswith("__") or not hasattr(package, name):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(package, name)
