@@ -151,10 +151,15 @@ def _victim(fgraph: FunctionGraph, node: Apply, i: int, guarded: set[Variable]
             ) -> Variable | None:
     """A guarded variable holding the value input ``i`` of ``node`` overwrites: the value's
     root through views, or any view of that root (the in-place result is a new value)."""
-    root = node.inputs[i]
-    while root.owner is not None and root.owner.op.view_map.get(root.index):
-        root = root.owner.inputs[root.owner.op.view_map[root.index][0]]
-    stack, seen = [root], set()
+    roots, pending = [], [node.inputs[i]]
+    while pending:  # up every view chain (an ifelse's output views both of its branches)
+        var = pending.pop()
+        parents = var.owner.op.view_map.get(var.index) if var.owner is not None else None
+        if parents:
+            pending.extend(var.owner.inputs[j] for j in parents)
+        else:
+            roots.append(var)
+    stack, seen = roots, set()
     while stack:
         var = stack.pop()
         if var in seen:

@@ -145,3 +145,23 @@ def test_merges_run_when_asked_for(mode):
 
 def count_conditionals(f) -> int:
     return sum(str(n.op).startswith("if{") for n in f.maker.fgraph.toposort())
+
+
+def test_overwriting_a_view_ifelse_protects_both_branches():
+    from jitgraph.compile.aliasing import Supervisor
+    from jitgraph.graph.fg import InconsistencyError
+    from jitgraph.rewrite import DestroyHandler
+    from jitgraph.scalar import exp
+    from jitgraph.tensor.elemwise import Elemwise
+
+    exp_inplace = Elemwise(exp, {0: 0})
+    for protected_branch in (1, 2):  # the then value, then the else value
+        a = x * 2
+        values = [a, y] if protected_branch == 2 else [y, a]
+        out = exp_inplace(IfElse(1, as_view=True)(c, *values))
+        fg = FunctionGraph([c, x, y], [out], clone=False)
+        fg.attach_feature(DestroyHandler(mutable=[y]))  # (so only the supervisor objects)
+        fg.validate()
+        fg.attach_feature(Supervisor([y]))
+        with pytest.raises(InconsistencyError, match="protected"):
+            fg.validate()
