@@ -10,6 +10,8 @@
   back-propagation through time, need one entry.
 * ``scan_merge`` (position 1.62): two loops over the same number of steps, neither reading the
   other, become one loop computing both (one pass over the steps, one inner program).
+* ``scan_pushin_elemwise`` (position 1.63): a sequence computed elementwise over a whole
+  stacked array before the loop is computed row by row inside it (:mod:`jitgraph.scan.pushin`).
 
 Computations that do not depend on the loop are already left outside it when the loop is built
 (:mod:`jitgraph.scan.construct`).
@@ -204,18 +206,25 @@ def save_mem(fgraph: FunctionGraph, node: Apply) -> dict | None:
 # ---------------------------------------------------------------------------------------------
 # registration
 
-def _scan_pass(name: str, transform: Any, position: float) -> None:
+def _scan_pass(name: str, transform: Any, position: float, rounds: int = 1) -> None:
+    """Register ``transform(fgraph, node) -> replacements or None`` as a pass over the Scan
+    nodes, repeated (up to ``rounds`` times) while it changes something."""
     from jitgraph.rewrite.engine import GraphRewriter
     from jitgraph.rewrite.phases import optdb
 
     class ScanPass(GraphRewriter):
         def apply(self, fgraph: FunctionGraph, ctx: Any) -> None:
-            for node in fgraph.toposort():
-                if not isinstance(node.op, Scan) or node not in fgraph.apply_nodes:
-                    continue
-                mapping = transform(fgraph, node)
-                if mapping:
-                    ctx.apply_replacements(fgraph, list(mapping.items()), self, node)
+            for _ in range(rounds):
+                changed = False
+                for node in fgraph.toposort():
+                    if not isinstance(node.op, Scan) or node not in fgraph.apply_nodes:
+                        continue
+                    mapping = transform(fgraph, node)
+                    if mapping:
+                        ctx.apply_replacements(fgraph, list(mapping.items()), self, node)
+                        changed = True
+                if not changed:
+                    break
 
     ScanPass.__doc__ = transform.__doc__
     optdb.register(name, ScanPass(name), "fast_run", "scan", position=position)
@@ -223,10 +232,12 @@ def _scan_pass(name: str, transform: Any, position: float) -> None:
 
 def register_all() -> None:
     from jitgraph.scan.merge import merge_scans
+    from jitgraph.scan.pushin import MAX_PUSHES, pushin_elemwise
 
     _scan_pass("scan_remove_unused", remove_unused, 1.605)
     _scan_pass("scan_save_mem", save_mem, 1.61)
     _scan_pass("scan_merge", merge_scans, 1.62)
+    _scan_pass("scan_pushin_elemwise", pushin_elemwise, 1.63, rounds=MAX_PUSHES)
 
 
 register_all()

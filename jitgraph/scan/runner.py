@@ -67,8 +67,12 @@ def _run(op: Any, fn: Any, run: Any, inputs: Sequence[Any], output_storage: list
         cell[0] = value
     seq_cells = in_cells[info.inner_seqs()]
     # (cell, buffer, position of the tap at step 0, buffer length): taps read in place
-    tap_reads = [(cell, rec.buf, rec.n_init + tap, rec.size) for rec in recs
+    tap_reads = [(cell, rec.buf, rec.n_init + tap, rec.size) for rec in recs if rec.size > 1
                  for cell, tap in zip(in_cells[info.inner_taps(rec.k)], rec.taps)]
+    # a single-entry buffer is read through one view, the same object every step (a step that
+    # updated it in place returns that very object)
+    view_reads = [(cell, rec.view) for rec in recs if rec.size == 1
+                  for cell in in_cells[info.inner_taps(rec.k)]]
     shared_in = in_cells[info.inner_shared()]
     rec_out = out_cells[info.rec_outputs()]
     writes = [(rec, cell, rec.buf, rec.n_init, rec.size, rec.state_shape)
@@ -84,6 +88,8 @@ def _run(op: Any, fn: Any, run: Any, inputs: Sequence[Any], output_storage: list
             cell[0] = seq[t, ...]
         for cell, buf, pos, size in tap_reads:
             cell[0] = buf[(t + pos) % size, ...]
+        for cell, view in view_reads:
+            cell[0] = view
         for cell, value in zip(shared_in, shared):
             cell[0] = value
         t_step = time.perf_counter() if inner_time is not None else 0.0
@@ -159,9 +165,20 @@ def _store_nit(op: Any, i: int, buf: Any, t: int, value: Any, n_steps: int) -> n
 def _write_states(recs: list, rec_out: list, single: list, t: int) -> None:
     """Store the step's new states when some buffers hold a single entry (the step may have
     updated them in place, and a value may live in another one)."""
-    values = [_unshared(cell[0], rec, single) for rec, cell in zip(recs, rec_out)]
+    values = [cell[0] for cell in rec_out]
+    for i, (rec, value) in enumerate(zip(recs, values)):
+        if value is rec.view:
+            continue  # updated in place
+        # A value that owns its memory (a fresh result) lives in no state buffer.
+        if getattr(value, "base", None) is not None:
+            values[i] = _unshared(value, rec, single)
     for rec, value in zip(recs, values):
-        rec.write(t, value)
+        if value is rec.view:
+            continue
+        if rec.size == 1 and getattr(value, "shape", None) == rec.state_shape:
+            rec.buf[0] = value
+        else:
+            rec.write(t, value)
 
 
 def _unshared(value: Any, rec: "RecBuffer", single: list) -> Any:
@@ -206,6 +223,8 @@ class RecBuffer:
         self.ring = self.size < total
         self.buf = np.empty((self.size,) + init.shape[1:], dtype=init.dtype)
         self.buf[:n_init] = init[:n_init]
+        #: the entry of a single-entry buffer, as one view (None for longer buffers)
+        self.view = self.buf[0, ...] if self.size == 1 else None
         self.state_shape = init.shape[1:]
 
     def read(self, t: int, tap: int) -> np.ndarray:

@@ -117,3 +117,59 @@ def test_compiled_graph_with_a_scan_is_cached(tmp_path, jitgraph_rewrites_only):
     f = jitgraph.function([x], out[-1])
     key = graph_cache.graph_key(f.maker.fgraph, [], f.maker.mode)
     assert key is not None and "ScanInfo" in key and "InnerGraph" in key
+
+
+# ---------------------------------------------------------------------------------------------
+# scan_pushin_elemwise
+
+def _sequence_elemwise(fn):
+    """Elemwise nodes feeding a scan's sequences (through leading-axis slices)."""
+    from jitgraph.tensor.elemwise import Elemwise
+    from jitgraph.tensor.subtensor_ops import Subtensor
+
+    found = []
+    for node in scans(fn):
+        for var in node.inputs[node.op.info.outer_seqs()]:
+            while var.owner is not None and isinstance(var.owner.op, Subtensor):
+                var = var.owner.inputs[0]
+            if var.owner is not None and isinstance(var.owner.op, Elemwise):
+                found.append(var.owner)
+    return found
+
+
+def test_pushin_moves_the_incoming_gradient_into_the_backward_loop():
+    X, W, h0 = T.dtensor3("X"), T.dmatrix("W"), T.dmatrix("h0")
+    hs, _ = scan(lambda x, h, W: T.tanh(x + T.dot(h, W)), sequences=X, outputs_info=h0,
+                 non_sequences=W)
+    cost = (hs ** 2).sum()
+    rng = np.random.default_rng(0)
+    args = rng.normal(size=(5, 2, 3)), np.zeros((2, 3)), rng.normal(size=(3, 3))
+    f, g = both([X, h0, W], [cost] + T.grad(cost, [W, h0]), *args)
+    assert not _sequence_elemwise(f)  # 2 * hs is computed row by row inside the loop
+    assert _sequence_elemwise(g)
+    mode = jitgraph.compile.mode.get_mode(None).excluding("scan_pushin_elemwise")
+    h = jitgraph.function([X, h0, W], T.grad(cost, W), mode=mode)
+    assert _sequence_elemwise(h)
+
+
+def test_pushin_takes_stacked_broadcast_and_constant_inputs():
+    x = T.dmatrix("x")
+    v = T.dvector("v")
+    seq = T.exp(x[::-1]) * v.dimshuffle("x", 0) + 3.0
+    out, _ = scan(lambda s, h: h * 0.5 + s, sequences=seq[1:], outputs_info=T.zeros_like(v))
+    xv, vv = np.linspace(0, 1, 12).reshape(4, 3), np.array([1.0, -2.0, 0.5])
+    f, _ = both([x, v], out, xv, vv)
+    assert not _sequence_elemwise(f)
+    ref, h = [], np.zeros(3)
+    for s in (np.exp(xv[::-1]) * vv + 3.0)[1:]:
+        h = h * 0.5 + s
+        ref.append(h)
+    np.testing.assert_allclose(f(xv, vv), ref)
+
+
+def test_pushin_leaves_a_sequence_used_elsewhere():
+    x = T.dmatrix("x")
+    seq = T.exp(x)
+    out, _ = scan(lambda s, h: h + s, sequences=seq, outputs_info=T.zeros((3,)))
+    f, _ = both([x], [out, seq.sum()], np.ones((2, 3)))
+    assert _sequence_elemwise(f)  # computed once outside: the loop reads it
