@@ -13,6 +13,7 @@ from typing import Any, Sequence
 from jitgraph.graph.basic import Variable
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan
 from jitgraph.scan.returns import split_step_return
+from jitgraph.scan.shared_recurrent import recur_shared_tensors
 from jitgraph.scan.updates import OrderedUpdates
 
 
@@ -80,8 +81,9 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
             order.append(("rec", len(spec.recs)))
             spec.recs.append(rec)
     spec.shared_updates = _shared_updates(updates, outputs, cond)
+    shared_recs = recur_shared_tensors(spec)  # Theano keeps shared tensors' states per step
     outer = build_scan(spec)
-    return _results(spec, outer, order, return_list)
+    return _results(spec, outer, order, return_list, shared_recs)
 
 
 def _profile(profile: Any, name: str | None) -> Any:
@@ -253,8 +255,8 @@ def _shared_updates(updates: OrderedUpdates, outputs: list, cond: Any) -> list:
     return pairs
 
 
-def _results(spec: LoopSpec, outer: list[Variable], order: list, return_list: bool
-             ) -> tuple[Any, OrderedUpdates]:
+def _results(spec: LoopSpec, outer: list[Variable], order: list, return_list: bool,
+             shared_recs: Sequence[tuple[Variable, int]] = ()) -> tuple[Any, OrderedUpdates]:
     n_rec, n_nit = len(spec.recs), len(spec.nits)
     values = []
     for kind, i in order:
@@ -266,6 +268,8 @@ def _results(spec: LoopSpec, outer: list[Variable], order: list, return_list: bo
     updates = OrderedUpdates()
     for (var, _), final in zip(spec.shared_updates, outer[n_rec + n_nit:]):
         updates[var] = final
+    for var, i in shared_recs:
+        updates[var] = outer[i][-1]
     if return_list:
         return values, updates
     if not values:

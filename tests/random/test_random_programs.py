@@ -1,7 +1,10 @@
 """Programs with random draws (``random_programs.py``: the tutorial's random-number sections,
 copying random state between graphs, raw_random's other distributions, MRG draws in float32,
-dropout, a denoising autoencoder, an RBM Gibbs step) print what Theano 1.0.5 printed
-(``theano_random_programs.npz``, recorded by ``record_random_programs.py``)."""
+dropout, a denoising autoencoder, an RBM Gibbs step) and programs drawing inside ``scan``
+(``random_scan_programs.py``: the loop tutorial's binomial noise, RBMs trained by CD-k and
+persistent CD, dropout in an LSTM, an HMC sampler, stacked denoising autoencoders) print what
+Theano 1.0.5 printed (``theano_random_programs.npz``, recorded by
+``record_random_programs.py``)."""
 
 from __future__ import annotations
 
@@ -15,13 +18,19 @@ import jitgraph
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from random_programs import PROGRAMS  # noqa: E402
+import random_programs  # noqa: E402
+import random_scan_programs  # noqa: E402
+
+PROGRAMS = {**random_programs.PROGRAMS, **random_scan_programs.PROGRAMS}
 
 RECORDED = np.load(os.path.join(HERE, "theano_random_programs.npz"))
 
 #: programs whose numbers go through log/cos/sin/exp (normal draws, sigmoid training): equal to
 #: the last few ulps; everything else bit for bit
-APPROXIMATE = {"mrg_draws_float32", "dropout_mlp_mrg", "denoising_autoencoder"}
+APPROXIMATE = {"mrg_draws_float32", "dropout_mlp_mrg", "denoising_autoencoder",
+               "tutorial_loop_binomial_noise", "scan_draws_each_step", "rbm_cd1", "rbm_cd3",
+               "rbm_pcd_and_sampling", "lstm_dropout_mrg", "hmc_gaussian",
+               "stacked_denoising_autoencoders"}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

@@ -1,0 +1,56 @@
+"""Shared tensors updated by a scan step are recurrent states, as in Theano.
+
+Theano's ``scan`` turns every shared variable of a tensor type that the step updates (an
+explicit update, or a default update such as an ``MRG_RandomStreams`` state) into a recurrent
+output with one tap: the loop keeps the value of every step, and the update given back is the
+last one. The gradient of the loop then reads each step's own state from that trace, so a draw
+made inside the step is the same draw in the backward loop as in the forward one (dropout
+masks, Gibbs samples). Shared variables of other types (a ``RandomStreams`` generator) stay
+plain shared states, updated in place from step to step.
+"""
+
+from __future__ import annotations
+
+from jitgraph.graph.basic import Variable, clone_replace
+from jitgraph.scan.construct import LoopSpec, Recurrent
+
+
+def recur_shared_tensors(spec: LoopSpec) -> list[tuple[Variable, int]]:
+    """Move the tensor-typed entries of ``spec.shared_updates`` to ``spec.recs``; return
+    (shared variable, index of its recurrent output) for each moved one."""
+    from jitgraph.tensor.shape import shape_padleft, unbroadcast
+    from jitgraph.tensor.type import TensorType
+
+    moved = [(var, new) for var, new in spec.shared_updates if isinstance(var.type, TensorType)]
+    if not moved:
+        return []
+    kept = [(var, new) for var, new in spec.shared_updates
+            if not isinstance(var.type, TensorType)]
+    placeholders = {var: var.type.make_variable(f"{var.name}[t-1]" if var.name else None)
+                    for var, _ in moved}
+    n_rec, n_nit, n_kept = len(spec.recs), len(spec.nits), len(kept)
+    everything = ([r.new_value for r in spec.recs] + list(spec.nits)
+                  + [new for _, new in kept] + [_as_variable(new) for _, new in moved]
+                  + ([spec.condition] if spec.condition is not None else []))
+    rebuilt = clone_replace(everything, placeholders)
+    for rec, value in zip(spec.recs, rebuilt[:n_rec]):
+        rec.new_value = value
+    spec.nits = rebuilt[n_rec:n_rec + n_nit]
+    spec.shared_updates = [(var, new) for (var, _), new in
+                           zip(kept, rebuilt[n_rec + n_nit:n_rec + n_nit + n_kept])]
+    if spec.condition is not None:
+        spec.condition = rebuilt[-1]
+    positions = []
+    for (var, _), new in zip(moved, rebuilt[n_rec + n_nit + n_kept:]):
+        positions.append((var, len(spec.recs)))
+        spec.recs.append(Recurrent(
+            init=unbroadcast(shape_padleft(var), 0), placeholders=[placeholders[var]],
+            taps=(-1,), new_value=new,
+            label=f"the update of shared variable {var.name or var}"))
+    return positions
+
+
+def _as_variable(value: object) -> Variable:
+    from jitgraph.tensor.conversion import as_tensor_variable
+
+    return value if isinstance(value, Variable) else as_tensor_variable(value)
