@@ -87,7 +87,11 @@ class Elemwise(Op):
             raise NotImplementedError(f"{self} has several outputs; differentiate the unfused "
                                       "graph instead")
         raw = self.scalar_op.grad(inputs, outputs[0], output_grads[0])
-        return [None if g is None else _fit_gradient(g, x) for x, g in zip(inputs, raw)]
+        from jitgraph.graph.gradient_types import NullType
+
+        # a NullType gradient (grad_not_implemented / grad_undefined) passes through as it is
+        return [g if g is None or isinstance(g.type, NullType) else _fit_gradient(g, x)
+                for x, g in zip(inputs, raw)]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         shape_only = getattr(self.scalar_op, "shape_only_inputs", ())
