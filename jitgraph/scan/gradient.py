@@ -13,8 +13,10 @@ through tap ``-(j+1)``. After the first step the windows hold the gradients of t
 entries. Gradients of non-sequences are summed in accumulator states; gradients of sequences are
 outputs of the backward loop, one per step.
 
-Shared variables updated by the loop (random states) are not differentiated: the backward loop
-recomputes each step with their initial values, as Theano does.
+Shared variables updated by the loop that are not tensors (RandomStreams generators) are not
+differentiated: the backward loop recomputes each step with their initial values, and an input
+whose per-step gradient reads one gets an undefined gradient, as in Theano (shared tensors
+updated by the loop are recurrent outputs, see :mod:`jitgraph.scan.shared_recurrent`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 
 from jitgraph.graph.basic import Apply, Variable, clone_replace, graph_inputs
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan
+from jitgraph.scan.shared_recurrent import shared_dependent_gradients
 
 
 def _differentiable(var: Variable) -> bool:
@@ -117,6 +120,7 @@ def scan_grad(op: Any, inputs: list[Variable], outputs: list[Variable],
     spec = LoopSpec(n_steps=nb, name=f"grad_of_{op.name}", mode=op.mode)
     grads = _read_stored_outputs(spec, op, bw, grads, outputs, start, n)
     c = dict(zip(wrt_pos, grads))
+    undefined = shared_dependent_gradients(op, bw.fwd_in, c, inputs)
     _backward_sequences(spec, op, bw, inputs, outputs, output_grads, start, n)
     accumulated = _backward_states(spec, op, bw, c, inputs)
     seq_grad_pos = [j for j in range(info.n_seqs) if j in c]
@@ -125,6 +129,8 @@ def scan_grad(op: Any, inputs: list[Variable], outputs: list[Variable],
     outer = build_scan(spec)
     _collect(result, op, bw, outer, accumulated, seq_grad_pos, inputs, output_grads, start, n,
              nb, truncated, eq)
+    for position, null in undefined.items():
+        result[position] = null
     return result
 
 

@@ -54,3 +54,37 @@ def _as_variable(value: object) -> Variable:
     from jitgraph.tensor.conversion import as_tensor_variable
 
     return value if isinstance(value, Variable) else as_tensor_variable(value)
+
+
+def shared_dependent_gradients(op: object, fwd_in: list[Variable], inner_grads: dict,
+                               inputs: list[Variable]) -> dict[int, Variable]:
+    """Theano's rule for the shared states that stay shared (a ``RandomStreams`` generator):
+    an outer input whose per-step gradient reads such a state (a draw the step made and did
+    not output) has an undefined gradient, "Depends on a shared variable": the backward loop
+    could only redraw, not see the forward draws. ``inner_grads``: inner input position ->
+    the backward step's gradient of it. Returns outer input position -> null gradient."""
+    from jitgraph.graph.basic import graph_inputs
+    from jitgraph.tensor.gradient import grad_undefined
+
+    info = op.info  # type: ignore[attr-defined]
+    states = set(fwd_in[info.inner_shared()])
+    if not states:
+        return {}
+    undefined: dict[int, Variable] = {}
+    for p, g in inner_grads.items():
+        if not isinstance(g, Variable) or not states.intersection(graph_inputs([g])):
+            continue
+        outer = _outer_position(info, p, len(fwd_in))
+        undefined[outer] = grad_undefined(op, outer, inputs[outer], "Depends on a shared variable")
+    return undefined
+
+
+def _outer_position(info: object, p: int, n_inner: int) -> int:
+    """The outer input a differentiated inner input (sequence slice, tap, non-sequence) reads."""
+    if p < info.n_seqs:  # type: ignore[attr-defined]
+        return info.outer_seqs().start + p  # type: ignore[attr-defined]
+    for k in range(info.n_rec):  # type: ignore[attr-defined]
+        if p in range(*info.inner_taps(k).indices(n_inner)):  # type: ignore[attr-defined]
+            return info.outer_inits().start + k  # type: ignore[attr-defined]
+    ns = info.inner_non_seqs()  # type: ignore[attr-defined]
+    return info.outer_non_seqs().start + (p - ns.start)  # type: ignore[attr-defined]
