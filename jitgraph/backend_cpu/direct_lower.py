@@ -38,7 +38,7 @@ _CONSTANTS = {("math", "pi"): 3.141592653589793, ("math", "e"): 2.71828182845904
 _NUMPY_FUNCTIONS = {"floor", "ceil", "trunc", "rint", "exp2", "sqrt", "exp", "log", "sin", "cos",
                     "tan", "tanh", "sinh", "cosh", "log1p", "expm1", "log2", "log10", "isnan",
                     "isinf", "isfinite"}
-_MAX_INLINE_DEPTH = 8
+_MAX_INLINE_DEPTH = 16  # nested helper functions (special_math: up to ~10 deep)
 
 
 def exception_info(w: Writer, exc: type, args: tuple) -> str:

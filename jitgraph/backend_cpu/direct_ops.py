@@ -201,7 +201,10 @@ _INTRINSICS = {"exp": 1, "log": 1, "sqrt": 1, "sin": 1, "cos": 1, "fabs": 1, "fl
                "copysign": 2}
 _LIBM = {"tan": 1, "tanh": 1, "sinh": 1, "cosh": 1, "asin": 1, "acos": 1, "atan": 1,
          "atan2": 2, "asinh": 1, "acosh": 1, "atanh": 1, "log1p": 1, "expm1": 1, "erf": 1,
-         "erfc": 1, "hypot": 2, "lgamma": 1}
+         "erfc": 1, "hypot": 2, "lgamma": 1, "tgamma": 1}
+#: Python's names of libm functions named otherwise in C (libm's tgamma, like lgamma, is not
+#: bit for bit Numba's own port of CPython's gamma: the few-ulp difference is accepted)
+_ALIASES = {"gamma": "tgamma"}
 #: ``math.floor`` etc. return an int64 in Numba (as Python's do an int)
 MATH_TO_INT = {"floor", "ceil", "trunc"}
 
@@ -228,6 +231,7 @@ def call_intrinsic(w: Writer, name: str, args: list[Value], fastmath: str) -> Va
         inf = constant(float("inf"), v.dtype)
         pred = "oeq" if name == "isinf" else "one"
         return Value(w.value(f"fcmp {pred} {v.llvm} {mag.ref}, {inf}"), "bool")
+    name = _ALIASES.get(name, name)
     arity = _INTRINSICS.get(name) or _LIBM.get(name)
     if arity is None or arity != len(args):
         raise Unsupported(f"math function {name} with {len(args)} arguments")

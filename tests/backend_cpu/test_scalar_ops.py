@@ -62,8 +62,13 @@ def _op_outputs(dtype: str):
         args = [a, e] if op.name == "pow" and dtype not in ("float32", "float64") else [a, b, c][:n]
         try:
             out = Elemwise(op)(*args)
-            check_program(structure_of(out.owner))
+            body = check_program(structure_of(out.owner))
         except (TypeError, Unsupported):
+            continue
+        if body.helpers:
+            # rows computed by a helper function (special functions) are compiled and checked
+            # one by one (tests/tensor, tests/scalar_expr): fused twelve at a time they would
+            # cost many seconds of compilation here
             continue
         if (not dtype.startswith("float") and out.dtype.startswith("float")
                 and op.name not in INT_TO_FLOAT_SAMPLE):

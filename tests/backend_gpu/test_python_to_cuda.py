@@ -13,7 +13,6 @@ import pytest
 import jitgraph.tensor as T
 from jitgraph.scalar import special_math as SM
 from jitgraph.scalar_expr import expr as E
-from jitgraph.scalar_expr.helpers import helper
 from jitgraph.tensor.elemwise import Elemwise
 from jitgraph.tensor.scalar_ops import ScalarOp, float_out
 
@@ -73,28 +72,52 @@ def _source(fn, dtype: str = "float64") -> str:
     return contiguous_source(structure_of(_node(fn, dtype)))
 
 
-def _all_helpers_source() -> str:
-    """One module calling every helper (one NVRTC compilation per architecture)."""
-    from jitgraph.backend_gpu.helpers_cuda import helper_sources
-    from jitgraph.backend_gpu.python_to_cuda import device_symbol
+def _helper_rows() -> list:
+    """The registered rows whose expression calls a helper function."""
+    from jitgraph.backend_gpu.scalar_templates import Body
+    from jitgraph.scalar_expr.render import render_op
+    from jitgraph.tensor import scalar_ops
 
-    calls = [f"{device_symbol(helper(fn))}(x[k]{', y[k]' if fn in BINARY else ''})"
-             for fn in UNARY + BINARY]
-    return (helper_sources({device_symbol(helper(fn)) for fn in UNARY + BINARY})
-            + 'extern "C" __global__ void jg_all(const double* x, const double* y, double* o, '
-              "int n) {\n    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; "
-              "k += blockDim.x * gridDim.x) {\n"
-            + "".join(f"        o[{i} * n + k] = {c};\n" for i, c in enumerate(calls))
-            + "    }\n}\n")
+    rows = []
+    for op in scalar_ops.all_scalar_ops():
+        body = Body()
+        try:
+            render_op(body, op, ["x"] * max(op.nin, 1), ["float64"] * max(op.nin, 1),
+                      "float64")
+        except Exception:  # noqa: BLE001 - a row refusing float64 calls no helper
+            continue
+        if any(h.startswith("jgh_") for h in body.helpers):
+            rows.append(op)
+    return rows
 
 
-def test_nvrtc_compiles_every_translated_helper_cleanly():
+def _everything(dtype: str, samples: bool = True) -> tuple:
+    """``(x, y, outputs, fused node)``: one fused kernel computing every helper row (and the
+    samples above) of ``x`` and ``y``: one NVRTC compilation per architecture."""
+    from gpu_testing import fused
+
+    x, y = T.vector("x", dtype=dtype), T.vector("y", dtype=dtype)
+    outs = [Elemwise(op)(*[x, y][:op.nin]) for op in _helper_rows()]
+    if samples:
+        outs += [_node(fn, dtype).clone_with_new_inputs(
+            [x, y][:fn.__code__.co_argcount]).outputs[0] for fn in UNARY + BINARY]
+    return x, y, outs, fused(outs)[0].owner
+
+
+def _everything_source(dtype: str) -> str:
+    from jitgraph.backend_gpu.elemwise_codegen import contiguous_source
+    from jitgraph.backend_gpu.lower_elemwise import structure_of
+
+    return contiguous_source(structure_of(_everything(dtype, dtype == "float64")[3]))
+
+
+def test_nvrtc_compiles_every_helper_row_and_sample_cleanly():
     needs_nvrtc()
-    src = _all_helpers_source()
-    for arch in ARCHS:
-        compile_clean(src, "special_math_helpers.cu", arch)
-    for arch in ARCHS:  # a float32 row: computed in double, converted back
-        compile_clean(_source(SM.erfinv, "float32"), "erfinv_float32.cu", arch)
+    assert any(op.name == "erfinv" for op in _helper_rows())
+    for dtype in ("float64", "float32"):  # float32 rows: computed in double, converted back
+        src = _everything_source(dtype)
+        for arch in ARCHS:
+            compile_clean(src, f"helper_rows_{dtype}.cu", arch)
 
 
 def _values(n: int, seed: int) -> np.ndarray:
@@ -118,6 +141,30 @@ def test_translated_helpers_compute_what_python_computes(fn):
         expected = np.array([fn(*map(float, args)) for args in zip(*values)])
     # C's tgamma and lgamma are glibc's, Python's are CPython's own: a few ulps apart
     np.testing.assert_allclose(out, expected, rtol=1e-13, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_every_helper_row_computes_its_numpy_reference(dtype):
+    """Every registered row calling a helper, run as CUDA (emulated) against its ``perform``."""
+    import jitgraph
+    from jitgraph.backend_gpu.elemwise_codegen import contiguous_source
+    from jitgraph.backend_gpu.lower_elemwise import structure_of
+
+    ok, why = cpu_emulation.available()
+    if not ok:
+        pytest.skip(why)
+    x, y, outs, node = _everything(dtype, samples=False)
+    values = {x: _values(40, 1).astype(dtype), y: np.abs(_values(40, 2)).astype(dtype)}
+    got = [np.empty(40, o.dtype) for o in node.outputs]
+    src = contiguous_source(structure_of(node))
+    cpu_emulation.launch(src, "jg_c", [values[v] for v in node.inputs] + got + [np.int32(40)])
+    reference = jitgraph.function([x, y], node.outputs, mode=jitgraph.Mode("py", "None"),
+                                  on_unused_input="ignore")
+    with np.errstate(all="ignore"):
+        expected = reference(values[x], values[y])
+    rtol = 1e-13 if dtype == "float64" else 1e-6  # float32: the same double, rounded once
+    for g, e, o in zip(got, expected, node.outputs):
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=0, equal_nan=True, err_msg=str(o))
 
 
 def test_device_functions_are_defined_once_callees_first():
