@@ -1,0 +1,160 @@
+"""Complex numbers in ``theano.tensor``: ``complex``, ``complex_from_polar``, ``real``, ``imag``,
+``angle``, ``conj`` -- rows of the scalar-op table (:mod:`jitgraph.tensor.scalar_ops`).
+
+complex64/complex128 tensors run NumPy's ``perform`` (the compiled backends have no complex
+code path); on real inputs ``real``, ``imag``, ``angle`` and ``conj`` also have expressions, so
+they compile. Output dtypes are Theano's: ``real``/``imag`` give the component's float type,
+``angle`` float64 always, ``conj`` of a boolean int8, ``complex(x, y)`` complex64 from float32
+parts and complex128 otherwise.
+
+Gradients follow the convention for a real cost C of a complex value z: d C / d z is the complex
+number dC/dRe(z) + i dC/dIm(z). (Theano 1.0 defines these gradients but its gradient checks
+reject them, so no Theano program computes one; here they work.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitgraph.scalar_expr import expr as E
+from jitgraph.tensor import dtypes as dt
+from jitgraph.tensor.scalar_ops import define_op, elemwise_function, float_out
+
+
+def _T():
+    from jitgraph.tensor import math as tensor_math
+
+    return tensor_math
+
+
+# -- output dtypes ---------------------------------------------------------------------------
+
+def _component_out(dtype: str) -> str:
+    return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
+
+
+def _conj_out(dtype: str) -> str:
+    return "int8" if dtype == "bool" else dtype
+
+
+def _angle_out(dtype: str) -> str:
+    return "float64"
+
+
+def _complex_out(*dtypes: str) -> str:
+    for d in dtypes:
+        if dt.is_complex(d):
+            raise TypeError(f"complex parts must be real, got a {d} input")
+    return "complex64" if float_out(*dtypes) in ("float16", "float32") else "complex128"
+
+
+# -- expressions for real inputs (complex ones run perform) ----------------------------------
+
+def _real_input(x: E.Expr) -> E.Expr:
+    E.check_dtypes(x.dtype)  # complex: Unsupported, the node runs perform
+    return x
+
+
+def _imag_of_real(x: E.Expr) -> E.Expr:
+    _real_input(x)
+    return E.const(0, x.dtype)
+
+
+def _angle_of_real(x: E.Expr) -> E.Expr:
+    # numpy.angle of a real number: atan2(0, x) (pi for negative numbers and -0.0)
+    return E.atan2(E.const(0.0, "float64"), E.cast(_real_input(x), "float64"))
+
+
+def _conj_of_real(x: E.Expr) -> E.Expr:
+    _real_input(x)
+    return E.cast(x, "int8") if x.dtype == "bool" else x
+
+
+# -- gradients -------------------------------------------------------------------------------
+
+def _zero_grad_like(x, gz):
+    return None if dt.is_discrete(x.dtype) else gz * 0
+
+
+def _real_grad(inputs, output, gz):
+    (z,) = inputs
+    if dt.is_complex(z.dtype):
+        return [complex(gz, gz * 0)]
+    return [None if dt.is_discrete(z.dtype) else gz]
+
+
+def _imag_grad(inputs, output, gz):
+    (z,) = inputs
+    if dt.is_complex(z.dtype):
+        return [complex(gz * 0, gz)]
+    return [_zero_grad_like(z, gz)]
+
+
+def _conj_grad(inputs, output, gz):
+    (z,) = inputs
+    if dt.is_complex(z.dtype):
+        return [conj(gz)]
+    return [None if dt.is_discrete(z.dtype) else gz]
+
+
+def _angle_grad(inputs, output, gz):
+    (z,) = inputs
+    if not dt.is_complex(z.dtype):
+        return [_zero_grad_like(z, gz)]
+    re, im = real(z), imag(z)
+    scale = gz / (re * re + im * im)
+    return [complex(-im * scale, re * scale)]
+
+
+def _complex_grad(inputs, output, gz):
+    x, y = inputs
+    return [None if dt.is_discrete(x.dtype) else real(gz),
+            None if dt.is_discrete(y.dtype) else imag(gz)]
+
+
+def _polar_grad(inputs, output, gz):
+    r, theta = inputs
+    T = _T()
+    c, s = T.cos(theta), T.sin(theta)
+    g_re, g_im = real(gz), imag(gz)
+    return [None if dt.is_discrete(r.dtype) else g_re * c + g_im * s,
+            None if dt.is_discrete(theta.dtype) else r * (g_im * c - g_re * s)]
+
+
+# -- NumPy references ------------------------------------------------------------------------
+
+def _complex_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.asarray(x) + 1j * np.asarray(y)
+
+
+def _polar_impl(r: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    return np.asarray(r) * (np.cos(theta) + 1j * np.sin(theta))
+
+
+def _copy_of(fn):
+    return lambda x: np.array(fn(x), copy=True)
+
+
+# -- the rows --------------------------------------------------------------------------------
+
+real = elemwise_function(define_op(
+    "real", 1, _copy_of(np.real), _component_out, _real_grad, _real_input, cast_inputs="none",
+    theano_class="Real", doc="real part (the input itself for real tensors)"))
+imag = elemwise_function(define_op(
+    "imag", 1, _copy_of(np.imag), _component_out, _imag_grad, _imag_of_real, cast_inputs="none",
+    theano_class="Imag", doc="imaginary part (zeros for real tensors)"))
+angle = elemwise_function(define_op(
+    "angle", 1, np.angle, _angle_out, _angle_grad, _angle_of_real, cast_inputs="none",
+    theano_class="Angle", doc="argument of a complex number in (-pi, pi], as float64"))
+conj = elemwise_function(define_op(
+    "conj", 1, np.conj, _conj_out, _conj_grad, _conj_of_real, cast_inputs="none",
+    theano_class="Conj", doc="complex conjugate (the input itself for real tensors)"))
+complex = elemwise_function(define_op(  # noqa: A001 - Theano's name
+    "complex", 2, _complex_impl, _complex_out, _complex_grad, None,
+    theano_class="Complex", doc="complex(x, y) = x + i y from real tensors"))
+complex_from_polar = elemwise_function(define_op(
+    "complex_from_polar", 2, _polar_impl, _complex_out, _polar_grad, None,
+    theano_class="ComplexFromPolar",
+    doc="complex_from_polar(r, theta) = r (cos theta + i sin theta)"))
+
+__all__ = ["complex", "complex_from_polar", "real", "imag", "angle", "conj"]
