@@ -38,6 +38,7 @@ from jitgraph.tensor.shape_index_names import *  # noqa: F401,F403  (eye, nonzer
 from jitgraph.tensor.helpers import *  # noqa: F401,F403  (axes, numpy_scalar, transfer, ...)
 from jitgraph.tensor.io import *  # noqa: F401,F403  (load, and the MPI names that raise)
 from jitgraph.tensor.special_functions import *  # noqa: F401,F403  (erfinv, ...)
+from jitgraph.tensor.math_extra import *  # noqa: F401,F403  (complex, isclose, divmod, ...)
 from jitgraph.tensor.type_other import (MakeSlice, NoneConst, NoneTypeT, SliceConstant,
                                         SliceType, as_int_none_variable, make_slice,
                                         none_type_t, slicetype)
