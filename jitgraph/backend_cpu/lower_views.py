@@ -23,7 +23,7 @@ from jitgraph.tensor.shape import Shape_i
 #: modules whose ops run ``perform`` as registered "Py" lowerings
 PY_OP_MODULES = ("jitgraph.tensor.shape", "jitgraph.tensor.basic", "jitgraph.tensor.extra_ops",
                  "jitgraph.tensor.subtensor", "jitgraph.tensor.subtensor_ops",
-                 "jitgraph.tensor.matrices", "jitgraph.tensor.nonzero_ops",
+                 "jitgraph.tensor.special_matrices", "jitgraph.tensor.nonzero_ops",
                  "jitgraph.tensor.reorder", "jitgraph.tensor.assemble",
                  "jitgraph.tensor.theano_op_classes")
 

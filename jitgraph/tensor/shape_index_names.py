@@ -7,8 +7,8 @@ from jitgraph.tensor.boolean_index import *  # noqa: F401,F403
 from jitgraph.tensor.boolean_index import __all__ as _boolean_index
 from jitgraph.tensor.index_helpers import *  # noqa: F401,F403
 from jitgraph.tensor.index_helpers import __all__ as _index_helpers
-from jitgraph.tensor.matrices import *  # noqa: F401,F403
-from jitgraph.tensor.matrices import __all__ as _matrices
+from jitgraph.tensor.special_matrices import *  # noqa: F401,F403
+from jitgraph.tensor.special_matrices import __all__ as _special_matrices
 from jitgraph.tensor.nonzero_ops import *  # noqa: F401,F403
 from jitgraph.tensor.nonzero_ops import __all__ as _nonzero
 from jitgraph.tensor.reorder import *  # noqa: F401,F403
@@ -18,5 +18,5 @@ from jitgraph.tensor.statistics import __all__ as _statistics
 from jitgraph.tensor.theano_op_classes import *  # noqa: F401,F403
 from jitgraph.tensor.theano_op_classes import __all__ as _op_classes
 
-__all__ = [*_assemble, *_boolean_index, *_index_helpers, *_matrices, *_nonzero, *_reorder,
+__all__ = [*_assemble, *_boolean_index, *_index_helpers, *_special_matrices, *_nonzero, *_reorder,
            *_statistics, *_op_classes]
