@@ -76,13 +76,16 @@ def _mode_token(mode: Any) -> tuple:
     """What identifies the program ``mode`` compiles: a plain Mode by its settings (every
     function compiled by the default mode gets a new Mode object, and must not compile the
     inner graph again), any other mode (checking, profiling) by identity."""
-    if mode is None:
-        return ("default",)
     from jitgraph.compile.mode import Mode
+    from jitgraph.config import config
+
+    if mode is None:
+        return ("default", bool(config.scan.allow_gc))
 
     if type(mode) is Mode and isinstance(mode.optimizer, str):
         return ("plain", mode.optimizer, mode.include, mode.exclude, mode.require,
-                mode.linker.name, type(mode.linker).__qualname__, mode.linker.allow_gc)
+                mode.linker.name, type(mode.linker).__qualname__, mode.linker.allow_gc,
+                bool(config.scan.allow_gc))
     if isinstance(mode, str):
         return ("name", mode)
     return ("id", id(mode))
@@ -133,7 +136,7 @@ class InnerFunction:
         from jitgraph.compile.mode import get_mode
 
         self.mode_ref = mode
-        self.mode = get_mode(mode)
+        self.mode = _keeping_buffers(get_mode(mode))
         fg = inner.fgraph
         inputs = [In(v, mutable=True) if k in mutable else v for k, v in enumerate(fg.inputs)]
         maker = FunctionMaker(inputs, list(fg.outputs), self.mode,
@@ -153,6 +156,25 @@ class InnerFunction:
     def fgraph(self) -> FunctionGraph:
         """The rewritten graph the program runs."""
         return self.maker.fgraph
+
+
+def _keeping_buffers(mode: Any) -> Any:
+    """``mode`` with the garbage collection of its linker set by the ``scan.allow_gc`` flag
+    (False by default, as in Theano: the intermediate buffers of one step, matrix products
+    included, are written again by the next instead of being allocated anew). Only plain modes
+    change; a checking mode's linker is left as it is."""
+    import copy
+
+    from jitgraph.compile.mode import Mode
+    from jitgraph.config import config
+
+    wanted = bool(config.scan.allow_gc)
+    linker = mode.linker
+    if type(mode) is not Mode or linker.allow_gc == wanted or not hasattr(linker, "_allow_gc"):
+        return mode
+    linker = copy.copy(linker)
+    linker._allow_gc = wanted
+    return mode.clone(linker=linker)
 
 
 def _may_alias_input(var: Variable, inputs: set) -> bool:

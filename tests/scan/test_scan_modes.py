@@ -151,3 +151,16 @@ def test_ifelse_branches_are_checked_by_debugmode():
     assert f(-1.0, np.array([1.0, 2.0])) == 3.0
     with pytest.raises(BadDestroyMap):
         f(1.0, np.array([1.0, 2.0]))
+
+
+def test_inner_program_keeps_its_buffers_unless_scan_allow_gc():
+    from jitgraph.compile.mode import get_mode
+
+    x, out = _log_sum()
+    inner = out.owner.inputs[0].owner.op.inner
+    with jitgraph.config.change_flags(allow_gc=True):
+        assert inner.compiled(get_mode(None)).mode.linker.allow_gc is False
+        with jitgraph.config.change_flags(**{"scan.allow_gc": True}):
+            assert inner.compiled(get_mode(None)).mode.linker.allow_gc is True
+    f = jitgraph.function([x], out)
+    np.testing.assert_allclose(f([1.0, 2.0, 3.0]), np.cumsum(np.log([1.0, 2.0, 3.0])))
