@@ -59,7 +59,10 @@ class DisconnectedGrad(ViewOp):
 
 class UndefinedGrad(ViewOp):
     """Identity whose gradient is undefined: ``grad`` through it raises NullTypeGradError
-    (or returns the NullType with ``null_gradients='return'``)."""
+    (or returns the NullType with ``null_gradients='return'``), even where only a zero or
+    integer gradient reaches it (``cast(undefined_grad(p) < u)``), as in Theano."""
+
+    grad_always_undefined = True
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         return [grad_undefined(self, 0, inputs[0])]

@@ -7,13 +7,13 @@
   one shared ``numpy.random.RandomState`` per draw, drawn by ``RandomFunction``
   (:mod:`.raw_op`, Theano's ``raw_random``) as a NumPy ``perform`` node.
 
-Importing the package registers its rewrites (:mod:`.rewrites`: the in-place draws and the
-removal of ``undefined_grad`` from compiled graphs).
+Importing the package registers its rewrites (:mod:`.rewrites`: the in-place draws). The
+parameters of the MRG draws are wrapped in ``jitgraph.gradient``'s ``undefined_grad``.
 """
 
+from jitgraph.gradient.blocking import undefined_grad
 from jitgraph.random import rewrites as _rewrites  # noqa: F401  (registers the rewrites)
 from jitgraph.random.mrg_streams import MRG_RandomStreams, guess_n_streams
 from jitgraph.random.streams import RandomStreams
-from jitgraph.random.undefined import undefined_grad
 
 __all__ = ["MRG_RandomStreams", "RandomStreams", "guess_n_streams", "undefined_grad"]

@@ -48,10 +48,11 @@ class _FromUniform(Op):
         return Apply(self, [pvals, unis, n], [TensorType(odtype, out_bcast)()])
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.random.undefined import undefined_gradient
+        # Zeros, as Theano's op answers: the distributions wrap pvals in undefined_grad, which
+        # is where a gradient through the draw becomes undefined.
+        from jitgraph.tensor.basic import zeros_like
 
-        return [undefined_gradient(self, k, inp, "categorical draws are not differentiable")
-                if k < 2 and not inp.dtype.startswith(("int", "uint")) else None
+        return [zeros_like(inp) if k < 2 and not inp.dtype.startswith(("int", "uint")) else None
                 for k, inp in enumerate(inputs)]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:

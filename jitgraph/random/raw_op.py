@@ -101,10 +101,14 @@ class RandomFunction(Op):
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True, True]] + [[False, True]] * (len(node.inputs) - 1)
 
-    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.random.undefined import undefined_gradient
+    #: Theano's grad asks the draw even when only the zero gradient of an integer sample
+    #: reaches it, and the answer is undefined for every parameter
+    grad_always_undefined = True
 
-        return [undefined_gradient(self, k, v, "no gradient is defined through a random draw")
+    def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
+        from jitgraph.tensor.gradient import grad_undefined
+
+        return [grad_undefined(self, k, v, "No gradient defined through raw random numbers op")
                 if k >= 2 and str(getattr(v, "dtype", "")).startswith("float") else None
                 for k, v in enumerate(inputs)]
 

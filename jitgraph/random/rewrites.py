@@ -4,8 +4,6 @@
   ``inplace``): a draw advances its generator state in the input buffer rather than in a copy,
   when the DestroyHandler agrees (the state is a shared variable the function updates and
   nothing else reads the old value).
-* ``local_remove_undefined_grad`` (canonicalize): :class:`~.undefined.UndefinedGrad` only
-  matters to ``grad``; compiled graphs drop it.
 """
 
 from __future__ import annotations
@@ -16,11 +14,10 @@ from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.random.mrg_op import MRGUniform
 from jitgraph.random.raw_op import RandomFunction
-from jitgraph.random.undefined import UndefinedGrad
 from jitgraph.rewrite.context import copy_stack_trace
 from jitgraph.rewrite.destroyhandler import get_destroy_handler
 from jitgraph.rewrite.engine import node_rewriter
-from jitgraph.rewrite.phases import register_canonicalize, register_inplace
+from jitgraph.rewrite.phases import register_inplace
 
 
 def _inplace_state(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
@@ -49,12 +46,5 @@ def random_make_inplace(fgraph: FunctionGraph, node: Apply) -> list[Variable] | 
     return _inplace_state(fgraph, node)
 
 
-@node_rewriter([UndefinedGrad])
-def local_remove_undefined_grad(fgraph: FunctionGraph, node: Apply) -> list[Any] | None:
-    """``UndefinedGrad(x)`` -> ``x``."""
-    return [node.inputs[0]]
-
-
 register_inplace(mrg_random_make_inplace, name="mrg_random_make_inplace", position=90)
 register_inplace(random_make_inplace, name="random_make_inplace", position=90.1)
-register_canonicalize(local_remove_undefined_grad, name="local_remove_undefined_grad")

@@ -58,9 +58,9 @@ class TruncatedPack(Op):
         return [(input_shapes[0][0] + input_shapes[1][0],)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.random.undefined import undefined_gradient
+        from jitgraph.tensor.gradient import grad_undefined
 
-        return [undefined_gradient(self, k, v, "truncation selects samples by value")
+        return [grad_undefined(self, k, v, "truncation selects samples by value")
                 for k, v in enumerate(inputs)]
 
 

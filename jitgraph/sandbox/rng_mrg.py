@@ -15,7 +15,7 @@ from jitgraph.random.mrg_steps import (DotModulo, ff_2p72, ff_2p134, matVecModM,
                                        mrg_next_value, multMatVect)
 from jitgraph.random.mrg_streams import MRG_RandomStreams, guess_n_streams  # noqa: F401
 from jitgraph.random.rewrites import mrg_random_make_inplace  # noqa: F401
-from jitgraph.random.undefined import undefined_grad  # noqa: F401
+from jitgraph.gradient.blocking import undefined_grad  # noqa: F401
 from jitgraph.rewrite.phases import optdb  # noqa: F401
 from jitgraph.rewrite.theano_api import local_optimizer  # noqa: F401
 from jitgraph.scalar.type import bool_ as bool_t  # noqa: F401

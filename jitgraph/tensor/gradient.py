@@ -275,8 +275,10 @@ class _GradientGraph:
             return [nulls[0] if any(pattern[i][j] and totals[j] is not None and is_null(totals[j])
                                     for j in range(len(totals))) else None
                     for i in range(len(node.inputs))]
-        if all(g is None for g in totals):
+        if all(g is None for g in totals) and not getattr(node.op, "grad_always_undefined", False):
             return [None] * len(node.inputs)  # only zero (or integer) gradients arrive
+        # (ops with grad_always_undefined, such as undefined_grad, still answer a zero gradient
+        # with their null one, as Theano's grad asks every op on the path)
         output_grads = [g if g is not None else _no_gradient(o)
                         for o, g in zip(node.outputs, totals)]
         raw = node.op.L_op(node.inputs, node.outputs, output_grads)

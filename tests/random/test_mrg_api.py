@@ -13,6 +13,7 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
+from jitgraph.gradient import NullTypeGradError
 from jitgraph.random import mrg31k3p
 from jitgraph.sandbox import rng_mrg
 from jitgraph.sandbox.rng_mrg import MRG_RandomStreams, guess_n_streams
@@ -194,18 +195,51 @@ def test_reseeding_repeats_the_draws():
         np.testing.assert_array_equal(a, b)
 
 
-def test_undefined_gradients():
-    srng = MRG_RandomStreams(1)
+#: Theano 1.0.5's error for a gradient through an MRG draw's parameters (all distributions)
+MRG_NULL = ("tensor.grad encountered a NaN. This variable is Null because the grad method for "
+            "input 0 ({}) of the UndefinedGrad op is mathematically undefined. ")
+
+
+@pytest.mark.parametrize("name,draw", [
+    ("binomial float64", lambda s, x: s.binomial((3,), p=x, dtype="float64")),
+    ("binomial int64", lambda s, x: s.binomial((3,), p=x)),
+    ("uniform low", lambda s, x: s.uniform((3,), low=x, high=2.0)),
+    ("uniform high", lambda s, x: s.uniform((3,), low=0.0, high=x)),
+    ("normal avg", lambda s, x: s.normal((4,), avg=x, std=1.0)),
+    ("normal std", lambda s, x: s.normal((4,), avg=0.0, std=x)),
+    ("truncated_normal", lambda s, x: s.truncated_normal((4,), avg=x, std=1.0)),
+    ("multinomial", lambda s, x: s.multinomial(
+        pvals=T.stack([x, 1 - x]).dimshuffle("x", 0), dtype="float64")),
+])
+def test_gradient_through_a_draw_is_undefined_as_in_theano(name, draw):
+    """Theano 1.0.5 raises NullTypeGradError for each of these (recorded with the oracle),
+    binomial included: its comparison passes a zero gradient on to p's undefined_grad."""
+    x = T.dscalar("x")
+    with pytest.raises(NullTypeGradError) as info:
+        T.grad(T.cast(draw(MRG_RandomStreams(12), x), "float64").sum(), x)
+    who = "InplaceDimShuffle{x,0}.0" if name == "multinomial" else "x"
+    assert str(info.value) == MRG_NULL.format(who)
+    g = T.grad(draw(MRG_RandomStreams(12), x).sum(), x, null_gradients="return")
+    assert type(g.type).__name__ == "NullType"
+
+
+def test_draws_used_by_a_graph_are_constants_for_grad():
+    srng = MRG_RandomStreams(12)
     x = T.dvector("x")
-    # (Theano also raises for binomial(p=f(x)): its comparison passes a zero gradient on to
-    # p's undefined_grad; jitgraph's comparison has no gradient, so grad gives zeros there)
-    for draw in (lambda: srng.uniform((3,), low=x.sum()), lambda: srng.normal((3,), avg=x.sum()),
-                 lambda: srng.truncated_normal((3,), std=x.sum())):
-        with pytest.raises(TypeError, match="undefined|Null"):
-            T.grad(draw().sum(), x)
     mask = srng.binomial((3,), p=0.5, dtype="float64")
     g = jitgraph.function([x], T.grad((x * mask).sum(), x))
     assert set(np.unique(g(np.ones(3)))) <= {0.0, 1.0}
+    # Theano 1.0.5: grad of sum(uniform((3,)) * x) for MRG_RandomStreams(12), first call
+    xs = T.dscalar("xs")
+    f = jitgraph.function([xs], T.grad((MRG_RandomStreams(12).uniform((3,)) * xs).sum(), xs))
+    np.testing.assert_allclose(f(0.3), 1.1049231328070164, rtol=1e-15)
+
+
+def test_one_undefined_grad():
+    """rng_mrg's undefined_grad is theano.gradient's."""
+    from jitgraph.gradient import undefined_grad
+
+    assert rng_mrg.undefined_grad is undefined_grad
 
 
 def test_compiled_graph_has_no_undefined_grad_nodes():

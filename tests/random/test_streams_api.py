@@ -10,6 +10,7 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
+from jitgraph.gradient import NullTypeGradError
 from jitgraph.tensor import raw_random
 from jitgraph.tensor.shared_randomstreams import RandomStateSharedVariable, RandomStreams
 
@@ -147,8 +148,28 @@ def test_permute_row_elements(inverse):
                   rng=np.random.RandomState(0))
 
 
-def test_random_function_gradient_is_undefined():
-    srng = RandomStreams(1)
-    a = T.dscalar("a")
-    with pytest.raises(TypeError, match="undefined|Null"):
-        T.grad(srng.normal((3,), avg=a).sum(), a)
+@pytest.mark.parametrize("name,position,who,draw", [
+    ("binomial", 3, "x", lambda s, x: s.binomial((3,), n=1, p=x)),
+    ("binomial", 3, "x", lambda s, x: s.binomial((3,), n=1, p=x, dtype="float64")),
+    ("uniform", 2, "x", lambda s, x: s.uniform((3,), low=x, high=2.0)),
+    ("normal", 2, "x", lambda s, x: s.normal((3,), avg=x, std=1.0)),
+    ("normal", 3, "x", lambda s, x: s.normal((3,), avg=0.0, std=x)),
+    ("poisson", 2, "x", lambda s, x: s.poisson((3,), lam=x)),
+])
+def test_random_function_gradient_is_undefined(name, position, who, draw):
+    """Theano 1.0.5's NullTypeGradError (recorded with the oracle), integer samples included:
+    the zero gradient of the integer sample still asks the draw, whose answer is undefined."""
+    x = T.dscalar("x")
+    with pytest.raises(NullTypeGradError) as info:
+        T.grad(T.cast(draw(RandomStreams(12), x), "float64").sum(), x)
+    assert str(info.value) == (
+        "tensor.grad encountered a NaN. This variable is Null because the grad method for "
+        f"input {position} ({who}) of the RandomFunction{{{name}}} op is mathematically "
+        "undefined. No gradient defined through raw random numbers op")
+
+
+def test_a_draw_times_x_differentiates():
+    """Theano 1.0.5: grad of sum(uniform((3,)) * x) for RandomStreams(12) is 1.3543836819177344."""
+    x = T.dscalar("x")
+    g = T.grad((RandomStreams(12).uniform((3,)) * x).sum(), x)
+    np.testing.assert_allclose(jitgraph.function([x], g)(0.3), 1.3543836819177344, rtol=1e-15)
