@@ -75,10 +75,14 @@ _LAZY = {
     "generic": ("jitgraph.graph.type", "generic"),
     "object2": ("jitgraph.graph.utils", "object2"),
     "test": ("jitgraph.self_test", "test"),
+    "sparse_grad": ("jitgraph.sparse.subtensor_grad", "sparse_grad"),
 }
 _SUBMODULES = {"tensor", "compile", "graph", "rewrite", "printing", "gradient", "cache",
                "backend_cpu", "backend_gpu", "scalar", "gof", "scan", "scan_module", "ifelse",
-               "random", "sandbox"}
+               "random", "sandbox", "sparse"}
+# Submodules reached as attributes but left out of __all__: importing them needs an optional
+# extra (``jitgraph.dask`` imports Dask), so ``from jitgraph import *`` must not touch them.
+_OPTIONAL_SUBMODULES = {"dask"}
 
 
 def _lookup(name: str) -> Any:
@@ -115,7 +119,7 @@ def __getattr__(name: str) -> Any:
         value = _lookup(name)
         globals()[name] = value
         return value
-    if name in _SUBMODULES:
+    if name in _SUBMODULES or name in _OPTIONAL_SUBMODULES:
         return importlib.import_module(f"jitgraph.{name}")
     raise AttributeError(f"module 'jitgraph' has no attribute {name!r}")
 

@@ -19,7 +19,7 @@ import jitgraph.compile as C
 import jitgraph.tensor as T
 from jitgraph.graph.fg import Feature, FunctionGraph, InconsistencyError
 
-API = "/work/shared/fixtures/theano_api.json"
+API = os.path.join(os.path.dirname(__file__), "..", "data", "theano_api.json")
 
 
 def test_every_theano_compile_name_exists():

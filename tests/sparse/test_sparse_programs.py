@@ -30,8 +30,6 @@ def as_theano(monkeypatch):
     monkeypatch.setitem(sys.modules, "theano", jitgraph)
     monkeypatch.setitem(sys.modules, "theano.tensor", jitgraph.tensor)
     monkeypatch.setitem(sys.modules, "theano.sparse", jitgraph.sparse)
-    if not hasattr(jitgraph, "sparse_grad"):  # top-level name wired by the namespace owner
-        monkeypatch.setattr(jitgraph, "sparse_grad", jitgraph.sparse.sparse_grad, raising=False)
 
 
 def _expected(name: str) -> dict:

@@ -17,8 +17,7 @@ import jitgraph
 import jitgraph.tensor as T
 from jitgraph import sparse as S
 
-API = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures",
-                   "theano_api.json")
+API = os.path.join(os.path.dirname(__file__), "..", "data", "theano_api.json")
 
 
 def test_type_and_variable_text_as_theano():
