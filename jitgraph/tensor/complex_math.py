@@ -131,6 +131,12 @@ def _polar_impl(r: np.ndarray, theta: np.ndarray) -> np.ndarray:
     return np.asarray(r) * (np.cos(theta) + 1j * np.sin(theta))
 
 
+def _angle_impl(z: np.ndarray) -> np.ndarray:
+    # computed in double precision whatever the input (numpy.angle of float32 is float32)
+    z = np.asarray(z)
+    return np.angle(z.astype(np.complex128 if dt.is_complex(z.dtype.name) else np.float64))
+
+
 def _copy_of(fn):
     return lambda x: np.array(fn(x), copy=True)
 
@@ -144,7 +150,7 @@ imag = elemwise_function(define_op(
     "imag", 1, _copy_of(np.imag), _component_out, _imag_grad, _imag_of_real, cast_inputs="none",
     theano_class="Imag", doc="imaginary part (zeros for real tensors)"))
 angle = elemwise_function(define_op(
-    "angle", 1, np.angle, _angle_out, _angle_grad, _angle_of_real, cast_inputs="none",
+    "angle", 1, _angle_impl, _angle_out, _angle_grad, _angle_of_real, cast_inputs="none",
     theano_class="Angle", doc="argument of a complex number in (-pi, pi], as float64"))
 conj = elemwise_function(define_op(
     "conj", 1, np.conj, _conj_out, _conj_grad, _conj_of_real, cast_inputs="none",

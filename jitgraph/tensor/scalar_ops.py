@@ -231,6 +231,23 @@ def all_scalar_ops() -> list[ScalarOp]:
     return list(_REGISTRY.values())
 
 
+def always_complex(op: ScalarOp) -> bool:
+    """Whether ``op`` gives a complex output even from real inputs (``complex``,
+    ``complex_from_polar``): the compiled backends have no complex dtypes, so such rows have
+    no expression and always run ``perform``."""
+    if op.nin < 0:
+        return False
+    try:
+        return dt.is_complex(op.output_dtype(*["float64"] * op.nin))
+    except TypeError:
+        return False
+
+
+def compiled_scalar_ops() -> list[ScalarOp]:
+    """The rows the compiled backends render: every row but the :func:`always_complex` ones."""
+    return [op for op in _REGISTRY.values() if not always_complex(op)]
+
+
 # -- gradients (tensor level; imported lazily to keep this table free of graph imports) ---
 
 def _T():
@@ -282,8 +299,20 @@ def _mul_grad(inputs, output, gz):
             grads.append(None)
             continue
         others = [inputs[j] for j in range(len(inputs)) if j != k]
-        grads.append(T.mul(gz, *others) if others else gz)
+        if any(dt.is_complex(o.dtype) for o in others + [gz]):
+            grads.append(_complex_mul_grad(x, others, gz))
+        else:
+            grads.append(T.mul(gz, *others) if others else gz)
     return grads
+
+
+def _complex_mul_grad(x, others, gz):
+    # dC/dx = dC/dRe + i dC/dIm is gz times the conjugate of the other factors; a real ``x``
+    # keeps the real part (the derivative along the real axis).
+    from jitgraph.tensor.complex_math import conj, real
+
+    g = _T().mul(gz, conj(_T().mul(*others))) if others else gz
+    return g if dt.is_complex(x.dtype) or not dt.is_complex(g.dtype) else real(g)
 
 
 def _switch_grad(inputs, output, gz):

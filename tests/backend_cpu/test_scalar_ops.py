@@ -27,7 +27,7 @@ INT_TO_FLOAT_SAMPLE = {"exp", "true_div", "sigmoid", "sqrt", "arctan2"}
 
 
 def test_every_table_op_has_an_expression():
-    missing = sorted(op.name for op in S.all_scalar_ops()
+    missing = sorted(op.name for op in S.compiled_scalar_ops()
                      if op.expr is None and not op.name.startswith("user_"))
     assert not missing, f"scalar ops without an expression: {missing}"
     for dtype in SUPPORTED_DTYPES:
@@ -57,7 +57,7 @@ def _values(dtype: str) -> list[np.ndarray]:
 def _op_outputs(dtype: str):
     a, b, c, e = (T.vector(n, dtype=dtype) for n in "abce")
     outs = []
-    for op in S.all_scalar_ops():
+    for op in S.compiled_scalar_ops():
         n = {-1: 3}.get(op.nin, op.nin)
         args = [a, e] if op.name == "pow" and dtype not in ("float32", "float64") else [a, b, c][:n]
         try:
@@ -136,3 +136,8 @@ def test_integer_division_edge_cases():
     ref = reference(outs, {a: x, b: y})
     for g, r in zip(got, ref):
         assert_same(g, r)
+
+
+def test_only_complex_valued_rows_run_perform_only():
+    assert {op.name for op in S.all_scalar_ops() if S.always_complex(op)} == \
+        {"complex", "complex_from_polar"}
