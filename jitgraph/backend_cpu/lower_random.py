@@ -1,17 +1,24 @@
 """The MRG31k3p draw (``mrg_uniform``) and the fused multiply-add of random affine maps
 (``MulAdd``) as generated kernels.
 
-MRG kernel: the streams are processed in blocks of :data:`BLOCK` rows of the state matrix. A
-block's states are loaded into six uint32 stack arrays (one per state word), then for each round ``k``
-every stream of the block makes one step and writes sample ``k * n_streams + stream``: the
-inner loop runs over contiguous stack arrays and a contiguous slice of the output, with
-shift-and-add arithmetic only (the multiplications modulo ``m1`` and ``m2`` reduce to shifts,
-masks and a multiplication by 21069, since ``2**31 = 1 mod m1`` and ``2**31 = 21069 mod m2``),
-so LLVM vectorises it. The integer output ``z`` in [1, m1] becomes ``z * 2**-31`` (float64) or
-``float32(z) * NORM32`` (float32), the numbers of :mod:`jitgraph.random.mrg31k3p` bit for bit.
-Blocks are independent: under ``openmp`` they are split across threads
-(:func:`~.parallel.run_chunks`). The state is advanced in place when the op is the in-place
-variant, else in a copy.
+MRG kernel: sample ``i`` comes from stream ``i % n_streams`` at round ``i // n_streams``, so the
+output is written in its own order, round after round (each round one contiguous run of
+``n_streams`` samples): at 10**7 samples this is what limits the speed, and writing a block of
+streams' samples for every round at once (runs of a few KB, ``n_streams`` samples apart) was
+about 1.5x slower than the contiguous writes. The states are held in a scratch ``(6, n_streams)``
+uint32 matrix (one row per state word, about 360 KB for 15360 streams: it stays in L2) that the
+inner loop reads and writes contiguously. A step does not shift the three words of a component:
+the new word overwrites the oldest, so which row holds ``x[n-1]``, ``x[n-2]``, ``x[n-3]``
+rotates with the round modulo 3 (three copies of the loop); the state is written back in its
+order at the end. The arithmetic is shift-and-add only (the multiplications modulo ``m1`` and
+``m2`` reduce to shifts, masks and a multiplication by 21069, since ``2**31 = 1 mod m1`` and
+``2**31 = 21069 mod m2``), in uint32, so LLVM vectorises it. The integer output ``z`` in
+[1, m1] becomes ``z * 2**-31`` (float64) or ``float32(z) * NORM32`` (float32), the numbers of
+:mod:`jitgraph.random.mrg31k3p` bit for bit. Arrays are indexed by ``np.uint64`` indices: a
+signed index may count from the end, and that test kept LLVM from vectorising the loop (the
+kernel ran at a fifth of the speed). Streams are independent: under ``openmp`` groups
+of :data:`GROUP` streams are split across threads (:func:`~.parallel.run_chunks`). The state is
+advanced in place when the op is the in-place variant, else in a copy.
 """
 
 from __future__ import annotations
@@ -30,8 +37,9 @@ from jitgraph.backend_cpu.kernels import (HEADER, KernelSource, kernel_module, n
 from jitgraph.backend_cpu.options import CodegenOptions
 from jitgraph.backend_cpu.registry import NUMBA, Lowered, register_lowering
 
-#: streams per block (six uint32 stack arrays of this length stay in L1)
-BLOCK = 256
+#: streams per unit of the split across threads (a multiple of 16, so that two threads never
+#: write the same cache line of a round)
+GROUP = 64
 
 
 def _u(expr: str) -> str:
@@ -45,13 +53,21 @@ def _reduce(var: str, modulus: str) -> str:
     return f"{var} = {_u(f'{var} - {modulus}')} if {var} >= {modulus} else {var}"
 
 
-def _step_lines(w: _Writer, d: int, j: str) -> None:
-    """One MRG31k3p step of stream ``j`` of the block (state in s0..s5), leaving ``z``.
+#: which scratch rows hold (x1[n-1], x1[n-2], x1[n-3], x2[n-1], x2[n-2], x2[n-3]) after a
+#: number of steps congruent to 0, 1, 2 modulo 3 (the new word replaces the oldest)
+_ROWS_AFTER = ((0, 1, 2, 3, 4, 5), (2, 0, 1, 5, 3, 4), (1, 2, 0, 4, 5, 3))
 
-    Residues are below 2**31, so the sum of two fits in 32 unsigned bits. ``M1``, ``M2`` and
-    ``K*`` are uint32 constants bound at the top of the kernel."""
-    w(d, f"b = s1[{j}]")
-    w(d, f"c = s2[{j}]")
+
+def _step_lines(w: _Writer, d: int, phase: int) -> None:
+    """One MRG31k3p step of stream ``j`` after ``phase`` (mod 3) steps, leaving ``z``.
+
+    ``x1`` uses ``x1[n-2]`` and ``x1[n-3]``, ``x2`` uses ``x2[n-1]`` and ``x2[n-3]``; each new
+    word goes to the row of its component's ``n-3`` word. Residues are below 2**31, so the sum
+    of two fits in 32 unsigned bits. ``M1``, ``M2`` and ``K*`` are uint32 constants bound at the
+    top of the kernel."""
+    r = _ROWS_AFTER[phase]
+    w(d, f"b = sc[{r[1]}, i]")
+    w(d, f"c = sc[{r[2]}, i]")
     # 2**22 * b mod m1: b = hi * 2**9 + lo and 2**31 = 1 (mod m1)
     w(d, "t = " + _u(f"{_u('(b & K511) << K22')} + {_u('b >> K9')}"))
     # 129 * c = 2**7 * c + c (mod m1)
@@ -60,8 +76,8 @@ def _step_lines(w: _Writer, d: int, j: str) -> None:
     w(d, _reduce("v", "M1"))
     w(d, "y1 = " + _u("t + v"))
     w(d, _reduce("y1", "M1"))
-    w(d, f"e = s3[{j}]")
-    w(d, f"f = s5[{j}]")
+    w(d, f"e = sc[{r[3]}, i]")
+    w(d, f"f = sc[{r[5]}, i]")
     # 2**15 * e mod m2: e = hi * 2**16 + lo and 2**31 = 21069 (mod m2)
     for var, src in (("p", "e"), ("q", "f")):
         w(d, f"{var} = " + _u(f"{_u(f'({src} & K65535) << K15')} + "
@@ -71,12 +87,8 @@ def _step_lines(w: _Writer, d: int, j: str) -> None:
     w(d, _reduce("q", "M2"))
     w(d, "y2 = " + _u("p + q"))
     w(d, _reduce("y2", "M2"))
-    w(d, f"s2[{j}] = b")
-    w(d, f"s1[{j}] = s0[{j}]")
-    w(d, f"s0[{j}] = y1")
-    w(d, f"s5[{j}] = s4[{j}]")
-    w(d, f"s4[{j}] = e")
-    w(d, f"s3[{j}] = y2")
+    w(d, f"sc[{r[2]}, i] = y1")
+    w(d, f"sc[{r[5]}, i] = y2")
     w(d, "z = " + _u("y1 - y2 + M1") + " if y1 <= y2 else " + _u("y1 - y2"))
 
 
@@ -91,49 +103,73 @@ def _convert(dtype: str) -> str:
     return f"np.float32(np.int32(z)) * np.float32({float(mrg31k3p.NORM32)!r})"
 
 
+def _by_phase(w: _Writer, d: int, phase: str, body: Any) -> None:
+    """``body(w, depth, p)`` under ``if``/``elif`` branches on ``phase == p`` for p = 0, 1, 2."""
+    for p in range(3):
+        w(d, f"{'if' if p == 0 else 'elif'} {phase} == {p}:")
+        body(w, d + 1, p)
+
+
 def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
-    """The kernel ``kernel(state, out, first_block, end_block)``."""
+    """The kernel ``kernel(state, out, sc, first_group, end_group)``: streams
+    ``[first_group * GROUP, end_group * GROUP)`` draw their samples of ``out``, through the
+    scratch matrix ``sc`` (uint32, shape (6, n_streams))."""
     w = _Writer()
-    w(0, "def kernel(state, out, first_block, end_block):")
+    w(0, "def kernel(state, out, sc, first_group, end_group):")
     w(1, "ns = state.shape[0]")
     w(1, "n = out.shape[0]")
     for name, value in _CONSTANTS.items():
         w(1, f"{name} = np.uint32({value})")
+    w(1, f"first = first_group * {GROUP}")
+    w(1, f"end = min(ns, end_group * {GROUP})")
+    w(1, "for j in range(first, end):")
+    w(2, "i = np.uint64(j)")
     for k in range(6):
-        w(1, f"s{k} = stack_empty({BLOCK}, np.uint32)")
-    w(1, "for blk in range(first_block, end_block):")
-    w(2, f"b0 = blk * {BLOCK}")
-    w(2, f"width = min({BLOCK}, ns - b0)")
-    w(2, "for j in range(width):")
-    for k in range(6):
-        w(3, f"s{k}[j] = np.uint32(state[b0 + j, {k}])")
-    # rounds where every stream of the block draws, then one round for its first streams
-    w(2, "full = (n - b0 - width) // ns + 1 if n >= b0 + width else 0")
-    w(2, "for r in range(full):")
-    w(3, "base = r * ns + b0")
-    w(3, "for j in range(width):")
-    _step_lines(w, 4, "j")
-    w(4, f"out[base + j] = {_convert(dtype)}")
-    w(2, "base = full * ns + b0")
-    w(2, "if base < n:")
-    w(3, "for j in range(min(width, n - base)):")
-    _step_lines(w, 4, "j")
-    w(4, f"out[base + j] = {_convert(dtype)}")
-    w(2, "for j in range(width):")
-    for k in range(6):
-        w(3, f"state[b0 + j, {k}] = np.int32(s{k}[j])")
+        w(2, f"sc[{k}, i] = np.uint32(state[i, {k}])")
+    w(1, "rounds = n // ns")
+    w(1, "for r in range(rounds):")
+    w(2, "base = r * ns")
+    w(2, "ph = r % 3")
+
+    def round_loop(stop: str) -> Any:
+        def body(w: _Writer, d: int, p: int) -> None:
+            w(d, f"for j in range(first, {stop}):")
+            w(d + 1, "i = np.uint64(j)")
+            _step_lines(w, d + 1, p)
+            w(d + 1, f"out[np.uint64(base + j)] = {_convert(dtype)}")
+        return body
+
+    _by_phase(w, 2, "ph", round_loop("end"))
+    # the last, partial round: the streams below n - base draw once more
+    w(1, "base = rounds * ns")
+    w(1, "mid = max(first, min(end, n - base))")
+    w(1, "ph = rounds % 3")
+    _by_phase(w, 1, "ph", round_loop("mid"))
+
+    def write_back(lo: str, hi: str) -> Any:
+        def body(w: _Writer, d: int, p: int) -> None:
+            w(d, f"for j in range({lo}, {hi}):")
+            w(d + 1, "i = np.uint64(j)")
+            for k, row in enumerate(_ROWS_AFTER[p]):
+                w(d + 1, f"state[i, {k}] = np.int32(sc[{row}, i])")
+        return body
+
+    w(1, "ph = (rounds + 1) % 3")
+    _by_phase(w, 1, "ph", write_back("first", "mid"))
+    w(1, "ph = rounds % 3")
+    _by_phase(w, 1, "ph", write_back("mid", "end"))
     sig = signature_text([numba_array_type("int32", 2, "C"), numba_array_type(dtype, 1, "C"),
-                          "_nt.int64", "_nt.int64"])
+                          numba_array_type("uint32", 2, "C"), "_nt.int64", "_nt.int64"])
     text = "\n".join([HEADER, f"SIG_kernel = {sig}", "", "", *w.lines, ""])
-    key = ("mrg31k3p", 3, dtype, BLOCK, options.key())
+    key = ("mrg31k3p", 5, dtype, GROUP, options.key())
     return KernelSource(key, text, ("kernel",), options, f"mrg31k3p uniform {dtype}")
 
 
 def run_mrg(kernel: Any, run_chunks: Any, state: np.ndarray, size: Any, dtype: str,
             inplace: bool, parallel_min: int) -> tuple[np.ndarray, np.ndarray]:
     """``(new_state, sample)``: the driver's call of the MRG kernel (``parallel_min``: the
-    sample count from which blocks are split across threads; 0 = never). Kept lean: it runs on
-    every call."""
+    sample count from which groups of streams are split across threads; 0 = never). Kept
+    lean: it runs on every call."""
     if state.dtype != _INT32 or state.ndim != 2 or state.shape[1] != 6:
         check_state_matrix(state)  # raises the error that says what is wrong
     shape = tuple(size.tolist())
@@ -146,16 +182,19 @@ def run_mrg(kernel: Any, run_chunks: Any, state: np.ndarray, size: Any, dtype: s
         state = np.array(state, order="C")  # the op returns a new state: advance a copy
     work = state if state.flags.c_contiguous else np.ascontiguousarray(state)
     out = np.empty(n, dtype=dtype)
-    blocks = -(-work.shape[0] // BLOCK)
-    if parallel_min and n >= parallel_min and blocks > 1:
-        run_chunks(kernel, (work, out), blocks)
+    ns = work.shape[0]
+    scratch = np.empty((6, ns), dtype=_UINT32)
+    groups = -(-ns // GROUP)
+    if parallel_min and n >= parallel_min and groups > 1:
+        run_chunks(kernel, (work, out, scratch), groups)
     else:
-        kernel(work, out, 0, blocks)
+        kernel(work, out, scratch, 0, groups)
     if work is not state:  # a strided state updated in place
         state[...] = work
     return state, out.reshape(shape)
 
 
+_UINT32 = np.dtype(np.uint32)
 _INT32 = np.dtype(np.int32)
 
 

@@ -79,6 +79,33 @@ def test_not_in_place_leaves_the_input_state_alone():
     np.testing.assert_array_equal(strided, want_state)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("nthreads", [1, 2, 3])
+def test_kernel_rounds_and_thread_split(dtype, nthreads):
+    """Every number of rounds modulo 3 (the rows holding each state word rotate), a last
+    partial round ending before, inside and after each thread's groups of streams, and stream
+    counts that are not a multiple of a group."""
+    from jitgraph.backend_cpu.kernels import kernel_module
+    from jitgraph.backend_cpu.lower_random import GROUP, mrg_source, run_mrg
+    from jitgraph.backend_cpu.options import current_options
+    from jitgraph.backend_cpu.parallel import run_chunks
+
+    kernel = kernel_module(mrg_source(dtype, current_options())).get("kernel")
+
+    def split(kern, args, outer):
+        run_chunks(kern, args, outer, nthreads)
+
+    for ns in (1, 5, GROUP, 3 * GROUP + 7):
+        state = mrg31k3p.substream_states(mrg31k3p.seed_state(11), ns)
+        for rounds in range(4):
+            for extra in sorted({0, 1, ns // 2, GROUP + 3, ns - 1}):
+                n = rounds * ns + min(extra, ns - 1)
+                new, sample = run_mrg(kernel, split, state, np.array([n]), dtype, False, 1)
+                want, want_state = mrg31k3p.uniform_sample(state, n, dtype)
+                np.testing.assert_array_equal(sample, want, err_msg=f"ns={ns} n={n}")
+                np.testing.assert_array_equal(new, want_state, err_msg=f"ns={ns} n={n}")
+
+
 def _exact_fma(a, b, c, dtype):
     exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
     x = np.array(float(exact), dtype=dtype)  # nearest double, then check float32 ties
