@@ -92,13 +92,34 @@ def _op_token(op: Any) -> str:
     cls = type(op)
     # An op compared by identity (a user op without __props__, OpFromGraph) has no text key.
     props = None if getattr(cls, "compare_by_identity", False) else getattr(cls, "__props__", None)
-    name = f"{cls.__module__}.{cls.__qualname__}"
+    name = f"{cls.__module__}.{cls.__qualname__}{_user_code_token(cls)}"
     if props is not None:
         return f"{name}{{{','.join(f'{p}={_value_token(getattr(op, p))}' for p in props)}}}"
     key = getattr(op, "key", None)
     if isinstance(key, tuple):  # scalar ops: equal when their keys are
         return f"{name}[{_value_token(key)}]"
     raise _Unkeyable(f"op {name} has neither __props__ nor a key")
+
+
+@functools.lru_cache(maxsize=None)
+def _user_code_token(cls: type) -> str:
+    """For an op class written outside jitgraph: the size and modification time of the files
+    defining it and its bases outside jitgraph, so that editing the op (its ``infer_shape``,
+    say) is never answered with a graph rewritten by the old code. Empty for jitgraph's ops
+    (the source fingerprint covers them)."""
+    import inspect
+
+    parts = []
+    for klass in cls.__mro__:
+        module = klass.__module__ or ""
+        if module == "builtins" or module.split(".")[0] == "jitgraph":
+            continue
+        try:
+            st = os.stat(inspect.getfile(klass))
+        except (TypeError, OSError) as exc:  # defined interactively: no file to follow
+            raise _Unkeyable(f"op class {klass.__qualname__} has no source file") from exc
+        parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+    return f"@{'/'.join(parts)}" if parts else ""
 
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)

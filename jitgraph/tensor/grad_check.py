@@ -131,7 +131,8 @@ def verify_grad(fun: Callable[..., Any], pt: Sequence[Any], n_tests: int = 2,
     """Check ``grad`` of ``fun`` at the point ``pt`` (a list of arrays) against central finite
     differences of a random projection of its output. Raises :class:`GradientError`.
 
-    ``rng`` is a RandomState, a Generator, an int seed or None. With ``mode`` None the graphs
+    ``rng`` is a RandomState, a Generator, ``numpy.random`` itself (its global generator, as
+    Theano's tests pass it), an int seed or None. With ``mode`` None the graphs
     run on the NumPy reference evaluator; otherwise they are compiled with
     ``jitgraph.function(..., mode=mode)``. (``no_debug_ref`` is accepted for Theano's
     signature; there is no separate reference run to skip.)
@@ -141,7 +142,7 @@ def verify_grad(fun: Callable[..., Any], pt: Sequence[Any], n_tests: int = 2,
 
     if not isinstance(pt, (list, tuple)):
         raise TypeError("verify_grad: pt must be a list of numpy arrays (one per input of fun)")
-    if not isinstance(rng, (np.random.Generator, np.random.RandomState)):
+    if not (isinstance(rng, (np.random.Generator, np.random.RandomState)) or rng is np.random):
         rng = np.random.default_rng(rng)
     pt = [np.array(p) for p in pt]
     for i, p in enumerate(pt):
@@ -191,7 +192,7 @@ def _scalar(fn: Callable) -> Callable[[list], float]:
 
 
 def _random_like(rng: Any, value: np.ndarray) -> np.ndarray:
-    if isinstance(rng, np.random.RandomState):
+    if isinstance(rng, np.random.RandomState) or rng is np.random:
         return np.asarray(rng.rand(*value.shape) + 0.5)  # rand() of no dims is a float
     return rng.random(value.shape) + 0.5
 

@@ -241,3 +241,54 @@ def test_cached_graph_comes_with_its_linked_program(graphs_dir):
     for _ in range(3):  # the same updates, step by step
         for got, want in zip(again(x, y), first(x, y)):
             np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+_USER_OP = '''
+import jitgraph as theano, jitgraph.tensor as T
+
+class SwapShapeOp(theano.Op):
+    __props__ = ()
+
+    def make_node(self, x):
+        x = T.as_tensor_variable(x)
+        return theano.Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, out):
+        out[0][0] = inputs[0].T.copy()
+
+    def infer_shape(self, node, shapes):
+        return {SHAPES}
+'''
+
+
+def test_editing_a_user_op_is_not_answered_from_the_cache(tmp_path):
+    """A user edits their op's infer_shape between two runs: the second run must rewrite the
+    graph with the new code (the op's class and props alone are unchanged)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    module = tmp_path / "user_op.py"
+    script = tmp_path / "run.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np, jitgraph, jitgraph.tensor as T
+        from user_op import SwapShapeOp
+        x = T.dmatrix("x")
+        f = jitgraph.function([x], SwapShapeOp()(x).shape)
+        print(tuple(int(v) for v in f(np.zeros((2, 3)))), f.maker.graph_from_cache)
+    """))
+    env = {**__import__("os").environ,
+           "JITGRAPH_FLAGS": f"base_compiledir={tmp_path / 'compiledir'}"}
+
+    def run(shapes: str) -> str:
+        source = _USER_OP.replace("{SHAPES}", shapes)
+        if not module.exists() or module.read_text() != source:
+            module.write_text(source)
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                              cwd=tmp_path, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout.strip()
+
+    assert run("[(shapes[0][0], shapes[0][1])]  # wrong") == "(2, 3) False"
+    assert run("[(shapes[0][0], shapes[0][1])]  # wrong") == "(2, 3) True"
+    assert run("[(shapes[0][1], shapes[0][0])]") == "(3, 2) False"
