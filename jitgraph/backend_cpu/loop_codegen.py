@@ -97,12 +97,17 @@ def _dtype(var: Variable) -> None:
 class LoopWriter:
     """Writes the kernel of one Scan node (see the module docstring)."""
 
-    def __init__(self, op: Any, fgraph: Any) -> None:
+    def __init__(self, op: Any, fgraph: Any, vecmath: bool = True) -> None:
         self.op = op
+        #: elementwise transcendentals through the vecmath block functions (as the
+        #: step-by-step program's elementwise kernels compute them)
+        self.vecmath = vecmath
         self.info = op.info
         self.fgraph = fgraph
         self.pre: list[str] = []
         self.body: list[str] = []
+        self.ring_init: list[str] = []  # ring positions: before the loop, end of each step
+        self.ring_step: list[str] = []
         self.vals: dict[Variable, Val] = {}
         self.plan = LoopPlan()
         self._count = 0
@@ -128,9 +133,11 @@ class LoopWriter:
         for k in range(info.n_rec):
             buf = f"b{k}"
             names.append(buf)
+            # rg{k} = t % len(b{k}), advanced once per step (no integer division per tap)
+            self.ring_init += [f"nb{k} = {buf}.shape[0]", f"rg{k} = 0"]
+            self.ring_step += [f"rg{k} += 1", f"if rg{k} == nb{k}:", f"    rg{k} = 0"]
             for tap, var in zip(info.rec_taps[k], inner_in[info.inner_taps(k)]):
-                pos = self.name("pos")
-                self.body.append(f"{pos} = (t + {info.n_init(k) + tap}) % {buf}.shape[0]")
+                pos = self._ring_pos(k, info.n_init(k) + tap)
                 self.vals[var] = self._row(var, buf, pos)
         if info.n_shared:
             raise Unsupported("shared states (random streams) run in Python")
@@ -142,6 +149,13 @@ class LoopWriter:
             self.vals[var] = (Val(var.dtype, [], scalar=f"{name}[0]") if var.ndim == 0 else
                               Val(var.dtype, [f"{name}.shape[{d}]" for d in range(var.ndim)],
                                   array=name))
+
+    def _ring_pos(self, k: int, offset: int) -> str:
+        """A local holding ``(t + offset) % len(b{k})`` at this step."""
+        pos, off = self.name("pos"), self.name("off")
+        self.ring_init.append(f"{off} = {offset} % nb{k} if nb{k} > 0 else 0")
+        self.body += [f"{pos} = rg{k} + {off}", f"if {pos} >= nb{k}:", f"    {pos} -= nb{k}"]
+        return pos
 
     def _row(self, var: Variable, arr: str, pos: str) -> Val:
         _dtype(var)
@@ -210,7 +224,9 @@ class LoopWriter:
                            f"recurrent output {k} of scan {self.op.name!r}: the step's value "
                            "and the initial value (outputs_info) differ in shape")
             pos = self.name("pos")
-            store.append(f"{pos} = (t + {info.n_init(k)}) % {buf}.shape[0]")
+            off = self.name("off")
+            self.ring_init.append(f"{off} = {info.n_init(k)} % nb{k} if nb{k} > 0 else 0")
+            store += [f"{pos} = rg{k} + {off}", f"if {pos} >= nb{k}:", f"    {pos} -= nb{k}"]
             store += self._copy(val, buf, pos)
         for i in range(info.n_nit_sot):
             val = outs[info.n_rec + i]
@@ -241,12 +257,19 @@ class LoopWriter:
             self._require_static(shape, arrays)
         self._require_static(plan.work, arrays)
         args = ["n_steps", "done"] + arrays + scratch + nits
-        lines = [f"def loop({', '.join(args)}):", "    done[0] = n_steps"]
-        lines += ["    " + line for line in self.pre]
+        lines = ["    done[0] = n_steps"]
+        lines += ["    " + line for line in self.ring_init + self.pre]
         lines.append("    for t in range(n_steps):")
-        lines += ["        " + line for line in self.body + store]
+        lines += ["        " + line for line in self.body + store + self.ring_step]
         plan.prepare_source = self._prepare_source(arrays)
-        return "\n".join(lines) + "\n", signature_text(self._arg_types())
+        # Two entries of one body: any strides, and C-contiguous outer arrays (unit strides
+        # known to LLVM: contiguous loads, vectorizable inner loops); each compiled when a
+        # call first needs it.
+        text = ""
+        for entry in ("loop", "loop_c"):
+            text += f"\n\n\ndef {entry}({', '.join(args)}):\n" + "\n".join(lines) + "\n"
+        sigs = {layout: signature_text(self._arg_types(layout)) for layout in ("A", "C")}
+        return text, sigs
 
     def _require_static(self, shape: list[str], arrays: list[str]) -> None:
         for expr in shape:
@@ -269,17 +292,18 @@ class LoopWriter:
         lines.append(f"    return [{', '.join(scratch)}], [{', '.join(nits)}], {work}")
         return "\n".join(lines) + "\n"
 
-    def _arg_types(self) -> list[str]:
+    def _arg_types(self, layout: str) -> list[str]:
+        """The kernel's argument types, the outer arrays of ``layout`` ('A' or 'C')."""
         info, inner_in, plan = self.info, self.fgraph.inputs, self.plan
         types = ["_nt.int64", numba_array_type("int64", 1, "C")]
-        types += [numba_array_type(inner_in[j].dtype, inner_in[j].ndim + 1, "A", True)
+        types += [numba_array_type(inner_in[j].dtype, inner_in[j].ndim + 1, layout, True)
                   for j in range(info.n_seqs)]
         for k in range(info.n_rec):
             var = inner_in[info.inner_taps(k).start]
-            types.append(numba_array_type(var.dtype, var.ndim + 1, "A"))
+            types.append(numba_array_type(var.dtype, var.ndim + 1, layout))
         for j in range(info.n_non_seqs):
             var = inner_in[info.inner_non_seqs().start + j]
-            types.append(numba_array_type(var.dtype, max(var.ndim, 1), "A", True))
+            types.append(numba_array_type(var.dtype, max(var.ndim, 1), layout, True))
         types += [numba_array_type(c.dtype.name, c.ndim, "C", True) for c in plan.consts]
         types += [numba_array_type(dtype, len(shape), "C") for _, shape, dtype in plan.scratch]
         types += [numba_array_type(dtype, len(shape) + 1, "C") for shape, dtype in plan.nit]
@@ -291,12 +315,13 @@ def loop_source(op: Any, fgraph: Any, options: Any) -> tuple[KernelSource, LoopP
     from jitgraph.backend_cpu.loop_nodes import EMITTERS as emitters
 
     EMITTERS.update(emitters)
-    writer = LoopWriter(op, fgraph)
-    body, sig = writer.source()
-    source = HEADER + f"\nSIG_loop = {sig}\n\n\n" + body
+    writer = LoopWriter(op, fgraph, options.vecmath)
+    body, sigs = writer.source()
+    source = (HEADER + f"\nSIG_loop = {sigs['A']}\nSIG_loop_c = {sigs['C']}\n" + body)
     digest = hashlib.sha256(source.encode()).hexdigest()
-    ks = KernelSource(key=("scan_loop", digest, options.key()), source=source, entries=("loop",),
-                      options=options, description=f"scan loop {op.name}")
+    ks = KernelSource(key=("scan_loop", digest, options.key()), source=source,
+                      entries=("loop", "loop_c"), options=options,
+                      description=f"scan loop {op.name}")
     return ks, writer.plan
 
 
@@ -306,11 +331,13 @@ EMITTERS: dict[str, Callable] = {}
 
 
 def scalar_lines(writer: LoopWriter, sop: Any, args: list[str], in_dtypes: list[str],
-                 out_dtypes: list[str]) -> tuple[list[str], list[str]]:
-    """Statements computing scalar op ``sop`` on ``args``, and the result expressions."""
-    body = Body(fast=False, prefix=writer.name("e") + "_")
+                 out_dtypes: list[str], staged: bool = False) -> tuple[list[Any], list[str]]:
+    """Statements computing scalar op ``sop`` on ``args``, and the result expressions.
+    ``staged``: transcendental primitives become :class:`StageCall` entries (block functions
+    of :mod:`.vecmath`, see :func:`.loop_nodes.elemwise`) instead of libm calls."""
+    body = Body(fast=staged, vecmath=writer.vecmath, prefix=writer.name("e") + "_")
     res = emit_scalar_program(body, sop, args, in_dtypes, out_dtypes)
-    return [line for line in body.lines if isinstance(line, str)], res
+    return [line for line in body.lines if staged or isinstance(line, str)], res
 
 
 __all__ = ["LoopWriter", "LoopPlan", "Val", "loop_source", "scalar_lines", "cv", "Apply"]

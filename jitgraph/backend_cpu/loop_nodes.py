@@ -13,7 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from jitgraph.backend_cpu.loop_codegen import LoopWriter, Val, _literal, _loops, scalar_lines
-from jitgraph.backend_cpu.scalar_templates import Unsupported, cv
+from jitgraph.backend_cpu.scalar_templates import StageCall, Unsupported, cv
 from jitgraph.graph.basic import Apply, Constant
 
 
@@ -39,11 +39,60 @@ def elemwise(lw: LoopWriter, node: Apply, ins: list[Val], invariant: bool) -> li
     shape = _broadcast_shape(lw, node, ins, ndim)
     idx = [lw.name("i") for _ in range(ndim)]
     lines, res = scalar_lines(lw, node.op.scalar_op, _reads(node, ins, idx),
-                              [v.dtype for v in ins], [o.dtype for o in node.outputs])
+                              [v.dtype for v in ins], [o.dtype for o in node.outputs],
+                              staged=True)
     outs = [lw.new_value(o, shape) for o in node.outputs]
     stores = [f"{lw.target(o, idx)} = {r}" for o, r in zip(outs, res)]
-    lw.emit(invariant, _loops(idx, shape, lines + stores))
+    calls = [line for line in lines if isinstance(line, StageCall)]
+    if not calls:
+        lw.emit(invariant, _loops(idx, shape, lines + stores))
+        return outs
+    lw.emit(invariant, _staged(lw, idx, shape, lines, calls, stores))
     return outs
+
+
+def _staged(lw: LoopWriter, idx: list[str], shape: list[str], lines: list[Any],
+            calls: list[StageCall], stores: list[str]) -> list[str]:
+    """An elementwise body whose transcendentals are vecmath block calls: one pass over the
+    elements per primitive, storing its arguments into a buffer of the node's size, then the
+    block function (vectorized), then a last pass computing the outputs. Each pass repeats
+    the arithmetic before its primitive (cheap next to the primitives) instead of keeping
+    temporaries; results of earlier primitives are read back from their buffers."""
+    size = " * ".join(f"({s})" for s in shape) or "1"
+    flat = "0"
+    for i, s in zip(idx, shape):
+        flat = i if flat == "0" else f"({flat}) * ({s}) + {i}"
+    renames: dict[str, str] = {}
+    for call in calls:
+        for buf in (call.arg, call.res):
+            name = lw.name("blk")
+            lw.plan.scratch.append((name, [size], "float64"))
+            renames[f"{buf}[ub]"] = f"{name}[ub]"
+
+    def text(line: str) -> str:
+        for old, new in renames.items():
+            line = line.replace(old, new)
+        return line
+
+    arg_stores = {f"{c.arg}[ub] =": c for c in calls}
+    code: list[str] = []
+    for k, call in enumerate(calls + [None]):
+        stage = ["ub = " + flat]
+        for line in lines:
+            if line is call:
+                break
+            if isinstance(line, StageCall):
+                continue
+            store = next((c for p, c in arg_stores.items() if line.startswith(p)), None)
+            if store is None or (store is call):
+                stage.append(text(line))
+        if call is None:
+            stage += stores
+        code += _loops(idx, shape, stage)
+        if call is not None:
+            code.append(f'block_call("{call.fn}", {text(call.arg + "[ub]")[:-4]}, '
+                        f'{text(call.res + "[ub]")[:-4]}, {size})')
+    return code
 
 
 def dimshuffle(lw: LoopWriter, node: Apply, ins: list[Val], invariant: bool) -> list[Val]:

@@ -59,34 +59,42 @@ class LoopPlan:
 
 
 class NativeLoop:
-    """A Scan's loop compiled as one kernel, with what its caller must pass. ``mode``
-    compiled the inner graph the kernel was generated from (the step-by-step fallback runs
-    that program)."""
+    """A Scan's loop compiled as one kernel, with what its caller must pass. ``ks`` holds the
+    kernel's two entries (``loop``: outer arrays of any strides; ``loop_c``: C-contiguous
+    ones), each compiled (or loaded) when a call first needs it. ``mode`` compiled the inner
+    graph the kernel was generated from (the step-by-step fallback runs that program)."""
 
-    def __init__(self, op: Scan, node: Any, kernel: Any, plan: Any, mode: Any = None) -> None:
+    def __init__(self, op: Scan, node: Any, ks: Any, plan: Any, mode: Any = None) -> None:
         self.op = op
         self.node = node
-        self.kernel = kernel
+        self.ks = ks
         self.plan = plan
         self.mode = mode
 
     def __call__(self, inputs: Sequence[Any], output_storage: list) -> None:
-        from jitgraph.scan.runner import finish, prepare, run_scan
+        from jitgraph.scan.runner import finish, layout, prepare, run_scan
 
         op, plan = self.op, self.plan
-        info = op.info
         profile = op.inner_profile(self.node)
         n_steps, seqs, recs = prepare(op, inputs)
-        non_seqs = [v.reshape(1) if v.ndim == 0 else v for v in inputs[info.outer_non_seqs()]]
-        arrays = seqs + [r.buf for r in recs] + non_seqs + plan.consts
+        arrays = seqs + [r.buf for r in recs]
+        for v in inputs[layout(op).non_seqs]:
+            arrays.append(v.reshape(1) if v.ndim == 0 else v)
+        arrays += plan.consts
         scratch, nits, work = self.prepare(n_steps, *arrays)
         if work > BLAS_WORK:  # big products: BLAS, called once per step, is faster
             run_scan(op, inputs, output_storage, self.mode, profile)
             return
+        entry = "loop_c"
+        for a in arrays:
+            if not a.flags.c_contiguous:
+                entry = "loop"
+                break
+        kernel = self.__dict__.get("_kernels", {}).get(entry) or self.kernel(entry)
         done = np.zeros(1, dtype=np.int64)
         t0 = time.perf_counter() if profile is not None else 0.0
         try:
-            self.kernel(n_steps, done, *arrays, *scratch, *nits)
+            kernel(n_steps, done, *arrays, *scratch, *nits)
         except Exception:  # noqa: BLE001 - the step-by-step loop says what went wrong, and where
             run_scan(op, inputs, output_storage, self.mode, profile)
             return
@@ -97,6 +105,22 @@ class NativeLoop:
             if not profile.native_nodes:
                 profile.note_native(op.inner_function(self.mode).fgraph.toposort())
 
+    def kernel(self, entry: str) -> Any:
+        """The compiled ``entry`` (memoised on the instance; raises if it does not compile,
+        which makes the caller run the loop step by step)."""
+        kernels = self.__dict__.setdefault("_kernels", {})
+        fn = kernels.get(entry)
+        if fn is None:
+            from jitgraph.backend_cpu.kernels import kernel_module
+
+            try:
+                fn = kernels[entry] = kernel_module(self.ks).get(entry)
+            except Exception as exc:  # a loop Numba rejects still runs step by step
+                _log.warning("scan %r: the native loop did not compile (%s: %s); running it "
+                             "step by step", self.op.name, type(exc).__name__, exc)
+                raise
+        return fn
+
     @property
     def prepare(self) -> Any:
         fn = self.__dict__.get("_prepare")
@@ -105,13 +129,12 @@ class NativeLoop:
         return fn
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_prepare"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_prepare", "_kernels")}
 
 
 def native_loop(op: Scan, node: Any, options: Any, mode: Any = None
                 ) -> tuple[NativeLoop | None, str]:
     """The native loop of ``node`` (inner graph compiled by ``mode``), or None and why not."""
-    from jitgraph.backend_cpu.kernels import kernel_module
     from jitgraph.backend_cpu.loop_codegen import loop_source
     from jitgraph.backend_cpu.scalar_templates import Unsupported
 
@@ -122,13 +145,7 @@ def native_loop(op: Scan, node: Any, options: Any, mode: Any = None
         ks, plan = loop_source(op, fn.fgraph, options)
     except Unsupported as exc:
         return None, str(exc)
-    try:
-        kernel = kernel_module(ks).get("loop")
-    except Exception as exc:  # noqa: BLE001 - a loop Numba rejects still runs step by step
-        _log.warning("scan %r: the native loop did not compile (%s: %s); running it step by "
-                     "step", op.name, type(exc).__name__, exc)
-        return None, f"compilation failed: {exc}"
-    return NativeLoop(op, node, kernel, plan, mode), ""
+    return NativeLoop(op, node, ks, plan, mode), ""
 
 
 class StepLoop:

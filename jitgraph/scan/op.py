@@ -46,6 +46,11 @@ class Scan(Op):
     def __str__(self) -> str:
         return f"for{{cpu,{self.name}}}"
 
+    def __getstate__(self) -> dict:
+        # what Op.__reduce__ keeps, less the runner's memo (runner.layout)
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("_frozen", "_hash", "_prepared_for", "_loop_layout")}
+
     __repr__ = __str__
 
     # -- building ---------------------------------------------------------------------------

@@ -158,3 +158,53 @@ def test_random_step_graphs_native_matches_step_by_step(program, taps, length, b
                   go_backwards=backwards)
     n_init = -min(taps)
     check_same([x, h0], out, RNG.normal(size=(length, 3)), RNG.normal(size=(n_init, 3)))
+
+
+def _native_loops(fn):
+    """The native loops a compiled function calls (globals of its driver)."""
+    return [v for v in fn._program.run.__globals__.values()
+            if isinstance(v, lower_scan.NativeLoop)]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_transcendentals_run_through_the_vecmath_blocks(dtype):
+    """Several primitives in one fused step (exp feeding tanh, log1p, sin), a matrix state
+    and a scalar one: the loop calls the block functions the step-by-step kernels call."""
+    x = T.matrix("x", dtype=dtype)
+    h0 = T.vector("h0", dtype=dtype)
+    c0 = T.scalar("c0", dtype=dtype)
+
+    def step(xt, h, c):
+        new = T.tanh(T.exp(-h * h) * xt) + T.log1p(h * h) * T.sin(xt) - c / 10
+        return new.astype(dtype), (T.cos(c) + new.sum()).astype(dtype)
+
+    (hs, cs), _ = scan(step, sequences=x, outputs_info=[h0, c0])
+    args = (RNG.normal(size=(6, 5)).astype(dtype), RNG.normal(size=5).astype(dtype),
+            np.asarray(0.3, dtype=dtype))
+    got = check_same([x, h0, c0], [hs, cs], *args)
+    f = compiled([x, h0, c0], [hs, cs])
+    f(*args)
+    (loop,) = _native_loops(f)
+    for name in ("exp", "tanh", "log1p", "sin", "cos"):
+        assert f'block_call("{name}"' in loop.ks.source
+    # NumPy's own functions agree to rounding
+    h, c = args[1].astype("float64"), float(args[2])
+    for t in range(6):
+        xt = args[0][t].astype("float64")
+        h = np.tanh(np.exp(-h * h) * xt) + np.log1p(h * h) * np.sin(xt) - c / 10
+        c = np.cos(c) + h.sum()
+        np.testing.assert_allclose(got[0][t], h, rtol=1e-4 if dtype == "float32" else 1e-12)
+
+
+def test_contiguous_and_strided_arrays_pick_their_entry():
+    X, W, h0 = T.dmatrix("X"), T.dmatrix("W"), T.dvector("h0")
+    hs, _ = scan(lambda x, h, W: T.tanh(T.dot(W, h) + x), sequences=X, outputs_info=h0,
+                 non_sequences=W)
+    f = compiled([X, W, h0], hs)
+    (loop,) = _native_loops(f)
+    Xv, Wv, hv = RNG.normal(size=(5, 3)), RNG.normal(size=(3, 3)), RNG.normal(size=3)
+    a = f(Xv, Wv, hv)
+    assert set(loop._kernels) == {"loop_c"}
+    b = f(Xv[::-1].copy()[::-1], Wv.T.copy().T, hv)  # same values, reversed / transposed
+    assert set(loop._kernels) == {"loop_c", "loop"}
+    np.testing.assert_array_equal(a, b)
