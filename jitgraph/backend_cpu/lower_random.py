@@ -191,7 +191,7 @@ def run_mrg(kernel: Any, run_chunks: Any, state: np.ndarray, size: Any, dtype: s
         kernel(work, out, scratch, 0, groups)
     if work is not state:  # a strided state updated in place
         state[...] = work
-    return state, out.reshape(shape)
+    return state, (out if len(shape) == 1 else out.reshape(shape))
 
 
 _UINT32 = np.dtype(np.uint32)

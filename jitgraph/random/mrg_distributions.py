@@ -43,11 +43,11 @@ class DistributionsMixin:
                **kwargs: Any) -> Variable:
         """Normal numbers with mean ``avg`` and standard deviation ``std`` (by Box-Muller);
         with ``truncate``, samples beyond two standard deviations are drawn again."""
-        from jitgraph.random.mrg_streams import check_size, size_vector
+        from jitgraph.random.mrg_streams import check_normal_size, size_vector
         from jitgraph.tensor import (as_tensor_variable, cast, cos, dtypes, join, log, prod,
                                      reshape, sin, sqrt)
 
-        size = check_size(size)
+        size = check_normal_size(size)
         avg, std = as_tensor_variable(avg), as_tensor_variable(std)
         standard = _is_constant(avg, 0) and _is_constant(std, 1)
         avg, std = undefined_grad(avg), undefined_grad(std)

@@ -65,6 +65,35 @@ def check_size(size: Any) -> Any:
                     f"{size} of type {type(size)}")
 
 
+def check_normal_size(size: Any) -> Any:
+    """The size of ``normal``/``truncated_normal``, which Theano checks by other rules than
+    ``uniform``'s (with its own messages): an int ``k`` means ``(k,)``, a scalar variable
+    ``s`` means ``(s,)``, and lists are accepted. Returns a tuple or a 1-d variable."""
+    if isinstance(size, Variable):
+        if size.ndim == 1:
+            return size
+        if size.ndim == 0:
+            return (size,)
+        raise ValueError("Theano variable must have 1 dimension to be a valid size.", size)
+    if _is_int(size):
+        if size < 0:  # Theano builds it and fails when run: say so now
+            raise ValueError(f"normal: a size of {size} samples (a negative number)", size)
+        return (size,)  # 0 too: Theano draws no samples
+    if not isinstance(size, (tuple, list)):
+        raise ValueError("Size must be a int, tuple, list or Theano variable.", size)
+    for s in size:
+        if isinstance(s, Variable):
+            if s.ndim != 0:
+                raise ValueError("Non-scalar Theano variable in size", size, s)
+        elif _is_int(s):
+            if s <= 0:
+                raise ValueError("Non-positive dimensions not allowed in size.", size, s)
+        else:
+            raise ValueError("Only Theano variables and integers are allowed in a size-tuple.",
+                             size, s)
+    return tuple(size)
+
+
 def size_vector(size: Any) -> Variable:
     """The size (checked by :func:`check_size`) as an int64 vector variable."""
     from jitgraph.tensor import as_tensor_variable, cast, stack
@@ -187,4 +216,5 @@ def _broadcastable(size: Any, ndim: int | None) -> tuple[bool, ...]:
     return (False,) * ndim
 
 
-__all__ = ["MRG_RandomStreams", "guess_n_streams", "check_size", "MAX_STREAMS"]
+__all__ = ["MRG_RandomStreams", "guess_n_streams", "check_size", "check_normal_size",
+           "MAX_STREAMS"]

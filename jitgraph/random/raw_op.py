@@ -123,30 +123,42 @@ def infer_ndim_bcast(ndim: int | None, shape: Any, *args: Any
                      ) -> tuple[int, Variable, tuple[bool, ...]]:
     """``(ndim, shape vector, broadcastable)`` of a draw from its size and parameters.
 
-    A size given as a tuple fixes ndim (its 1s are broadcastable); a symbolic vector needs a
-    known length or ``ndim``; no size takes ndim and the pattern from the parameters."""
+    A size given as a tuple fixes ndim (its 1s are broadcastable; a ``-1`` takes that axis
+    from the parameters, aligned to the right); a symbolic vector needs a known length or
+    ``ndim``; no size takes ndim and the pattern from the parameters. Parameters with more
+    dimensions than the sample are refused (Theano's message)."""
     from jitgraph.tensor import cast, get_scalar_constant_value, get_vector_length, stack
     from jitgraph.tensor.basic import NotScalarConstantError
 
+    params = [as_tensor_variable(a) for a in args]
     if isinstance(shape, (tuple, list)) and len(shape) > 0:
         if ndim is not None and ndim != len(shape):
             raise ValueError("ndim should be equal to len(shape), but\n",
                              f"ndim = {ndim}, len(shape) = {len(shape)}, shape = {shape}")
+        ndim = len(shape)
+        _check_params_ndim(ndim, params)
+        dims: list[Any] = []
         bcast = []
-        for s in shape:
+        for i, s in enumerate(shape):
+            if isinstance(s, (int, np.integer)) and s == -1:
+                dim, flat = _auto_dim(i, ndim, shape, params)
+                dims.append(dim)
+                bcast.append(flat)
+                continue
             if isinstance(s, (int, np.integer)) and s < 0:
-                raise ValueError(f"the size {tuple(shape)} has a negative dimension")
+                raise ValueError(f"the size {tuple(shape)} has a negative dimension (-1 alone "
+                                 f"means the length of the parameters along that axis)")
+            dims.append(s)
             try:
                 bcast.append(int(get_scalar_constant_value(s)) == 1)
             except NotScalarConstantError:
                 bcast.append(False)
-        if all(isinstance(s, (int, np.integer)) for s in shape):
-            vec = as_tensor_variable(np.asarray(shape, dtype=np.int64))
+        if all(isinstance(s, (int, np.integer)) for s in dims):
+            vec = as_tensor_variable(np.asarray(dims, dtype=np.int64))
         else:
-            vec = stack(*[cast(s, "int64") for s in shape])
-        return len(shape), vec, tuple(bcast)
+            vec = stack(*[cast(s, "int64") for s in dims])
+        return ndim, vec, tuple(bcast)
     if shape is None or (isinstance(shape, (tuple, list)) and len(shape) == 0):
-        params = [as_tensor_variable(a) for a in args]
         if not params:
             raise TypeError("_infer_ndim_bcast cannot infer shape without either shape or args")
         out_ndim = max(p.ndim for p in params)
@@ -162,4 +174,28 @@ def infer_ndim_bcast(ndim: int | None, shape: Any, *args: Any
     vec = as_tensor_variable(shape, ndim=1)
     if ndim is None:
         ndim = get_vector_length(vec)
+    _check_params_ndim(ndim, params)
     return ndim, cast(vec, "int64") if vec.dtype != "int64" else vec, (False,) * ndim
+
+
+def _check_params_ndim(ndim: int, params: list[Variable]) -> None:
+    """A parameter with more dimensions than the sample cannot be broadcast to it."""
+    args_ndim = max((p.ndim for p in params), default=0)
+    if args_ndim > ndim:
+        raise ValueError("ndim should be at least as big as required by args value",
+                         (ndim, args_ndim), tuple(params))
+
+
+def _auto_dim(i: int, ndim: int, shape: Any, params: list[Variable]) -> tuple[Any, bool]:
+    """Length ``-1`` at axis ``i`` of a size: that axis of the first parameter (aligned to the
+    right) that is not broadcastable there; 1 (broadcastable) if every parameter reaching that
+    axis is broadcastable there."""
+    reaching = [p for p in params if i >= ndim - p.ndim]
+    for p in reaching:
+        axis = i + p.ndim - ndim
+        if not p.broadcastable[axis]:
+            return p.shape[axis], False
+    if not reaching:
+        raise ValueError(f"a length of -1 in the size {tuple(shape)} (axis {i}) means the "
+                         f"parameters' length along that axis, but no parameter has axis {i}")
+    return 1, True

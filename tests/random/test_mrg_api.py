@@ -106,6 +106,32 @@ def test_sizes_must_be_tuples_or_vectors(size):
         MRG_RandomStreams(1).uniform(size)
 
 
+def test_normal_sizes_follow_theanos_rules():
+    """normal (and truncated_normal) take an int or a scalar variable as a 1-d size, and lists;
+    the numbers are those of the tuple (values recorded from Theano 1.0.5, float64)."""
+    s = T.lscalar()
+    with jitgraph.config.change_flags(floatX="float64"):
+        want = [-1.687619, 0.363098, -0.188829]
+        for size, args in ((3, ()), ((3,), ()), ([3], ()), (s, (3,))):
+            f = jitgraph.function([s] if args else [], MRG_RandomStreams(123).normal(size))
+            np.testing.assert_allclose(f(*args), want, atol=1e-6)
+        f = jitgraph.function([s], MRG_RandomStreams(123).truncated_normal(s, std=2.0))
+        np.testing.assert_allclose(f(5), [1.324766, 1.730048, -2.575861, -3.626693, 1.672291],
+                                   atol=1e-6)
+        assert jitgraph.function([], MRG_RandomStreams(123).normal(0))().shape == (0,)
+    srng = MRG_RandomStreams(1)
+    for size, message in (((0,), "Non-positive dimensions not allowed in size."),
+                          ((2, -1), "Non-positive dimensions not allowed in size."),
+                          ((2.0,), "Only Theano variables and integers are allowed"),
+                          (T.lmatrix(), "must have 1 dimension to be a valid size"),
+                          ((T.lvector(),), "Non-scalar Theano variable in size"),
+                          ("ab", "Size must be a int, tuple, list or Theano variable."),
+                          (-2, "negative")):
+        for draw in (srng.normal, srng.truncated_normal):
+            with pytest.raises(ValueError, match=message):
+                draw(size)
+
+
 def test_distribution_errors_have_theanos_messages():
     srng = MRG_RandomStreams(1)
     pv = np.asarray([[0.5, 0.5]])
@@ -257,6 +283,32 @@ def test_pickled_function_keeps_its_stream_state():
     g = pickle.loads(pickle.dumps(f))
     np.testing.assert_array_equal(f(), g())
     np.testing.assert_array_equal(f(), g())
+
+
+def test_unpickled_function_reoptimized_keeps_its_stream_state():
+    srng = MRG_RandomStreams(42)
+    f = jitgraph.function([], [srng.uniform((6,)), srng.normal((3,))])
+    f()
+    data = pickle.dumps(f)
+    with jitgraph.config.change_flags(reoptimize_unpickled_function=True):
+        g = pickle.loads(data)
+    for _ in range(2):
+        for a, b in zip(f(), g()):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_profiled_function_draws_the_same_numbers():
+    def draws(profile):
+        srng = MRG_RandomStreams(8)
+        f = jitgraph.function([], [srng.uniform((5,)), srng.binomial((4,), p=0.3)],
+                              profile=profile)
+        return f, f() + f()
+
+    _, reference = draws(False)
+    f, got = draws(jitgraph.compile.profiling.ProfileStats(atexit_print=False))
+    for a, b in zip(reference, got):
+        np.testing.assert_array_equal(a, b)
+    assert f.profile.fct_callcount == 2 and "mrg_uniform" in f.profile.summary()
 
 
 @pytest.mark.parametrize("mode", ["DebugMode", "FAST_COMPILE", "NanGuardMode"])

@@ -58,7 +58,40 @@ def test_output_types_are_theanos():
     with pytest.raises(TypeError, match="cannot infer shape"):
         srng.choice(a=5)
     with pytest.raises(ValueError, match="negative"):
-        srng.uniform((2, -1))
+        srng.uniform((2, -3))
+    with pytest.raises(ValueError, match="no parameter has axis 1"):
+        srng.uniform((2, -1))  # -1 takes the length from a parameter: there is none
+
+
+def test_size_minus_one_takes_the_parameters_length():
+    """Theano's convention: -1 in a size is the length of the (right-aligned) parameters along
+    that axis, 1 where they are all broadcastable there; the numbers are those of the full
+    size."""
+    low, avg = T.dvector(), T.dmatrix()
+    srng = RandomStreams(7)
+    u = srng.uniform(size=(2, -1), low=low, high=1.0)
+    n = srng.normal(size=(-1, 2), avg=avg)
+    assert u.broadcastable == (False, False) and n.broadcastable == (False, False)
+    f = jitgraph.function([low, avg], [u, n])
+    got_u, got_n = f(np.zeros(3), np.zeros((4, 2)))
+    want = RandomStreams(7)
+    g = jitgraph.function([low, avg], [want.uniform(size=(2, 3), low=low, high=1.0),
+                                       want.normal(size=(4, 2), avg=avg)])
+    want_u, want_n = g(np.zeros(3), np.zeros((4, 2)))
+    np.testing.assert_array_equal(got_u, want_u)
+    np.testing.assert_array_equal(got_n, want_n)
+    assert srng.uniform(size=(-1, 3), low=T.row(), high=1.0).broadcastable == (True, False)
+
+
+def test_parameters_with_more_dimensions_than_the_size_are_refused():
+    srng = RandomStreams(1)
+    m = T.matrix()
+    for draw in (lambda: srng.normal(size=(3,), avg=m), lambda: srng.binomial(size=(3,), p=m),
+                 lambda: srng.normal(size=T.lvector(), avg=m, ndim=1),
+                 lambda: srng.multinomial(size=(2,), n=1, pvals=np.ones((2, 2, 2)) / 2)):
+        with pytest.raises(ValueError, match="ndim should be at least as big as required by "
+                                             "args value"):
+            draw()
 
 
 def test_get_value_copies_and_borrow_does_not():
