@@ -106,6 +106,29 @@ def test_kernel_rounds_and_thread_split(dtype, nthreads):
                 np.testing.assert_array_equal(new, want_state, err_msg=f"ns={ns} n={n}")
 
 
+def test_without_gc_an_intermediate_sample_keeps_its_buffer():
+    """allow_gc=False: the buffer of a sample only used inside the graph is reused by the next
+    call (same numbers as with gc); a sample returned to the caller is never overwritten."""
+    import jitgraph.tensor as T
+
+    def build(allow_gc):
+        with jitgraph.config.change_flags(floatX="float64", allow_gc=allow_gc):
+            srng = MRG_RandomStreams(3)
+            inner = srng.uniform((3000,))
+            return jitgraph.function([], [T.sum(inner * 2), srng.uniform((7,))])
+
+    with_gc, without = build(True), build(False)
+    kept = []
+    for _ in range(3):
+        a, b = with_gc(), without()
+        assert a[0] == b[0]
+        np.testing.assert_array_equal(a[1], b[1])
+        kept.append((b[1], b[1].copy()))
+    for returned, copy in kept:  # returned samples were not reused
+        np.testing.assert_array_equal(returned, copy)
+    assert kept[0][0] is not kept[1][0]
+
+
 def _exact_fma(a, b, c, dtype):
     exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
     x = np.array(float(exact), dtype=dtype)  # nearest double, then check float32 ties
