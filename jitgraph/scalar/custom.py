@@ -241,4 +241,13 @@ def row_class(name: str) -> type | None:
             return cls
     return None
 
-__all__ = ["ScalarOp", "UnaryScalarOp", "BinaryScalarOp", "BUILTIN_CLASSES"]
+
+def scalar_op_class(class_name: str, row: str) -> type:
+    """A Theano class name for the table row ``row`` that the row does not carry (Theano
+    defined ``ScalarSigmoid`` in ``tensor.nnet.sigm``): ``isinstance(op, cls)`` holds for the
+    row's op and ``cls(...)`` gives it."""
+    op = scalar_ops.get_scalar_op((row,))
+    return BUILTIN_CLASSES.setdefault(class_name, _builtin_class(class_name, (row,), op.nin))
+
+
+__all__ = ["ScalarOp", "UnaryScalarOp", "BinaryScalarOp", "BUILTIN_CLASSES", "scalar_op_class"]
