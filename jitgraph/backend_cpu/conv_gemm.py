@@ -26,16 +26,21 @@ COLUMN_BYTES = 1 << 22
 
 class CorrRunner:
     """One correlation node's parameters and its kernels (resolved on first use; pickles
-    without them, so a stored program refers to the kernel source only)."""
+    without them, so a stored program refers to the kernel source only). With
+    ``flipped_output`` the kernel gradient is returned as a reversed view (along the spatial
+    axes) of a C-contiguous array: for a graph that only reads it reversed."""
+
+    flipped_output = False  # (runners pickled before it existed)
 
     def __init__(self, kernels_source: Any, op: Any, dtype: str, parallel: bool,
-                 minsize: int) -> None:
+                 minsize: int, flipped_output: bool = False) -> None:
         self.kernels_source = kernels_source
         self.op = op  # its pads(kernel) gives the padding ('full'/'half' follow the kernel)
         self.nd, self.groups = op.convdim, op.num_groups
         self.stride, self.dilation = op.subsample, op.filter_dilation
         self.dtype = np.dtype(dtype)
         self.parallel, self.minsize = parallel, minsize
+        self.flipped_output = flipped_output
         self._fns: dict[str, Any] = {}
 
     def __getstate__(self) -> dict:
@@ -168,7 +173,11 @@ class CorrRunner:
                     t = top3[n0:n0 + b, g * mg:(g + 1) * mg].transpose(1, 0, 2).reshape(
                         mg, b * npix)
                     gw[g * mg:(g + 1) * mg] += np.dot(t, col[g * kg:(g + 1) * kg].T)
-        return gw.reshape(m, cg, *kernel)
+        gw = gw.reshape(m, cg, *kernel)
+        if self.flipped_output:  # same values; reversing the result gives a C-contiguous view
+            rev = (Ellipsis,) + (slice(None, None, -1),) * nd
+            gw = np.ascontiguousarray(gw[rev])[rev]
+        return gw
 
     def grad_inputs(self, w: Any, top: Any, shape: Any) -> np.ndarray:
         who, nd = "CorrMM_gradInputs", self.nd

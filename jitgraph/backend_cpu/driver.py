@@ -185,6 +185,7 @@ def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] 
 
     from jitgraph.backend_cpu.options import current_options, num_threads
 
+    from jitgraph.backend_cpu import compile_ahead
     from jitgraph.backend_cpu.kernels import COMPILE_LOG
 
     load_lowerings()
@@ -204,16 +205,22 @@ def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] 
     outputs = set(fgraph.outputs)
     lowered: list[Lowered] = []
     precomputed: set[Variable] = set()
-    for node in order:
-        lw = _lower_node(node, bctx, strict)
-        if lw.constant_outputs is not None and not any(o in outputs for o in node.outputs):
-            for out, value in zip(node.outputs, lw.constant_outputs):
-                bctx.known[out] = value
-                storage[out][0] = value
-                precomputed.add(out)
-        elif lw.constant_outputs is not None:
-            lw = _perform_lowering(node, registered=True)
-        lowered.append(lw)
+    compile_ahead.start()  # the kernels lowerings want are compiled together, below
+    try:
+        for node in order:
+            lw = _lower_node(node, bctx, strict)
+            if lw.constant_outputs is not None and not any(o in outputs for o in node.outputs):
+                for out, value in zip(node.outputs, lw.constant_outputs):
+                    bctx.known[out] = value
+                    storage[out][0] = value
+                    precomputed.add(out)
+            elif lw.constant_outputs is not None:
+                lw = _perform_lowering(node, registered=True)
+            lowered.append(lw)
+    except BaseException:
+        compile_ahead.discard()
+        raise
+    compile_ahead.compile_wanted()
     plan = _gc_plan(fgraph, order, storage, precomputed) if allow_gc else [[] for _ in order]
     node_lines: list[list[str]] = []
     for i, (node, lw) in enumerate(zip(order, lowered)):

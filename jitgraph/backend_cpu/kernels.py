@@ -155,6 +155,13 @@ class KernelModule:
     def is_compiled(self, entry: str) -> bool:
         return entry in self._compiled
 
+    def stored(self, entry: str) -> bool | None:
+        """Whether the compiledir has ``entry`` (an object, or a record that Numba compiles
+        it); None without the disk cache."""
+        if self._cached is None:
+            return None
+        return self._cached.entry.file(f"native-{entry}.json").exists()
+
 
 def exec_module(source: str, name: str) -> pytypes.ModuleType:
     """A module executed from generated ``source`` in memory (no compiledir)."""

@@ -20,6 +20,7 @@ import numpy as np
 
 from jitgraph.tensor import blas as B
 
+from jitgraph.backend_cpu import compile_ahead
 from jitgraph.backend_cpu.kernels import KernelSource, kernel_module
 from jitgraph.backend_cpu.registry import BLAS, Lowered, register_lowering
 
@@ -165,6 +166,10 @@ def lower_gemm(op: Any, node: Any, ctx: Any) -> Lowered | None:
         return None
     fin = ctx.ref(finish, "finish")
     helpers = ctx.ref(Helpers.of(ctx.options), "blas_helpers")
+    beta = ctx.known_value(node.inputs[4])
+    if beta is None or np.any(beta != 0):  # the epilogue runs: compiled with the program
+        name = "axpby1" if z_t.ndim == 1 else "axpby2"
+        compile_ahead.want(kernel_module(_helper_source(ctx.options)), f"{name}_{z_t.dtype}")
 
     def emit(nc: Any) -> list[str]:
         z, alpha, x, y, beta = (nc.local(n) for n in ("z", "alpha", "x", "y", "beta"))

@@ -11,9 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from jitgraph.tensor import corr as K
+from jitgraph.tensor.subtensor_ops import Subtensor, index_vars
 
+from jitgraph.backend_cpu import compile_ahead
 from jitgraph.backend_cpu.conv_codegen import conv_kernels_source
 from jitgraph.backend_cpu.conv_gemm import CorrRunner
+from jitgraph.backend_cpu.kernels import kernel_module
 from jitgraph.backend_cpu.registry import BLAS, Lowered, register_lowering
 
 _DTYPES = ("float32", "float64")
@@ -21,6 +24,35 @@ _DTYPES = ("float32", "float64")
 _METHOD = {K.CorrMM: "forward", K.Corr3dMM: "forward", K.CorrMM_gradWeights: "grad_weights",
            K.Corr3dMM_gradWeights: "grad_weights", K.CorrMM_gradInputs: "grad_inputs",
            K.Corr3dMM_gradInputs: "grad_inputs"}
+
+_ENTRY = {"forward": "im2col_c", "grad_weights": "im2col_c", "grad_inputs": "col2im"}
+
+
+def _read_reversed(node: Any, ctx: Any) -> bool:
+    """Whether every use of a kernel gradient reverses its spatial axes (the kernel gradient
+    of a convolution that flips its kernel, :mod:`jitgraph.rewrite.conv`). The runner then
+    lays it out so that the reversed view is the C-contiguous one: what reads it (an SGD
+    update) runs its contiguous kernel instead of compiling the strided one."""
+    if not isinstance(node.op, (K.CorrMM_gradWeights, K.Corr3dMM_gradWeights)):
+        return False
+    out = node.outputs[0]
+    clients = ctx.fgraph.clients.get(out, [])
+    first = out.ndim - node.op.convdim
+    for client, _ in clients:
+        if not isinstance(getattr(client, "op", None), Subtensor):
+            return False
+        entries = index_vars(client.op.idx_list, client.inputs[1:])
+        if len(entries) != out.ndim:
+            return False
+        for axis, entry in enumerate(entries):
+            if not isinstance(entry, tuple) or entry[0] is not None or entry[1] is not None:
+                return False
+            step = None if entry[2] is None else ctx.known_value(entry[2])
+            if entry[2] is not None and step is None:
+                return False
+            if (-1 if axis >= first else 1) != (1 if step is None else int(step)):
+                return False
+    return bool(clients)
 
 
 @register_lowering(*_METHOD)
@@ -31,9 +63,12 @@ def lower_corr(op: Any, node: Any, ctx: Any) -> Lowered | None:
         return None
     dtype = next(iter(dtypes))
     ks = conv_kernels_source(op.convdim, dtype, ctx.options)
-    runner = CorrRunner(ks, op, dtype, ctx.openmp, ctx.minsize)
+    runner = CorrRunner(ks, op, dtype, ctx.openmp, ctx.minsize,
+                        flipped_output=_read_reversed(node, ctx))
     method = getattr(runner, _METHOD[type(op)])
     fn = ctx.new_global(method, "corr")
+    # compiled with the program's other kernels (the strided im2col only if ever needed)
+    compile_ahead.want(kernel_module(ks), _ENTRY[_METHOD[type(op)]])
 
     def emit(nc: Any) -> list[str]:
         args = ", ".join(nc.inp(j) for j in range(len(node.inputs)))

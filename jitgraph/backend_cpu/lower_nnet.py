@@ -104,8 +104,7 @@ def lower_softmax(op: Any, node: Any, ctx: Any) -> Lowered | None:
     axis = 0 if flat else op.axis % x_t.ndim
     st = RowwiseStructure(isinstance(op, N.LogSoftmax), x_t.dtype, out_dtype, ndim, axis)
     module = kernel_module(rowwise_source(st, ctx.options))
-    module.get("kernel_c")
-    fn_c = entry_name(ctx, module, "kernel_c", "sc")
+    fn_c = entry_name(ctx, module, "kernel_c", "sc", now=True)
     fn_a = entry_name(ctx, module, "kernel_a", "sa")
 
     def emit(nc: Any) -> list[str]:

@@ -18,6 +18,8 @@ import numpy as np
 from jitgraph.tensor import pool as P
 from jitgraph.tensor.pool_reference import Geometry
 
+from jitgraph.backend_cpu import compile_ahead
+from jitgraph.backend_cpu.kernels import kernel_module
 from jitgraph.backend_cpu.pool_codegen import EXCLUDE_PAD, INCLUDE_PAD, SUM, pool_kernels_source
 from jitgraph.backend_cpu.registry import NUMBA, Lowered, register_lowering
 
@@ -147,6 +149,15 @@ def _fixed_windows(op: Any, node: Any, ctx: Any) -> tuple | None:
     return ws, stride
 
 
+def _entry(op: Any) -> str:
+    """The kernel entry that runs ``op``."""
+    if isinstance(op, P.Pool):
+        return "pool_max" if op.mode == "max" else "pool_avg"
+    if isinstance(op, P.MaxPoolGrad):
+        return "grad_max"
+    return "grad_avg" if isinstance(op, P.AveragePoolGrad) else "grad_grad"
+
+
 @register_lowering(*_METHOD)
 def lower_pool(op: Any, node: Any, ctx: Any) -> Lowered | None:
     arrays = node.inputs[:-3]  # then ws, stride, pad
@@ -157,6 +168,7 @@ def lower_pool(op: Any, node: Any, ctx: Any) -> Lowered | None:
     ks = pool_kernels_source(op.ndim, dtype, ctx.options, _fixed_windows(op, node, ctx))
     runner = PoolRunner(ks, op, dtype, ctx.openmp, ctx.minsize)
     fn = ctx.new_global(getattr(runner, _METHOD[type(op)]), "pool")
+    compile_ahead.want(kernel_module(ks), _entry(op))  # with the program's other kernels
 
     def emit(nc: Any) -> list[str]:
         args = ", ".join(nc.inp(j) for j in range(len(node.inputs)))

@@ -48,8 +48,7 @@ def lower_careduce(op: R.CAReduce, node: Any, ctx: Any) -> Lowered | None:
         no_identity=name in ("maximum", "minimum"))
     ks = reduce_source(st, ctx.options)
     module = kernel_module(ks)
-    module.get("kernel_c")
-    fn_c = entry_name(ctx, module, "kernel_c", "rc")
+    fn_c = entry_name(ctx, module, "kernel_c", "rc", now=True)
     fn_a = entry_name(ctx, module, "kernel_a", "ra")
 
     def emit(nc: Any) -> list[str]:

@@ -57,15 +57,21 @@ class CompiledProgram(Program):
 
 
 def from_driver(fgraph: FunctionGraph, order: list[Apply], source: str, ns: dict,
-                storage: dict, free_after: list, lowered: list) -> CompiledProgram:
+                storage: dict, free_after: list, lowered: list, code: Any = None
+                ) -> CompiledProgram:
     """The program whose driver is ``source``, executed in ``ns`` (which holds its kernels,
-    cells and constants); ``lowered`` says, per node of ``order``, what kind of thunk it is."""
+    cells and constants); ``lowered`` says, per node of ``order``, what kind of thunk it is.
+    ``code``: ``source`` compiled already (a stored program's)."""
     ns["_fail"] = failure_handler(order, storage, lowered)
-    exec(compile(source, "<jitgraph driver>", "exec"), ns)
+    if code is None:
+        code = compile(source, "<jitgraph driver>", "exec")
+    exec(code, ns)
     thunks = [ns[f"thunk_{i}"] for i in range(len(order))]
     kinds = [lw.kind for lw in lowered]
-    return CompiledProgram(fgraph, order, thunks, storage, free_after, kinds, ns["run"], source,
-                           lowered)
+    program = CompiledProgram(fgraph, order, thunks, storage, free_after, kinds, ns["run"],
+                              source, lowered)
+    program.driver_code = code
+    return program
 
 
 def failure_handler(order: list[Apply], storage: dict, lowered: list) -> Callable:

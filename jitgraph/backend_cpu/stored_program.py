@@ -15,10 +15,12 @@ from its source. A program is only stored when everything else in its namespace 
 
 from __future__ import annotations
 
+import marshal
+import sys
 from typing import Any
 
 #: Bumped when what is stored changes.
-STORED_PROGRAM_VERSION = 2
+STORED_PROGRAM_VERSION = 3
 
 _NOT_STORED = ("_fail", "run")
 
@@ -44,6 +46,10 @@ class StoredProgram:
         ns = program.run.__globals__
         self.version = STORED_PROGRAM_VERSION
         self.source = program.driver_source
+        # the driver's bytecode too (compiling it is a good part of a warm start), for this
+        # interpreter only: another one compiles the source
+        code = getattr(program, "driver_code", None)
+        self.code = None if code is None else (_bytecode_tag(), marshal.dumps(code))
         self.namespace = {k: v for k, v in ns.items()
                           if not k.startswith(("__", "thunk_")) and k not in _NOT_STORED}
         self.storage = program.storage
@@ -71,8 +77,21 @@ class StoredProgram:
             rebind = getattr(value, "rebind", None)  # lazy kernel entries name their namespace
             if rebind is not None:
                 rebind(ns)
+        code = None
+        stored = getattr(self, "code", None)
+        if stored is not None and stored[0] == _bytecode_tag():
+            try:
+                code = marshal.loads(stored[1])
+            except (ValueError, EOFError, TypeError):
+                code = None
         program = from_driver(fgraph, list(self.order), self.source, ns, self.storage,
-                              self.free_after, [RestoredLowering(*lw) for lw in self.lowered])
+                              self.free_after, [RestoredLowering(*lw) for lw in self.lowered],
+                              code)
         program.precomputed = set(self.precomputed)
         program.restored = True
         return program
+
+
+def _bytecode_tag() -> tuple:
+    """What bytecode is valid for: the interpreter, to its exact version."""
+    return (sys.implementation.cache_tag, sys.version)

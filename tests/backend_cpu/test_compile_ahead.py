@@ -1,0 +1,121 @@
+"""Kernels compiled together before the first call (``compile_ahead``): in a forked child
+process and this one, the same values and counts as one process alone; elementwise kernels
+shared between ranks through flat views; a flipped kernel gradient laid out contiguously."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import jitgraph
+import jitgraph.tensor as T
+from jitgraph.backend_cpu import compile_ahead
+from jitgraph.backend_cpu.conv_gemm import CorrRunner
+from jitgraph.backend_cpu.lower_elemwise import flat_structure, structure_of
+from jitgraph.tensor.signal import pool
+
+from cpu_testing import assert_same, compile_fn, reference, with_layout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# A small LeNet-like training step: convolutions, pooling, elementwise kernels of several ranks.
+CHILD = textwrap.dedent('''
+    import json, sys
+    import numpy as np
+    import jitgraph, jitgraph.tensor as T
+    from jitgraph.tensor.signal import pool
+    from jitgraph.backend_cpu.kernels import COMPILE_LOG
+    from jitgraph.cache import store
+    rng = np.random.RandomState(0)
+    x = T.tensor4("x")
+    w1 = jitgraph.shared(rng.uniform(-.3, .3, (4, 1, 3, 3)))
+    w2 = jitgraph.shared(rng.uniform(-.3, .3, (5, 4, 3, 3)))
+    b = jitgraph.shared(np.zeros(4))
+    h = T.tanh(pool.pool_2d(T.nnet.conv2d(x, w1), (2, 2), ignore_border=True)
+               + b.dimshuffle("x", 0, "x", "x"))
+    cost = T.sqr(T.nnet.conv2d(h, w2)).mean()
+    params = [w1, w2, b]
+    f = jitgraph.function([x], cost, updates=[(p, p - 0.1 * g)
+                                               for p, g in zip(params, T.grad(cost, params))])
+    xv = rng.uniform(0, 1, (6, 1, 12, 12))
+    costs = [float(f(xv)) for _ in range(3)]
+    print(json.dumps({"costs": costs, "w1": w1.get_value().tolist(),
+                      "kernels": len(COMPILE_LOG), "misses": store.STATS.misses,
+                      "hits": store.STATS.hits}))
+''')
+
+
+def _run(base, parallel: bool) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("JITGRAPH_FLAGS",)}
+    env["JITGRAPH_FLAGS"] = f"base_compiledir={base},floatX=float64"
+    env["JITGRAPH_PARALLEL_COMPILE"] = "1" if parallel else "0"
+    proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not compile_ahead.enabled(), reason="needs fork and two processors")
+def test_child_process_compiles_a_share_with_the_same_results(tmp_path):
+    alone = _run(tmp_path / "alone", parallel=False)
+    shared = _run(tmp_path / "shared", parallel=True)
+    assert shared["costs"] == alone["costs"] and shared["w1"] == alone["w1"]
+    # every kernel compiled once, counted once, whichever process compiled it
+    assert shared["kernels"] == alone["kernels"] > compile_ahead.MIN_PARALLEL
+    assert shared["misses"] == alone["misses"] and shared["hits"] == alone["hits"]
+    warm = _run(tmp_path / "shared", parallel=True)
+    assert warm["costs"] == alone["costs"] and warm["kernels"] == 0
+
+
+def test_want_outside_a_build_compiles_at_once():
+    from jitgraph.backend_cpu.kernels import kernel_module
+    from jitgraph.backend_cpu.conv_codegen import conv_kernels_source
+    from jitgraph.backend_cpu.options import current_options
+
+    module = kernel_module(conv_kernels_source(2, "float64", current_options()))
+    compile_ahead.want(module, "col2im")
+    assert module.is_compiled("col2im")
+
+
+def test_elementwise_kernel_of_any_rank_runs_flat():
+    s = T.dscalar("s")
+    xs = [T.TensorType("float64", (False,) * n)(f"x{n}") for n in (2, 3, 4)]
+    ys = [x.type(f"y{x.ndim}") for x in xs]
+    outs = [x - s * y for x, y in zip(xs, ys)]
+    structures = [structure_of(o.owner) for o in outs]
+    assert len({flat_structure(st) for st in structures}) == 1
+    assert flat_structure(structure_of((xs[0] + T.dvector("v")).owner)) is None  # partial
+    fn = compile_fn([s, *xs, *ys], outs, linker="c")
+    rng = np.random.default_rng(0)
+    values = [rng.uniform(-1, 1, (3, 4, 5, 6)[:n]) for n in (2, 3, 4)] * 2
+    givens = dict(zip([s, *xs, *ys], [0.5, *values]))
+    expected = reference(outs, givens)
+    for layout in ("C", "negative", "strided"):
+        got = fn(0.5, *(with_layout(v, layout) for v in values))
+        for g, e in zip(got, expected):
+            assert_same(g, e, layout)
+    with pytest.raises(ValueError, match="mismatch"):
+        fn(0.5, *values[:3], values[3].T, *values[4:])
+
+
+def test_flipped_kernel_gradient_is_a_reversed_contiguous_array():
+    x, w = T.tensor4("x"), T.tensor4("w")
+    cost = T.nnet.conv2d(pool.pool_2d(x, (2, 2), ignore_border=True), w).sum()
+    gw = T.grad(cost, w)
+    fn = jitgraph.function([x, w], [gw, w - 0.1 * gw])
+    runners = [v.__self__ for v in fn.maker.program.run.__globals__.values()
+               if isinstance(getattr(v, "__self__", None), CorrRunner)]
+    assert any(r.flipped_output for r in runners)
+    rng = np.random.default_rng(2)
+    xv, wv = rng.uniform(-1, 1, (3, 2, 10, 10)), rng.uniform(-1, 1, (4, 2, 3, 3))
+    got, upd = fn(xv, wv)
+    expected = reference([gw], {x: xv, w: wv})[0]
+    assert_same(got, expected, "kernel gradient")
+    assert_same(upd, wv - 0.1 * expected, "update")
