@@ -387,7 +387,8 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("abstract_conv2d", "scalar_sigmoid", "sigmoid_inplace"),
                     "jitgraph.tensor.nnet.theano_names"),
 }
-_SUBMODULES = ("abstract_conv", "bn", "conv", "corr", "corr3d", "neighbours")
+_SUBMODULES = ("abstract_conv", "bn", "conv", "conv3d2d", "corr", "corr3d", "neighbours", "nnet",
+               "sigm")
 
 
 __getattr__ = lazy_exports(__name__, _LAZY, _SUBMODULES)[0]
