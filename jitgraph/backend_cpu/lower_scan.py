@@ -103,7 +103,7 @@ class NativeLoop:
             elapsed = time.perf_counter() - t0
             profile.record_loop(int(done[0]), elapsed, elapsed)
             if not profile.native_nodes:
-                profile.note_native(op.inner_function(self.mode).fgraph.toposort())
+                profile.note_native(op.inner_rewritten(self.mode).toposort())
 
     def kernel(self, entry: str) -> Any:
         """The compiled ``entry`` (memoised on the instance; raises if it does not compile,
@@ -140,9 +140,8 @@ def native_loop(op: Scan, node: Any, options: Any, mode: Any = None
 
     if not NATIVE:
         return None, "JITGRAPH_NATIVE_SCAN=0"
-    fn = op.inner_function(mode)
     try:
-        ks, plan = loop_source(op, fn.fgraph, options)
+        ks, plan = loop_source(op, op.inner_rewritten(mode), options)
     except Unsupported as exc:
         return None, str(exc)
     return NativeLoop(op, node, ks, plan, mode), ""

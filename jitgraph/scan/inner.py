@@ -54,11 +54,33 @@ class InnerGraph:
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state.pop("_compiled", None)  # compiled programs belong to this process
+        state.pop("_rewritten", None)
         return state
 
     def __repr__(self) -> str:
         return f"InnerGraph({len(self.inputs)} inputs, {len(self.outputs)} outputs, " \
                f"{len(self.fgraph.apply_nodes)} nodes)"
+
+    def rewritten(self, mode: Any, mutable: tuple[int, ...] = ()) -> FunctionGraph:
+        """This graph rewritten by ``mode`` as :meth:`compiled` rewrites it, without linking
+        a program: a native loop is generated from it, and the step-by-step program (with
+        the kernels of its nodes) is then built only when a call needs it."""
+        token = _mode_token(mode)
+        key = (token, tuple(mutable))
+        done = self.__dict__.get("_compiled", {}).get(key)
+        if done is not None and not (token[0] == "id" and done.mode_ref is not mode):
+            return done.fgraph
+        cache = self.__dict__.setdefault("_rewritten", {})
+        found = cache.get(key)
+        if found is None or (token[0] == "id" and found[0] is not mode):
+            from jitgraph.compile.mode import get_mode
+            from jitgraph.compile.rewriting import protect_inputs
+
+            fg = FunctionGraph(list(self.fgraph.inputs), list(self.fgraph.outputs), clone=True)
+            protect_inputs(fg, [fg.inputs[k] for k in mutable])
+            get_mode(mode).rewrite(fg)
+            found = cache[key] = (mode, fg)
+        return found[1]
 
     def compiled(self, mode: Any, mutable: tuple[int, ...] = ()) -> "InnerFunction":
         """This graph compiled by ``mode`` (None: the default mode), once per mode; the

@@ -129,6 +129,12 @@ class Scan(Op):
         return self.inner.compiled(self.mode if mode is None else mode,
                                    self.overwritable_taps())
 
+    def inner_rewritten(self, mode: Any = None) -> Any:
+        """The inner graph as :meth:`inner_function` rewrites it, without linking a program
+        (what a native loop is generated from)."""
+        return self.inner.rewritten(self.mode if mode is None else mode,
+                                    self.overwritable_taps())
+
     def overwritable_taps(self) -> tuple[int, ...]:
         """Inner inputs (taps) the step may overwrite: see :meth:`inner_function`."""
         info = self.info
