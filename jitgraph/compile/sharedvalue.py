@@ -103,6 +103,27 @@ def tensor_constructor(value: Any, name: str | None = None, strict: bool = False
     return TensorSharedVariable(ttype, value, name, strict, allow_downcast, borrow)
 
 
+class ScalarSharedVariable(TensorSharedVariable):
+    """A shared 0-d tensor made from a Python or NumPy scalar (``shared(0.1)``), Theano's class
+    for them; it behaves as any :class:`TensorSharedVariable`."""
+
+
+@shared_constructor
+def scalar_constructor(value: Any, name: str | None = None, strict: bool = False,
+                       allow_downcast: bool | None = None, borrow: bool = False,
+                       target: str | None = None, **tensor_options: Any
+                       ) -> ScalarSharedVariable | None:
+    """A :class:`ScalarSharedVariable` for a Python or NumPy scalar (None for anything else,
+    for a device target -- the device constructor decides those -- and when tensor options
+    such as ``broadcastable`` are given: :func:`tensor_constructor` takes them)."""
+    if tensor_options or target not in (None, "cpu") or \
+            not isinstance(value, (bool, int, float, complex, np.generic)):
+        return None
+    value = np.asarray(value)
+    return ScalarSharedVariable(TensorType(value.dtype.name, []), value, name, strict,
+                                allow_downcast, borrow)
+
+
 def _gpu_wanted(target: Any) -> bool:
     """Whether a shared array may go to the GPU; reads flags only (imports nothing)."""
     if isinstance(target, str):

@@ -96,7 +96,8 @@ def __getattr__(name: str) -> _Any:
     raise AttributeError(f"module 'jitgraph.tensor' has no attribute {name!r}")
 
 
-_THEANO_SUBMODULES = frozenset({"shared_randomstreams", "raw_random", "nnet", "signal",
+_THEANO_SUBMODULES = frozenset({"shared_randomstreams", "raw_random", "nnet", "signal", "opt",
+                                "inplace", "sharedvar",
                                 "xlogx", "nlinalg", "slinalg", "fft"})
 
 
