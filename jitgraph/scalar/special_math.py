@@ -863,8 +863,9 @@ def igammac_small_a(a, x):
     return ((gm1 - math.expm1(a * log_x)) - a * math.exp(a * log_x) * total) / (1.0 + gm1)
 
 
-def gammainc(a, x):
-    """Regularized lower incomplete gamma P(a, x) (SciPy's ``gammainc``)."""
+def incomplete_gamma_edges(a, x):
+    """P(a, x) where an argument is NaN, infinite, zero or negative; -1.0 elsewhere (P and
+    Q = 1 - P then need a series or a continued fraction)."""
     if math.isnan(a):
         return a
     if math.isnan(x):
@@ -885,6 +886,14 @@ def gammainc(a, x):
         return 0.0
     if math.isinf(x):
         return 1.0
+    return -1.0
+
+
+def gammainc(a, x):
+    """Regularized lower incomplete gamma P(a, x) (SciPy's ``gammainc``)."""
+    edge = incomplete_gamma_edges(a, x)
+    if edge != -1.0:
+        return edge
     if x < a + 1.0:
         return igamma_series(a, x)
     return 1.0 - igammac_fraction(a, x)
@@ -892,26 +901,9 @@ def gammainc(a, x):
 
 def gammaincc(a, x):
     """Regularized upper incomplete gamma Q(a, x) = 1 - P(a, x) (SciPy's ``gammaincc``)."""
-    if math.isnan(a):
-        return a
-    if math.isnan(x):
-        return x
-    if a < 0.0:
-        return math.nan
-    if x < 0.0:
-        return math.nan
-    if a == 0.0:
-        if x > 0.0:
-            return 0.0
-        return math.nan
-    if x == 0.0:
-        return 1.0
-    if math.isinf(a):
-        if math.isinf(x):
-            return math.nan
-        return 1.0
-    if math.isinf(x):
-        return 0.0
+    edge = incomplete_gamma_edges(a, x)
+    if edge != -1.0:
+        return 1.0 - edge
     if x < a + 1.0:
         if a < 1.0:
             return igammac_small_a(a, x)

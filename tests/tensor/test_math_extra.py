@@ -304,3 +304,17 @@ def test_special_values_propagate_through_graphs():
     np.testing.assert_equal(p[[0, 1, 3]], [-math.inf, math.nan, math.nan])
     np.testing.assert_equal(e, [math.inf, math.nan, math.nan, math.nan, -math.inf])
     np.testing.assert_equal(i[[0, 2, 3]], [1.0, math.nan, math.nan])
+
+
+def test_incomplete_gamma_special_values_match_scipy():
+    import itertools
+
+    values = [np.nan, np.inf, -1.0, 0.0, 0.3, 1.0, 2.5, 40.0]
+    pairs = np.array(list(itertools.product(values, values)))
+    a, x = T.dvectors("a", "x")
+    f = jitgraph.function([a, x], [T.gammainc(a, x), T.gammaincc(a, x)], mode=COMPILED)
+    p, q = f(pairs[:, 0].copy(), pairs[:, 1].copy())
+    np.testing.assert_allclose(p, sp.gammainc(pairs[:, 0], pairs[:, 1]), rtol=1e-13,
+                               equal_nan=True)
+    np.testing.assert_allclose(q, sp.gammaincc(pairs[:, 0], pairs[:, 1]), rtol=1e-13,
+                               equal_nan=True)
