@@ -100,8 +100,9 @@ class AddSD(Op):
 add_s_d = AddSD()
 
 
-class StructuredAddSV(Op):
-    """Sparse matrix + dense row vector, added to the stored values only."""
+class _StoredValuesWithRow(Op):
+    """A sparse matrix combined with a dense row vector on its stored values only (the value
+    in column ``j`` with ``y[j]``): the sparsity pattern is kept."""
 
     __props__ = ()
 
@@ -120,8 +121,18 @@ class StructuredAddSV(Op):
                              f"{H.label(node, 1)} has length {y.shape[0]}")
         _, cols = H.rows_cols(x)
         z = x.copy()
-        z.data = x.data + y[cols]
+        z.data = self.combine(x.data, y[cols])
         out[0][0] = z
+
+    @staticmethod
+    def combine(values: np.ndarray, row_values: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class StructuredAddSV(_StoredValuesWithRow):
+    """Sparse matrix + dense row vector, added to the stored values only."""
+
+    combine = staticmethod(np.add)
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
         from jitgraph.sparse.reductions import sp_sum
@@ -201,28 +212,10 @@ class MulSD(Op):
 mul_s_d = MulSD()
 
 
-class MulSV(Op):
+class MulSV(_StoredValuesWithRow):
     """Sparse matrix times a dense row vector (column ``j`` scaled by ``y[j]``), structured."""
 
-    __props__ = ()
-
-    def make_node(self, x: Any, y: Any) -> Apply:
-        x = H.require_sparse(self, 0, x)
-        y = H.require_dense(self, 1, y, (1,))
-        if x.dtype != y.dtype:
-            raise NotImplementedError(f"{self}: the matrix ({x.dtype}) and the vector "
-                                      f"({y.dtype}) need the same dtype")
-        return Apply(self, [x, y], [x.type.make_variable()])
-
-    def perform(self, node: Apply, inputs: Sequence[Any], out: list) -> None:
-        x, y = inputs
-        if x.shape[1] != y.shape[0]:
-            raise ValueError(f"{self}: {H.label(node, 0)} has {x.shape[1]} columns but "
-                             f"{H.label(node, 1)} has length {y.shape[0]}")
-        _, cols = H.rows_cols(x)
-        z = x.copy()
-        z.data = x.data * y[cols]
-        out[0][0] = z
+    combine = staticmethod(np.multiply)
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
         from jitgraph.sparse.reductions import sp_sum
