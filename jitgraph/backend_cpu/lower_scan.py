@@ -91,6 +91,9 @@ class NativeLoop:
                 entry = "loop"
                 break
         kernel = self.__dict__.get("_kernels", {}).get(entry) or self.kernel(entry)
+        if kernel is False:  # the loop does not compile
+            run_scan(op, inputs, output_storage, self.mode, profile)
+            return
         done = np.zeros(1, dtype=np.int64)
         t0 = time.perf_counter() if profile is not None else 0.0
         try:
@@ -106,19 +109,12 @@ class NativeLoop:
                 profile.note_native(op.inner_rewritten(self.mode).toposort())
 
     def kernel(self, entry: str) -> Any:
-        """The compiled ``entry`` (memoised on the instance; raises if it does not compile,
-        which makes the caller run the loop step by step)."""
+        """The compiled ``entry`` (memoised on the instance), False if it does not compile
+        (the loop then runs step by step)."""
         kernels = self.__dict__.setdefault("_kernels", {})
         fn = kernels.get(entry)
         if fn is None:
-            from jitgraph.backend_cpu.kernels import kernel_module
-
-            try:
-                fn = kernels[entry] = kernel_module(self.ks).get(entry)
-            except Exception as exc:  # a loop Numba rejects still runs step by step
-                _log.warning("scan %r: the native loop did not compile (%s: %s); running it "
-                             "step by step", self.op.name, type(exc).__name__, exc)
-                raise
+            fn = kernels[entry] = _compiled(self.ks, entry, self.op.name)
         return fn
 
     @property
@@ -135,6 +131,8 @@ class NativeLoop:
 def native_loop(op: Scan, node: Any, options: Any, mode: Any = None
                 ) -> tuple[NativeLoop | None, str]:
     """The native loop of ``node`` (inner graph compiled by ``mode``), or None and why not."""
+    from jitgraph.backend_cpu import compile_ahead
+    from jitgraph.backend_cpu.kernels import kernel_module
     from jitgraph.backend_cpu.loop_codegen import loop_source
     from jitgraph.backend_cpu.scalar_templates import Unsupported
 
@@ -144,7 +142,54 @@ def native_loop(op: Scan, node: Any, options: Any, mode: Any = None
         ks, plan = loop_source(op, op.inner_rewritten(mode), options)
     except Unsupported as exc:
         return None, str(exc)
+    # the entry the calls will most likely use is compiled with the program's other kernels
+    info = op.info
+    outer = node.inputs[info.outer_seqs()] + node.inputs[info.outer_non_seqs()]
+    entry = "loop_c" if all(_probably_contiguous(v) for v in outer) else "loop"
+    compile_ahead.want(_Guarded(kernel_module(ks), op.name), entry)
     return NativeLoop(op, node, ks, plan, mode), ""
+
+
+def _compiled(ks: Any, entry: str, name: str) -> Any:
+    """``entry`` of the loop kernel ``ks``, or False (with a warning) if it does not compile."""
+    from jitgraph.backend_cpu.kernels import kernel_module
+
+    try:
+        return kernel_module(ks).get(entry)
+    except Exception as exc:  # noqa: BLE001 - a loop Numba rejects still runs step by step
+        _log.warning("scan %r: the native loop did not compile (%s: %s); running it step by "
+                     "step", name, type(exc).__name__, exc)
+        return False
+
+
+class _Guarded:
+    """A loop's kernel module as :mod:`.compile_ahead` sees it: an entry that does not
+    compile leaves the program's compilation alone (the calls run the loop step by step)."""
+
+    def __init__(self, module: Any, name: str) -> None:
+        self.module = module
+        self.name = name
+
+    def get(self, entry: str) -> Any:
+        return _compiled(self.module.source, entry, self.name)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.module, attr)
+
+
+def _probably_contiguous(var: Any) -> bool:
+    """Whether the values of ``var`` are likely C-contiguous: graph inputs and fresh results
+    are; views are unless they only add, drop or mark broadcastable dimensions."""
+    owner = var.owner
+    if owner is None or not owner.op.view_map:
+        return True
+    name = type(owner.op).__name__
+    if name in ("Unbroadcast", "SpecifyShape"):
+        return _probably_contiguous(owner.inputs[0])
+    if name == "DimShuffle":
+        kept = [d for d in owner.op.new_order if d != "x"]
+        return kept == sorted(kept) and _probably_contiguous(owner.inputs[0])
+    return False
 
 
 class StepLoop:
