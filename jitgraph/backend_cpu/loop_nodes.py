@@ -47,31 +47,68 @@ def elemwise(lw: LoopWriter, node: Apply, ins: list[Val], invariant: bool) -> li
     if not calls:
         lw.emit(invariant, _loops(idx, shape, lines + stores))
         return outs
-    lw.emit(invariant, _staged(lw, idx, shape, lines, calls, stores))
+    # whole scratch arrays of the node's shape, by the expression reading their element
+    scratch = {name for name, _, _ in lw.plan.scratch}
+    whole = {text: v.array for text, v, var in zip(_reads(node, ins, idx), ins, node.inputs)
+             if v.array in scratch and v.base is None and not v.prefix and v.shape == shape
+             and not any(var.broadcastable) and v.dtype == "float64"}
+    whole.update({f"{o.array}[{', '.join(idx)}]": o.array for o in outs
+                  if o.array is not None and o.dtype == "float64"})
+    lw.emit(invariant, _staged(lw, idx, shape, lines, calls, stores, whole))
     return outs
 
 
+def _resolve(expr: str, lines: list[Any]) -> str:
+    """``expr`` through the plain copies ``name = other`` among ``lines``."""
+    copies = dict(line.split(" = ", 1) for line in lines
+                  if isinstance(line, str) and " = " in line)
+    for _ in range(4):
+        if expr not in copies:
+            break
+        expr = copies[expr]
+    return expr
+
+
 def _staged(lw: LoopWriter, idx: list[str], shape: list[str], lines: list[Any],
-            calls: list[StageCall], stores: list[str]) -> list[str]:
+            calls: list[StageCall], stores: list[str], whole: dict[str, str]) -> list[str]:
     """An elementwise body whose transcendentals are vecmath block calls: one pass over the
     elements per primitive, storing its arguments into a buffer of the node's size, then the
     block function (vectorized), then a last pass computing the outputs. Each pass repeats
     the arithmetic before its primitive (cheap next to the primitives) instead of keeping
-    temporaries; results of earlier primitives are read back from their buffers."""
+    temporaries; results of earlier primitives are read back from their buffers.
+
+    A primitive of a whole float64 scratch array (``whole``: the read expression -> the
+    array) reads it in place, and one whose result is an output as it is writes into the
+    output's array: ``tanh(W h + x)`` is the product, then one block call, no copies."""
     size = " * ".join(f"({s})" for s in shape) or "1"
     flat = "0"
     for i, s in zip(idx, shape):
         flat = i if flat == "0" else f"({flat}) * ({s}) + {i}"
-    renames: dict[str, str] = {}
+    arrays: dict[str, str] = {}  # block buffer (pa0, pr0, ...) -> the array standing for it
+    direct_args: set[int] = set()
+    kept_stores = list(stores)
+    for k, call in enumerate(calls):
+        arg_line = next(line for line in lines
+                        if isinstance(line, str) and line.startswith(f"{call.arg}[ub] = "))
+        src = whole.get(arg_line.split(" = ", 1)[1])
+        if src is not None:
+            arrays[call.arg] = src
+            direct_args.add(k)
+        res = f"{call.res}[ub]"
+        target = next((st for st in kept_stores if _resolve(st.split(" = ", 1)[1], lines) == res
+                       and st.split(" = ", 1)[0] in whole), None)
+        if target is not None and call.res not in arrays:
+            arrays[call.res] = whole[target.split(" = ", 1)[0]]
+            kept_stores.remove(target)
     for call in calls:
         for buf in (call.arg, call.res):
-            name = lw.name("blk")
-            lw.plan.scratch.append((name, [size], "float64"))
-            renames[f"{buf}[ub]"] = f"{name}[ub]"
+            if buf not in arrays:
+                arrays[buf] = lw.name("blk")
+                lw.plan.scratch.append((arrays[buf], [size], "float64"))
 
     def text(line: str) -> str:
-        for old, new in renames.items():
-            line = line.replace(old, new)
+        for buf, name in arrays.items():
+            line = line.replace(f"{buf}[ub]", f"{name}[ub]")
         return line
 
     arg_stores = {f"{c.arg}[ub] =": c for c in calls}
@@ -84,14 +121,17 @@ def _staged(lw: LoopWriter, idx: list[str], shape: list[str], lines: list[Any],
             if isinstance(line, StageCall):
                 continue
             store = next((c for p, c in arg_stores.items() if line.startswith(p)), None)
-            if store is None or (store is call):
+            if store is None or (store is call and k not in direct_args):
                 stage.append(text(line))
         if call is None:
-            stage += stores
-        code += _loops(idx, shape, stage)
+            stage += kept_stores
+        # a pass that stores nothing (the argument read in place, the outputs written by
+        # the block function) is left out
+        if (call is None and kept_stores) or (call is not None and k not in direct_args):
+            code += _loops(idx, shape, stage)
         if call is not None:
-            code.append(f'block_call("{call.fn}", {text(call.arg + "[ub]")[:-4]}, '
-                        f'{text(call.res + "[ub]")[:-4]}, {size})')
+            code.append(f'block_call("{call.fn}", {arrays[call.arg]}, {arrays[call.res]}, '
+                        f'{size})')
     return code
 
 
