@@ -69,11 +69,22 @@ def _build(source: str, entry: str, export: str, kind: str, options: CodegenOpti
     with native._lock:  # one LLVM context for the process: one build at a time
         llvm = native._llvm()
         tm = native._target_machine(options.target_cpu)
-        module = llvm.parse_assembly(text)
-        module.triple = tm.triple
-        module.data_layout = str(tm.target_data)
-        return native.finish(module, glue, export, kind, options.target_cpu,
-                             lambda m: _optimize(llvm, m, tm, options.opt_level))
+        module = _parse(llvm, text, tm)
+        # The kernel and its entry code are optimised apart, then linked: the entry code is
+        # straight-line argument checking that gains nothing from the kernel's loop passes,
+        # and inlining the kernel into it made LLVM optimise the kernel twice (a sixth of
+        # a cold compile).
+        _optimize(llvm, module, tm, options.opt_level)
+        entry_code = _parse(llvm, glue, tm)
+        _optimize(llvm, entry_code, tm, min(options.opt_level, 2))
+        return native.finish(module, str(entry_code), export, kind, options.target_cpu)
+
+
+def _parse(llvm: Any, text: str, tm: Any) -> Any:
+    module = llvm.parse_assembly(text)
+    module.triple = tm.triple
+    module.data_layout = str(tm.target_data)
+    return module
 
 
 def _optimize(llvm: Any, module: Any, tm: Any, level: int) -> None:
