@@ -98,7 +98,7 @@ def __getattr__(name: str) -> _Any:
 
 _THEANO_SUBMODULES = frozenset({"shared_randomstreams", "raw_random", "nnet", "signal", "opt",
                                 "inplace", "sharedvar",
-                                "xlogx", "nlinalg", "slinalg", "fft"})
+                                "xlogx", "nlinalg", "slinalg", "fft", "utils"})
 
 
 def __dir__() -> list:
