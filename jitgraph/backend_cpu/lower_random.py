@@ -3,9 +3,9 @@
 
 MRG kernel: sample ``i`` comes from stream ``i % n_streams`` at round ``i // n_streams``, so the
 output is written in its own order, round after round (each round one contiguous run of
-``n_streams`` samples): at 10**7 samples this is what limits the speed, and writing a block of
-streams' samples for every round at once (runs of a few KB, ``n_streams`` samples apart) was
-about 1.5x slower than the contiguous writes. The states are held in a scratch ``(6, n_streams)``
+``n_streams`` samples): at 10**7 samples the writes limit the speed, and the earlier kernel,
+which drew all the rounds of a block of 256 streams at once (1 KB runs ``n_streams`` samples
+apart), ran at about half the speed. The states are held in a scratch ``(6, n_streams)``
 uint32 matrix (one row per state word, about 360 KB for 15360 streams: it stays in L2) that the
 inner loop reads and writes contiguously. A step does not shift the three words of a component:
 the new word overwrites the oldest, so which row holds ``x[n-1]``, ``x[n-2]``, ``x[n-3]``
@@ -37,8 +37,8 @@ from jitgraph.backend_cpu.kernels import (HEADER, KernelSource, kernel_module, n
 from jitgraph.backend_cpu.options import CodegenOptions
 from jitgraph.backend_cpu.registry import NUMBA, Lowered, register_lowering
 
-#: streams per unit of the split across threads (a multiple of 16, so that two threads never
-#: write the same cache line of a round)
+#: streams per unit of the split across threads (each thread's part of a round is a run of
+#: at least this many samples; two threads share at most one cache line of it)
 GROUP = 64
 
 
