@@ -104,10 +104,11 @@ class PersistentNdarrayID:
             if name not in self.used_names:
                 return name
 
-    def _store(self, obj: Any, kind: str, host: np.ndarray) -> str:
+    def _store(self, obj: Any, kind: str, to_host: Callable[[Any], np.ndarray]) -> str:
         if id(obj) not in self.seen:
             name = self._resolve_name(obj)
             self.used_names.add(name)
+            host = to_host(obj)
             zipadd(lambda f: np.lib.format.write_array(f, host, allow_pickle=False),
                    self.zip_file, name)
             self.seen[id(obj)] = (f"{kind}.{name}", obj)
@@ -115,7 +116,7 @@ class PersistentNdarrayID:
 
     def __call__(self, obj: Any) -> str | None:
         if type(obj) is np.ndarray and not obj.dtype.hasobject:
-            return self._store(obj, "ndarray", obj)
+            return self._store(obj, "ndarray", np.asarray)
         return None
 
 
@@ -125,7 +126,7 @@ class PersistentGpuArrayID(PersistentNdarrayID):
 
     def __call__(self, obj: Any) -> str | None:
         if _is_device_array(obj):
-            return self._store(obj, "gpuarray", obj.get())
+            return self._store(obj, "gpuarray", lambda device_array: device_array.get())
         return super().__call__(obj)
 
 
