@@ -17,6 +17,7 @@ and shared variables loads here (see :mod:`jitgraph.misc.theano_pickles`).
 
 from __future__ import annotations
 
+import copyreg
 import pickle
 import zipfile
 from collections import defaultdict
@@ -55,15 +56,16 @@ class StripPickler(pickle.Pickler):
 
     def __init__(self, file: IO[bytes], protocol: int | None = DEFAULT_PROTOCOL,
                  extra_tag_to_remove: list[str] | tuple[str, ...] | None = None) -> None:
-        super().__init__(file, protocol)
-        self.tag_to_remove = ["trace", "test_value", *(extra_tag_to_remove or ())]
-
-    def reducer_override(self, obj: Any) -> Any:
         from jitgraph.graph.basic import Scratchpad
 
-        if type(obj) is Scratchpad and any(t in obj.__dict__ for t in self.tag_to_remove):
+        super().__init__(file, protocol)
+        self.tag_to_remove = ["trace", "test_value", *(extra_tag_to_remove or ())]
+        self._scratchpad = Scratchpad
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is self._scratchpad and any(t in obj.__dict__ for t in self.tag_to_remove):
             kept = {k: v for k, v in obj.__dict__.items() if k not in self.tag_to_remove}
-            return (Scratchpad, (), kept)
+            return (self._scratchpad, (), kept)
         return NotImplemented
 
 
@@ -72,6 +74,10 @@ def zipadd(func: Callable[[IO[bytes]], Any], zip_file: zipfile.ZipFile, name: st
     ``zip_file`` (streamed into the archive; nothing is written to a temporary file)."""
     with zip_file.open(name, "w", force_zip64=True) as entry:
         func(entry)
+
+
+#: types whose instances are never stored apart (persistent ids are asked about every object)
+_NEVER_ARRAYS = frozenset({str, int, float, bool, type(None), tuple, list, dict, bytes, type})
 
 
 def _is_device_array(obj: Any) -> bool:
@@ -125,7 +131,8 @@ class PersistentGpuArrayID(PersistentNdarrayID):
     host copy, and :class:`PersistentNdarrayLoad` puts it back on the device when one is in use."""
 
     def __call__(self, obj: Any) -> str | None:
-        if _is_device_array(obj):
+        kind = type(obj)
+        if kind is not np.ndarray and kind not in _NEVER_ARRAYS and _is_device_array(obj):
             return self._store(obj, "gpuarray", lambda device_array: device_array.get())
         return super().__call__(obj)
 
@@ -143,7 +150,10 @@ class PersistentSharedVariableID(PersistentGpuArrayID):
 
     def __init__(self, zip_file: zipfile.ZipFile, allow_unnamed: bool = True,
                  allow_duplicates: bool = True) -> None:
+        from jitgraph.compile.sharedvalue import SharedVariable
+
         super().__init__(zip_file)
+        self._shared_class = SharedVariable  # called for every object pickled: no import there
         self.name_counter: defaultdict[str, int] = defaultdict(int)
         self.ndarray_names: dict[int, tuple[str, Any]] = {}
         self.allow_unnamed = allow_unnamed
@@ -165,9 +175,9 @@ class PersistentSharedVariableID(PersistentGpuArrayID):
         return name
 
     def __call__(self, obj: Any) -> str | None:
-        from jitgraph.compile.sharedvalue import SharedVariable
-
-        if isinstance(obj, SharedVariable):
+        if type(obj) in _NEVER_ARRAYS:
+            return None
+        if isinstance(obj, self._shared_class):
             if obj.name:
                 if obj.name == PICKLE_ENTRY:
                     raise ValueError(f"dump: a shared variable named {PICKLE_ENTRY!r} cannot be "
@@ -179,6 +189,32 @@ class PersistentSharedVariableID(PersistentGpuArrayID):
                 raise ValueError(f"dump: unnamed shared variable {obj} ({obj.type}); name it, "
                                  "or pass allow_unnamed=True")
         return super().__call__(obj)
+
+
+class _ZipPickler(pickle.Pickler):
+    """The pickler of :func:`dump`. A shared variable on the GPU pickles a host copy of its
+    value (a new array each time); here its state keeps the device array itself, so that the
+    persistent ids see the array the variable holds: it is stored once, named after the
+    variable, as a ``gpuarray`` entry (Theano's layout for GPU shared variables)."""
+
+    def __init__(self, file: IO[bytes], protocol: int | None) -> None:
+        from jitgraph.compile.sharedvalue import SharedVariable
+
+        super().__init__(file, protocol)
+        self._shared_class = SharedVariable  # called for every object pickled: no import there
+
+    def reducer_override(self, obj: Any) -> Any:
+        SharedVariable = self._shared_class
+        if not isinstance(obj, SharedVariable):
+            return NotImplemented
+        value = obj.get_value(borrow=True, return_internal_type=True)
+        if not _is_device_array(value):
+            return NotImplemented
+        # SharedVariable's own state (the subclass's __getstate__ would copy the value to the
+        # host), with the device array in the value's slot
+        state = SharedVariable.__getstate__(obj)
+        state["_value"] = value
+        return (copyreg.__newobj__, (type(obj),), state)
 
 
 class PersistentNdarrayLoad:
@@ -259,7 +295,7 @@ def dump(obj: Any, file_handler: IO[bytes] | str, protocol: int = DEFAULT_PROTOC
         # pickled into memory first: the arrays become entries of their own while the pickler
         # runs, and a zip file has only one entry open for writing at a time
         buffer = BytesIO()
-        pickler = pickle.Pickler(buffer, protocol=protocol)
+        pickler = _ZipPickler(buffer, protocol=protocol)
         pickler.persistent_id = persistent_id(zip_file)
         pickler.dump(obj)
         zipadd(lambda entry: entry.write(buffer.getbuffer()), zip_file, PICKLE_ENTRY)

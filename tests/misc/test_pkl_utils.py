@@ -15,6 +15,7 @@ import pytest
 
 import jitgraph as theano
 import jitgraph.tensor as T
+from jitgraph.compile.sharedvalue import TensorSharedVariable
 from jitgraph.misc import pkl_utils
 from misc_cases import dump_cases
 
@@ -257,3 +258,30 @@ def test_unknown_persistent_ids_are_refused():
     load = pkl_utils.PersistentNdarrayLoad(zipfile.ZipFile(io.BytesIO(dumped([]))))
     with pytest.raises(pickle.UnpicklingError, match="unknown persistent id 'blob.x'"):
         load("blob.x")
+
+
+class DeviceShared(TensorSharedVariable):
+    """Pickles as GpuArraySharedVariable does: a host copy of the device value it holds."""
+
+    def get_value(self, borrow=False, return_internal_type=False):
+        return self._value if return_internal_type else self._value.get()
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["_value"] = self._value.get().copy()
+        return state
+
+
+def test_shared_variable_on_the_device_is_named_and_stored_once():
+    """A GPU shared variable pickles a fresh host copy of its value; dump stores the device
+    array it holds instead, under the variable's name (stand-ins for CuPy and the variable)."""
+    w = theano.shared(np.zeros(3), name="W")
+    w.__class__ = DeviceShared
+    w._value = FakeDeviceArray(np.arange(3.0))
+    data = dumped([w, w, w._value])
+    assert entries(data) == ["W", "pkl"] and w._value.copies == 1
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert b"gpuarray.W" in zf.read("pkl")
+    w2, w2_again, value = loaded(data)
+    assert w2 is w2_again and w2._value is value
+    np.testing.assert_array_equal(value, np.arange(3.0))
