@@ -19,7 +19,7 @@ from jitgraph.backend_cpu.elemwise_codegen import (ElemwiseStructure, check_prog
                                                    elemwise_source)
 from jitgraph.backend_cpu.kernels import KernelModule, LazyEntry, kernel_module
 from jitgraph.backend_cpu.registry import NUMBA, Lowered, register_lowering
-from jitgraph.backend_cpu.scalar_templates import check_dtypes
+from jitgraph.scalar_expr.expr import check_expr_dtypes
 
 
 def structure_of(node: Any) -> ElemwiseStructure:
@@ -65,7 +65,8 @@ def flat_structure(st: ElemwiseStructure) -> ElemwiseStructure | None:
 
 @register_lowering(Elemwise)
 def lower_elemwise(op: Elemwise, node: Any, ctx: Any) -> Lowered | None:
-    check_dtypes(*[v.dtype for v in node.inputs + node.outputs])
+    # complex dtypes too: the kernel body refuses what it does not compute (Unsupported)
+    check_expr_dtypes(*[v.dtype for v in node.inputs + node.outputs])
     st = structure_of(node)
     check_program(st)
     ks = elemwise_source(st, ctx.options)

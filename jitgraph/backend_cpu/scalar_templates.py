@@ -20,16 +20,26 @@ argument is stored in a block buffer, the statement list gets a stage break (a
 :class:`StageCall`) at which the kernel calls the vectorized block function of :mod:`.vecmath`,
 and the result is read back from another buffer (see ``elemwise_codegen``). Helper functions of
 restricted Python (:mod:`jitgraph.scalar_expr.helpers`) are defined in the kernel's module and
-called by name. ``float16`` and complex dtypes have no code path (Numba has no float16
-arithmetic): such nodes run their ``perform``.
+called by name. ``float16`` has no code path (Numba has no float16 arithmetic): such nodes
+run their ``perform``.
+
+Complex values (in elementwise kernels, the bodies with ``allow_helpers``) are Numba's
+``complex64``/``complex128``: ``+ - *``, negation, ``==``/``!=``, ``.real``/``.imag`` and
+conjugation are Numba's (the formulas NumPy uses); division, ``**`` and the complex functions
+(``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``tanh``) call :mod:`.complex_scalar`, which
+gives NumPy's special values (Numba's complex division raises on a zero divisor, its
+``cmath.log`` is inexact near the unit circle). Those compute in complex128; complex64 values
+are converted there and back. The vecmath stages are float64-only and never see a complex
+value. Other code generators' bodies refuse complex dtypes (``Unsupported``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from jitgraph.scalar_expr.expr import (SUPPORTED_DTYPES, Expr, Unsupported, check_dtypes,
-                                       is_float, is_signed, is_unsigned)
+from jitgraph.scalar_expr.expr import (COMPLEX_DTYPES, SUPPORTED_DTYPES, Expr, Unsupported,
+                                       check_dtypes, component, is_complex, is_float,
+                                       is_signed, is_unsigned)
 from jitgraph.scalar_expr.render import OPERATORS, Dialect, ScalarBody, template_of
 
 __all__ = ["Body", "StageCall", "Unsupported", "SUPPORTED_DTYPES", "check_dtypes", "cv",
@@ -37,11 +47,18 @@ __all__ = ["Body", "StageCall", "Unsupported", "SUPPORTED_DTYPES", "check_dtypes
 
 
 def cv(expr: str, src: str, dst: str) -> str:
-    """``expr`` (of dtype ``src``) converted to ``dst`` like NumPy's ``astype``."""
+    """``expr`` (of dtype ``src``) converted to ``dst`` like NumPy's ``astype`` (a complex
+    value converted to a real dtype keeps its real part)."""
     if src == dst:
         return expr
     if dst == "bool":
         return f"({expr} != 0)"
+    if is_complex(dst):
+        if is_complex(src) or is_float(src):
+            return f"np.{dst}({expr})"
+        return f"np.{dst}({cv(expr, src, component(dst))})"  # integers: rounded once
+    if is_complex(src):
+        return cv(f"({expr}).real", component(src), dst)
     if is_float(src) and (is_signed(dst) or is_unsigned(dst)) and dst != "uint64":
         return f"np.{dst}(np.int64({expr}))"
     return f"np.{dst}({expr})"
@@ -56,11 +73,15 @@ def wrap(expr: str, out: str) -> str:
 def wrap_arith(expr: str, out: str) -> str:
     """:func:`wrap` for ``+ - * /`` and negation, which Numba already computes in float32
     for float32 operands: only integers are brought back."""
-    return f"({expr})" if out == "float32" else wrap(expr, out)
+    return f"({expr})" if out in ("float32", "complex64", "complex128") else wrap(expr, out)
 
 
 def lit(value: Any, dtype: str) -> str:
     """A literal of ``dtype`` (inf and NaN through ``math``)."""
+    if is_complex(dtype):
+        value = complex(value)
+        text = f"complex({lit(value.real, 'float64')}, {lit(value.imag, 'float64')})"
+        return text if dtype == "complex128" else f"np.complex64({text})"
     if dtype == "bool":
         return "True" if value else "False"
     if is_float(dtype):
@@ -105,6 +126,19 @@ class Body(ScalarBody):
         self.calls: list[StageCall] = []
         self.helpers: dict[str, Any] = {}  # symbol -> HelperFunction (with its callees)
         self.allow_helpers = allow_helpers
+        # complex values need helper functions (complex_scalar): kernels defining them only
+        self.computes = SUPPORTED_DTYPES + tuple(COMPLEX_DTYPES) if allow_helpers \
+            else SUPPORTED_DTYPES
+
+    def complex_call(self, name: str, args: list[str], dtype: str) -> str:
+        """``name(*args)`` of :mod:`.complex_scalar` (complex128) for values of complex
+        ``dtype``."""
+        if not self.allow_helpers:
+            raise Unsupported(f"complex {name} outside an elementwise kernel")
+        self.helpers.setdefault(name, ImportedHelper(name))
+        if dtype == "complex128":
+            return f"{name}({', '.join(args)})"
+        return f"np.complex64({name}({', '.join(f'np.complex128({a})' for a in args)}))"
 
     def statement(self, name: str, expr: str, dtype: str) -> str:
         return f"{name} = {expr}"
@@ -129,13 +163,31 @@ class Body(ScalarBody):
         return result if dtype == "float64" else f"np.float32({result})"
 
 
+class ImportedHelper:
+    """A function of :mod:`.complex_scalar` a body calls (imported by the kernel module)."""
+
+    module = "jitgraph.backend_cpu.complex_scalar"
+    #: written into the kernel source: bump it when complex_scalar's functions change, so that
+    #: kernels compiled with the old ones (stored in a compiledir) are rebuilt
+    version = 1
+
+    def __init__(self, symbol: str) -> None:
+        self.symbol = symbol
+
+
 def helper_source(helpers: dict[str, Any]) -> str:
     """The definitions of ``helpers`` (symbol -> HelperFunction, callees first) for a kernel
-    module: Numba compiles each as a function of its own; the direct compiler inlines them."""
+    module: Numba compiles each as a function of its own; the direct compiler inlines them.
+    :class:`ImportedHelper` entries are imported instead."""
     if not helpers:
         return ""
-    lines = ["import numba as _numba", ""]
-    for fn in helpers.values():
+    imported = sorted(h.symbol for h in helpers.values() if isinstance(h, ImportedHelper))
+    lines = [f"from {ImportedHelper.module} import {', '.join(imported)}  "
+             f"# v{ImportedHelper.version}"] if imported else []
+    defined = [fn for fn in helpers.values() if not isinstance(fn, ImportedHelper)]
+    if defined:
+        lines += ["import numba as _numba", ""]
+    for fn in defined:
         lines += ["", '@_numba.njit(nogil=True, error_model="numpy", cache=False)',
                   fn.python_source(), ""]
     return "\n".join(lines)
@@ -151,6 +203,23 @@ _INT_DIVISION = {"floordiv": ("//", "0 if {y} == 0 else (-{x} if {y} == -1 else 
                  "mod": ("%", "0 if ({y} == 0) | ({y} == -1) else {x} % {y}")}
 
 
+def _modulus(b: Body, z: str, out: str) -> str:
+    """|z| as NumPy's (C's ``hypot``: inf if a part is infinite, even with a NaN), without a
+    libm call so that the loop vectorizes (``hypot`` is 15x slower than NumPy's SIMD loop).
+    complex64: the exact sum of squares in double precision; complex128: the larger part
+    times sqrt(1 + ratio^2), which neither overflows nor underflows (within 2 ulp)."""
+    x = b.tmp(f"abs(np.float64({z}.real))", "float64")
+    y = b.tmp(f"abs(np.float64({z}.imag))", "float64")
+    inf = f"(math.isinf({x}) | math.isinf({y}))"
+    if out == "float32":
+        return f"(np.float32(math.inf) if {inf} else np.float32(math.sqrt({x} * {x} + {y} * {y})))"
+    big = b.tmp(f"({x} if {x} > {y} else {y})", "float64")  # NaN in either: NaN below
+    small = b.tmp(f"({y} if {x} > {y} else {x})", "float64")
+    ratio = b.tmp(f"{small} / {big}", "float64")
+    return (f"(math.inf if {inf} else ({x} + {y} if {big} == 0.0 else "
+            f"{big} * math.sqrt(1.0 + {ratio} * {ratio})))")
+
+
 class PythonDialect(Dialect):
     """Scalar expression nodes as Python for Numba / the direct compiler."""
 
@@ -164,6 +233,8 @@ class PythonDialect(Dialect):
     add = sub = mul = bitwise = _joined
 
     def truediv(self, b: Body, n: Expr, a: list[str]) -> str:
+        if is_complex(n.dtype):
+            return b.complex_call("jgc_div", a, n.dtype)
         return wrap_arith(f"{a[0]} / {a[1]}", n.dtype)
 
     def _int_operands(self, b: Body, n: Expr, a: list[str]) -> tuple[str, str, str]:
@@ -182,6 +253,8 @@ class PythonDialect(Dialect):
     floordiv = mod = _division
 
     def pow(self, b: Body, n: Expr, a: list[str]) -> str:
+        if is_complex(n.dtype):
+            return b.complex_call("jgc_pow", a, n.dtype)
         if is_float(n.dtype):
             return wrap(f"{a[0]} ** {a[1]}", n.dtype)
         x, y, _ = self._int_operands(b, n, a)
@@ -191,6 +264,9 @@ class PythonDialect(Dialect):
         return wrap_arith(f"-{a[0]}", n.dtype)
 
     def abs(self, b: Body, n: Expr, a: list[str]) -> str:
+        src = n.args[0].dtype
+        if is_complex(src):
+            return _modulus(b, b.tmp(a[0], src), n.dtype)
         if n.dtype == "bool" or is_unsigned(n.dtype):
             return a[0]
         if is_float(n.dtype):
@@ -216,6 +292,22 @@ class PythonDialect(Dialect):
 
     def test(self, b: Body, n: Expr, a: list[str]) -> str:
         return f"math.{n.attr}({a[0]})"
+
+    def cfn(self, b: Body, n: Expr, a: list[str]) -> str:
+        return b.complex_call(f"jgc_{n.attr}", a, n.dtype)  # complex_scalar's cexp, clog, ...
+
+    def real(self, b: Body, n: Expr, a: list[str]) -> str:
+        return f"({a[0]}).real"
+
+    def imag(self, b: Body, n: Expr, a: list[str]) -> str:
+        return f"({a[0]}).imag"
+
+    def conj(self, b: Body, n: Expr, a: list[str]) -> str:
+        return f"({a[0]}).conjugate()"
+
+    def complex(self, b: Body, n: Expr, a: list[str]) -> str:
+        text = f"complex({a[0]}, {a[1]})"
+        return text if n.dtype == "complex128" else f"np.complex64({text})"
 
     def call(self, b: Body, n: Expr, a: list[str]) -> str:
         if not b.allow_helpers:

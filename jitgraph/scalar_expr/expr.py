@@ -13,6 +13,14 @@ operands of different dtypes are converted to ``np.result_type`` first. Building
 backends cannot compute (arithmetic on booleans, a float function of an integer, ...) raises
 :class:`Unsupported`, and the node falls back to the op's NumPy ``perform``.
 
+Complex values (``complex64``/``complex128``) are expressions too, for what NumPy defines on
+them: ``+ - * /``, ``**``, negation, ``==``/``!=``, ``abs`` (a float), :func:`real`,
+:func:`imag`, :func:`conj`, :func:`make_complex`, casts, ``where`` and the complex functions of
+:data:`COMPLEX_FUNCTIONS`; anything else raises :class:`Unsupported`. Whether a backend computes
+them is its own choice (:attr:`.render.ScalarBody.computes`: the CPU kernels do, the GPU ones
+refuse); and a row only gets complex operands when it says so (``complex_expr``, see
+:func:`.render.op_expression`).
+
 ``==`` and ``!=`` build comparisons (as in NumPy), so an :class:`Expr` cannot be tested for
 truth: write ``where(x == 0, a, b)``, never ``if x == 0``.
 """
@@ -23,9 +31,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-#: dtypes every backend computes (float16 and complex stay on NumPy's ``perform``)
+#: dtypes every backend computes (float16 stays on NumPy's ``perform``, and complex dtypes on
+#: the backends that do not compute :data:`COMPLEX_DTYPES`)
 SUPPORTED_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                     "uint64", "float32", "float64")
+#: complex dtypes an expression may have (see the module docstring) -> their component's dtype
+COMPLEX_DTYPES = {"complex64": "float32", "complex128": "float64"}
+#: every dtype an expression node may have
+EXPR_DTYPES = SUPPORTED_DTYPES + tuple(COMPLEX_DTYPES)
 
 
 class Unsupported(Exception):
@@ -33,13 +46,41 @@ class Unsupported(Exception):
 
 
 def check_dtypes(*dtypes: str) -> None:
+    """Refuse dtypes outside :data:`SUPPORTED_DTYPES` (what every backend computes)."""
     for d in dtypes:
         if d not in SUPPORTED_DTYPES:
             raise Unsupported(f"dtype {d} has no compiled code path")
 
 
+def check_expr_dtypes(*dtypes: str) -> None:
+    """Refuse dtypes no expression node may have (float16, strings, ...)."""
+    for d in dtypes:
+        if d not in EXPR_DTYPES:
+            raise Unsupported(f"dtype {d} has no compiled code path")
+
+
 def is_float(d: str) -> bool:
     return d in ("float32", "float64")
+
+
+def is_complex(d: str | None) -> bool:
+    return d in COMPLEX_DTYPES
+
+
+def component(d: str) -> str:
+    """The float dtype of a complex dtype's parts (a real dtype is its own)."""
+    return COMPLEX_DTYPES.get(d, d)
+
+
+def complex_of(d: str) -> str:
+    """The complex dtype whose parts have float dtype ``d``."""
+    return "complex64" if d == "float32" else "complex128"
+
+
+def _no_complex(op: str, *dtypes: str | None) -> None:
+    if any(is_complex(d) for d in dtypes):
+        raise Unsupported(f"{op} of complex numbers (NumPy does not define it, or no kernel "
+                          f"computes it)")
 
 
 def is_signed(d: str) -> bool:
@@ -113,7 +154,7 @@ class Expr:
 def arg(text: str | int, dtype: str) -> Expr:
     """An input: ``text`` is what the backend already has for it (a variable name), or the
     index of the argument it stands for (see :func:`.render.render_expr`)."""
-    check_dtypes(dtype)
+    check_expr_dtypes(dtype)
     return Expr("arg", (), dtype, text)
 
 
@@ -121,7 +162,7 @@ def const(value: Any, dtype: str | None = None) -> Expr:
     """A literal; without ``dtype`` it takes the dtype of the operand it is combined with."""
     if isinstance(value, Expr):
         return value if dtype is None else cast(value, dtype)
-    if not isinstance(value, (bool, int, float, np.number, np.bool_)):
+    if not isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
         raise TypeError(f"a scalar expression operand must be a number or an Expr, "
                         f"not {type(value).__name__}")
     return Expr("const", (), dtype, value.item() if isinstance(value, np.generic) else value)
@@ -143,18 +184,18 @@ def _unify(*values: Any) -> tuple[list[Expr], str]:
     xs = [_lift(v) for v in values]
     typed = [x.dtype for x in xs if x.dtype is not None]
     if not typed:
-        kind = float if any(isinstance(x.attr, float) for x in xs) else int
-        typed = ["float64" if kind is float else "int64"]
+        typed = ["complex128" if any(isinstance(x.attr, complex) for x in xs) else
+                 "float64" if any(isinstance(x.attr, float) for x in xs) else "int64"]
     common = typed[0] if all(t == typed[0] for t in typed) else np.result_type(*typed).name
-    check_dtypes(common)
+    check_expr_dtypes(common)
     return [_typed(x, common) for x in xs], common
 
 
 def cast(x: Any, dtype: str) -> Expr:
     """``x`` converted to ``dtype`` like NumPy's ``astype`` (floats truncate toward zero,
-    ``bool`` tests ``!= 0``)."""
+    ``bool`` tests ``!= 0``, a complex number converted to a real dtype keeps its real part)."""
     x = _lift(x)
-    check_dtypes(dtype)
+    check_expr_dtypes(dtype)
     if x.dtype is None:
         return Expr("const", (), dtype, x.attr)
     if x.dtype == dtype:
@@ -188,8 +229,10 @@ def _arith(op: str, x: Any, y: Any) -> Expr:
     gives 0), pow (an integer to a negative integer power is an error)."""
     (a, b), dtype = _unify(x, y)
     _no_bool(op, dtype)
-    if op == "truediv" and not is_float(dtype):
+    if op == "truediv" and not (is_float(dtype) or is_complex(dtype)):
         raise Unsupported(f"true division in {dtype}: cast the operands to a float first")
+    if op in ("floordiv", "mod"):
+        _no_complex(op, dtype)
     return Expr(op, (a, b), dtype)
 
 
@@ -199,23 +242,26 @@ def _unary(op: str, x: Any) -> Expr:
         raise TypeError(f"{op} of a bare literal: give it a dtype with const(value, dtype)")
     if op == "neg":
         _no_bool(op, x.dtype)
-    if op == "invert" and is_float(x.dtype):
+    if op == "invert" and (is_float(x.dtype) or is_complex(x.dtype)):
         raise Unsupported("bitwise invert of a float")
-    return Expr(op, (x,), x.dtype)
+    # abs of a complex number is its modulus, a float
+    return Expr(op, (x,), component(x.dtype) if op == "abs" else x.dtype)
 
 
 def bitwise(op: str, *values: Any) -> Expr:
     """``and``/``or``/``xor`` of booleans or integers (logical for booleans)."""
     xs, dtype = _unify(*values)
-    if is_float(dtype):
+    if is_float(dtype) or is_complex(dtype):
         raise Unsupported(f"bitwise {op} of floats")
     return Expr(op, tuple(xs), dtype)
 
 
 def compare(op: str, x: Any, y: Any) -> Expr:
     """``eq``/``ne``/``lt``/``le``/``gt``/``ge`` in the operands' common dtype (NaN compares
-    False, ``ne`` True)."""
-    (a, b), _ = _unify(x, y)
+    False, ``ne`` True; complex numbers are only ``eq``/``ne``: equal when both parts are)."""
+    (a, b), dtype = _unify(x, y)
+    if op not in ("eq", "ne"):
+        _no_complex(f"ordering ({op})", dtype)
     return Expr(op, (a, b), "bool")
 
 
@@ -230,6 +276,7 @@ def where(cond: Any, a: Any, b: Any) -> Expr:
 
 def _extremum(op: str, x: Any, y: Any) -> Expr:
     (a, b), dtype = _unify(x, y)
+    _no_complex(op, dtype)  # NumPy orders complex numbers lexicographically: not computed
     if is_float(dtype):  # NaN-propagating: a wins when it is NaN or beats b, else b
         beats = compare("ge" if op == "max" else "le", a, b)
         return where(bitwise("or", beats, compare("ne", a, a)), a, b)
@@ -258,22 +305,59 @@ MATH_FUNCTIONS = {
 }
 #: float tests (bool result; False for integers and booleans)
 FLOAT_TESTS = ("isnan", "isinf", "isfinite")
+#: the functions of :data:`MATH_FUNCTIONS` also defined for complex operands (C99's ``cexp``,
+#: ``clog``, ...; ``pow`` is ``**``), computed in their complex dtype
+COMPLEX_FUNCTIONS = ("exp", "log", "sqrt", "sin", "cos", "tanh")
 
 
 def math(name: str, *values: Any) -> Expr:
-    """The C99 float function ``name`` of float operands (computed in their dtype)."""
+    """The C99 float function ``name`` of float operands (computed in their dtype); the
+    functions of :data:`COMPLEX_FUNCTIONS` also of complex operands."""
     if name in FLOAT_TESTS:
         (x,) = values
         x = _lift(x)
+        if is_complex(x.dtype):  # NumPy's tests of complex numbers look at both parts
+            parts = [math(name, real(x)), math(name, imag(x))]
+            return bitwise("and" if name == "isfinite" else "or", *parts)
         if x.dtype is None or not is_float(x.dtype):
             return const(name == "isfinite", "bool")
         return Expr("test", (x,), "bool", name)
     if MATH_FUNCTIONS.get(name) != len(values):
         raise TypeError(f"math function {name!r} takes {MATH_FUNCTIONS.get(name)} arguments")
     xs, dtype = _unify(*values)
+    if is_complex(dtype) and name in COMPLEX_FUNCTIONS:
+        return Expr("cfn", tuple(xs), dtype, name)
     if not is_float(dtype):
         raise Unsupported(f"{name} of {dtype}: cast the operand to a float first")
     return Expr("fn", tuple(xs), dtype, name)
+
+
+def real(x: Any) -> Expr:
+    """The real part of a complex operand (a real operand itself)."""
+    x = _lift(x)
+    return Expr("real", (x,), component(x.dtype)) if is_complex(x.dtype) else x
+
+
+def imag(x: Any) -> Expr:
+    """The imaginary part of a complex operand (0 of a real one's dtype)."""
+    x = _lift(x)
+    return Expr("imag", (x,), component(x.dtype)) if is_complex(x.dtype) else \
+        const(0, x.dtype)
+
+
+def conj(x: Any) -> Expr:
+    """The complex conjugate (a real operand itself)."""
+    x = _lift(x)
+    return Expr("conj", (x,), x.dtype) if is_complex(x.dtype) else x
+
+
+def make_complex(re: Any, im: Any) -> Expr:
+    """``re + i im`` from real operands, part by part (no arithmetic: ``make_complex(x, inf)``
+    has real part ``x``), in the complex dtype of their common float dtype."""
+    (a, b), dtype = _unify(re, im)
+    if not is_float(dtype):
+        raise Unsupported(f"complex parts of dtype {dtype}: cast them to a float first")
+    return Expr("complex", (a, b), complex_of(dtype))
 
 
 def _math_builder(name: str) -> Callable[..., Expr]:

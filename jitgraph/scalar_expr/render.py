@@ -14,7 +14,8 @@ import re
 from typing import Any, Callable, Sequence
 
 from jitgraph.scalar_expr import expr as E
-from jitgraph.scalar_expr.expr import Expr, Unsupported, check_dtypes
+from jitgraph.scalar_expr.expr import (SUPPORTED_DTYPES, Expr, Unsupported, check_expr_dtypes,
+                                       is_complex)
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _KEYWORDS = frozenset({"True", "False", "true", "false", "None"})
@@ -25,6 +26,9 @@ class ScalarBody:
     say how a statement is written (:meth:`statement`) and carry their :class:`Dialect`."""
 
     dialect: "Dialect"
+    #: the dtypes this body computes: a node of any other dtype raises :class:`Unsupported`
+    #: (the CPU's elementwise bodies add the complex dtypes)
+    computes: tuple[str, ...] = SUPPORTED_DTYPES
 
     def __init__(self, prefix: str = "t") -> None:
         self.lines: list = []
@@ -87,6 +91,13 @@ class Dialect:
     def test(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
     def call(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise NotImplementedError
 
+    # complex nodes: only reached for bodies whose ``computes`` has complex dtypes
+    def real(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise Unsupported(n.op)
+    def imag(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise Unsupported(n.op)
+    def conj(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise Unsupported(n.op)
+    def complex(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise Unsupported(n.op)
+    def cfn(self, b: ScalarBody, n: Expr, a: list[str]) -> str: raise Unsupported(n.op)
+
 
 #: node kind -> Dialect method (kinds sharing one method tell them apart by ``n.op``)
 _METHODS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv",
@@ -94,7 +105,8 @@ _METHODS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv",
             "invert": "invert", "and": "bitwise", "or": "bitwise", "xor": "bitwise",
             "eq": "compare", "ne": "compare", "lt": "compare", "le": "compare",
             "gt": "compare", "ge": "compare", "where": "where", "max": "extremum",
-            "min": "extremum", "fn": "fn", "test": "test", "call": "call"}
+            "min": "extremum", "fn": "fn", "test": "test", "call": "call", "real": "real",
+            "imag": "imag", "conj": "conj", "complex": "complex", "cfn": "cfn"}
 
 #: C / Python spelling of the comparison and bitwise kinds (the same in both languages)
 OPERATORS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
@@ -118,6 +130,8 @@ def render_expr(b: ScalarBody, root: Expr, args: Sequence[str] = (),
             stack.append((node, True))
             stack.extend((a, False) for a in reversed(node.args) if id(a) not in done)
             continue
+        if node.dtype is not None and node.dtype not in b.computes:
+            raise Unsupported(f"dtype {node.dtype} has no {d.name} code path")
         if node.op == "arg":
             text = args[node.attr] if isinstance(node.attr, int) else node.attr
         elif node.op == "const":
@@ -138,11 +152,16 @@ def op_expression(sop: Any, arg_dtypes: Sequence[str], out: str,
     """The expression of scalar op ``sop`` (its row's ``expr``): inputs converted as its
     ``cast_inputs`` policy says, the result converted to ``out``. The inputs are the texts
     ``args``, or without them leaves standing for argument 0, 1, ... (see
-    :func:`render_expr`)."""
-    check_dtypes(out, *arg_dtypes)
+    :func:`render_expr`). Complex operands or results are only given to rows that say they
+    compute them as NumPy does (``complex_expr``): a row written for real numbers may use
+    operations that mean something else for complex ones (NumPy's ``reciprocal`` is no
+    ``1 / x``)."""
+    check_expr_dtypes(out, *arg_dtypes)
     build = getattr(sop, "expr", None)
     if build is None:
         raise Unsupported(f"scalar op {sop.name} has no expression")
+    if not getattr(sop, "complex_expr", False) and any(map(is_complex, (out, *arg_dtypes))):
+        raise Unsupported(f"scalar op {sop.name} has no complex expression")
     policy = getattr(sop, "cast_inputs", "all")
     n = len(arg_dtypes)
     flags = [True] * n if policy == "all" else [False] * n if policy == "none" else list(policy)
@@ -159,6 +178,9 @@ _EXPRESSIONS: dict[tuple, tuple[Any, Any]] = {}  # (None, the Unsupported) when 
 def render_op(b: ScalarBody, sop: Any, args: Sequence[str], arg_dtypes: Sequence[str],
               out: str) -> str:
     """The text of ``sop`` applied to ``args`` (see :func:`op_expression`)."""
+    for d in (out, *arg_dtypes):
+        if d not in b.computes:
+            raise Unsupported(f"dtype {d} has no {b.dialect.name} code path")
     key = (getattr(sop, "expr", None), sop.key, tuple(arg_dtypes), out)
     hit = _EXPRESSIONS.get(key)
     if hit is None:
@@ -180,6 +202,9 @@ def emit_scalar_program(b: ScalarBody, sop: Any, args: Sequence[str],
     from jitgraph.tensor.composite import Composite
 
     if isinstance(sop, Composite):
+        for d in (*arg_dtypes, *sop.in_dtypes):
+            if d not in b.computes:
+                raise Unsupported(f"dtype {d} has no {b.dialect.name} code path")
         vals = [b.tmp(b.dialect.cast(b, a, d, want), want) if d != want else a
                 for a, d, want in zip(args, arg_dtypes, sop.in_dtypes)]
         dts = list(sop.in_dtypes)

@@ -38,6 +38,11 @@ in the module's ``__all__``; that is all: ``T.erfinv``, ``theano.scalar.erfinv``
   ``impl``). The backends keep NumPy's semantics for every node (integer division by zero,
   wrapping, NaN propagation); see ``backend_cpu/scalar_templates.py`` and
   ``backend_gpu/scalar_templates.py``.
+* ``complex_expr=True`` says the expression also computes complex64/complex128 values as
+  NumPy does (``+ - * / **``, ``abs``, ``E.exp``/``log``/``sqrt``/``sin``/``cos``/``tanh``,
+  ``E.real``/``E.imag``/``E.conj``/``E.make_complex``, ``==``/``!=``); without it a node with a
+  complex input or output runs ``impl`` (a row written for real numbers may mean something
+  else for complex ones: NumPy's ``reciprocal`` is not ``1 / x`` at ``0j``).
 * ``theano_class`` is the class name Theano gives the op (``theano.scalar.Erfinv``; in-place
   ``Elemwise{Erfinv}[(0, 0)]``); the tensor function is ``elemwise_function(op)``.
 """
@@ -97,7 +102,7 @@ class ScalarOp:
                  associative: bool = False, identity: Any = None, differentiable: bool = True,
                  doc: str = "", cast_inputs: Any = "all",
                  shape_only_inputs: tuple[int, ...] = (), expr: Callable | None = None,
-                 theano_class: str | None = None) -> None:
+                 theano_class: str | None = None, complex_expr: bool = False) -> None:
         self.name = name
         self.nin = nin  # -1: any number of inputs (add, mul)
         self.impl = impl
@@ -117,6 +122,8 @@ class ScalarOp:
         # The computation for the compiled backends (:mod:`jitgraph.scalar_expr`): called with
         # one expression per input, returns the output's expression. None: ``perform`` only.
         self.expr = expr
+        # whether ``expr`` also computes complex values as NumPy does (see the module doc)
+        self.complex_expr = complex_expr
         self.theano_class = theano_class  # Theano's class name, for rows outside its tables
         self.nout = 1
         self.__doc__ = doc
@@ -185,7 +192,7 @@ class Cast(ScalarOp):
         dtype = dt.normalize_dtype(dtype)
         super().__init__(f"convert_to_{dtype}", 1, lambda x: np.asarray(x).astype(dtype),
                          lambda *_: dtype, _cast_grad, doc=f"Cast to {dtype}.",
-                         cast_inputs="none", expr=_same)
+                         cast_inputs="none", expr=_same, complex_expr=True)
         self.dtype = dtype
 
     def __reduce__(self) -> Any:
@@ -233,8 +240,8 @@ def all_scalar_ops() -> list[ScalarOp]:
 
 def always_complex(op: ScalarOp) -> bool:
     """Whether ``op`` gives a complex output even from real inputs (``complex``,
-    ``complex_from_polar``): the compiled backends have no complex dtypes, so such rows have
-    no expression and always run ``perform``."""
+    ``complex_from_polar``): only the CPU's elementwise kernels compute complex values, so
+    such rows are left out of the sweeps over real dtypes that every backend compiles."""
     if op.nin < 0:
         return False
     try:
@@ -244,7 +251,8 @@ def always_complex(op: ScalarOp) -> bool:
 
 
 def compiled_scalar_ops() -> list[ScalarOp]:
-    """The rows the compiled backends render: every row but the :func:`always_complex` ones."""
+    """The rows every compiled backend renders for real dtypes: every row but the
+    :func:`always_complex` ones."""
     return [op for op in _REGISTRY.values() if not always_complex(op)]
 
 
@@ -553,7 +561,39 @@ def _build_table() -> None:
          lambda x, lo, hi: E.minimum(E.maximum(x, lo), hi), {}),
     ]
     for name, nin, impl, rule, grad, expr, extra in entries:
-        define_op(name, nin, impl, rule, grad, expr, **extra)
+        if name in _HOLOMORPHIC:
+            grad = _holomorphic(grad)
+        define_op(name, nin, impl, rule, grad, expr, complex_expr=name in _COMPLEX_ROWS,
+                  **extra)
+
+
+def _holomorphic(grad: GradFn) -> GradFn:
+    """``grad`` (written for real numbers) made right for complex inputs too. For a function
+    with real Taylor coefficients (exp, log, ...), the gradient of a real cost C is
+    dC/dz = dC/dRe + i dC/dIm = gz conj(f'(z)) = gz f'(conj z): the rule applied to the
+    conjugated inputs and output. A real input keeps the real part of its gradient."""
+
+    def rule(inputs, output, gz):
+        if not any(dt.is_complex(i.dtype) for i in inputs):
+            return grad(inputs, output, gz)
+        from jitgraph.tensor.complex_math import conj, real
+
+        grads = grad([conj(i) if dt.is_complex(i.dtype) else i for i in inputs], conj(output),
+                     gz)
+        return [g if g is None or dt.is_complex(i.dtype) or not dt.is_complex(g.dtype)
+                else real(g) for i, g in zip(inputs, grads)]
+
+    return rule
+
+
+#: the rows above whose gradient rule is :func:`_holomorphic`
+_HOLOMORPHIC = frozenset({"exp", "log", "sqrt", "sqr", "sin", "cos", "tanh", "true_div", "pow"})
+
+
+#: the rows above whose expression computes complex values as NumPy does (``complex_expr``)
+_COMPLEX_ROWS = frozenset({
+    "identity", "neg", "abs", "exp", "log", "sqrt", "sqr", "sin", "cos", "tanh", "isnan",
+    "isinf", "add", "mul", "sub", "true_div", "pow", "eq", "neq", "second", "switch"})
 
 
 def _nary_add(*xs):
