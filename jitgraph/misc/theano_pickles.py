@@ -25,7 +25,8 @@ class _TheanoState:
         self.state = state if isinstance(state, dict) else {"_state": state}
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self.state.get(key, default)
+        # an object pickled without state (an empty __dict__) never had __setstate__ called
+        return self.__dict__.get("state", {}).get(key, default)
 
 
 class _TheanoSharedVariable:
@@ -35,10 +36,15 @@ class _TheanoSharedVariable:
 
     #: Theano's ScalarSharedVariable: rebuilt from a NumPy scalar, as Theano built it
     scalar = False
+    #: the module that registers jitgraph's shared-variable constructor for this kind of value
+    provider = "jitgraph.compile.sharedvalue"
 
     def __setstate__(self, state: dict) -> None:
+        import importlib
+
         from jitgraph.compile.sharedvalue import shared
 
+        importlib.import_module(self.provider)
         container = state.get("container")
         storage = container.get("storage") if isinstance(container, _TheanoState) else None
         if not storage:
@@ -53,14 +59,23 @@ class _TheanoSharedVariable:
         if self.scalar and isinstance(value, np.ndarray) and value.ndim == 0:
             value = value[()]
         strict = bool(container.get("strict", False))
-        new = shared(value, name=state.get("name"), strict=strict,
-                     allow_downcast=container.get("allow_downcast"), borrow=True, **options)
+        try:
+            new = shared(value, name=state.get("name"), strict=strict,
+                         allow_downcast=container.get("allow_downcast"), borrow=True, **options)
+        except TypeError as exc:
+            raise pickle.UnpicklingError(
+                f"Theano shared variable {state.get('name')!r} holds a "
+                f"{type(value).__module__}.{type(value).__qualname__}: {exc}") from exc
         self.__class__ = new.__class__  # type: ignore[assignment]
         self.__dict__.update(new.__dict__)
 
 
 class _TheanoScalarSharedVariable(_TheanoSharedVariable):
     scalar = True
+
+
+class _TheanoRandomStateSharedVariable(_TheanoSharedVariable):
+    provider = "jitgraph.random.random_state"
 
 
 #: Theano's (module, class) -> the stand-in that reads it
@@ -70,12 +85,15 @@ _READABLE: dict[tuple[str, str], type] = {
     ("theano.tensor.type", "TensorType"): _TheanoState,
     ("theano.sparse.type", "SparseType"): _TheanoState,
     ("theano.gpuarray.type", "GpuArrayType"): _TheanoState,
+    ("theano.tensor.raw_random", "RandomStateType"): _TheanoState,
+    ("theano.gof.type", "Generic"): _TheanoState,
     ("theano.compile.sharedvalue", "SharedVariable"): _TheanoSharedVariable,
     ("theano.tensor.sharedvar", "TensorSharedVariable"): _TheanoSharedVariable,
     ("theano.tensor.sharedvar", "ScalarSharedVariable"): _TheanoScalarSharedVariable,
     ("theano.sparse.sharedvar", "SparseTensorSharedVariable"): _TheanoSharedVariable,
     ("theano.gpuarray.type", "GpuArraySharedVariable"): _TheanoSharedVariable,
-    ("theano.tensor.shared_randomstreams", "RandomStateSharedVariable"): _TheanoSharedVariable,
+    ("theano.tensor.shared_randomstreams", "RandomStateSharedVariable"):
+        _TheanoRandomStateSharedVariable,
 }
 
 

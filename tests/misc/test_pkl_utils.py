@@ -285,3 +285,15 @@ def test_shared_variable_on_the_device_is_named_and_stored_once():
     w2, w2_again, value = loaded(data)
     assert w2 is w2_again and w2._value is value
     np.testing.assert_array_equal(value, np.arange(3.0))
+
+
+def test_reads_theanos_random_state_and_sparse_shared_variables():
+    rng, S = pkl_utils.load(str(DATA / "theano_other.zip"))
+    assert (rng.name, S.name) == ("rng", "S")
+    assert type(rng).__name__ == "RandomStateSharedVariable"
+    assert rng.get_value().randint(1000) == ORACLE["rng_first_randint"]
+    assert S.get_value().format == "csr"
+    np.testing.assert_array_equal(S.get_value().toarray(), np.arange(9.0).reshape(3, 3))
+    x = T.dvector("x")
+    np.testing.assert_allclose(theano.function([x], theano.sparse.dot(S, x))(np.ones(3)),
+                               [3.0, 12.0, 21.0])

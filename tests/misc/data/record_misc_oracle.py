@@ -1,5 +1,6 @@
 """Record Theano 1.0.5's answers to ``tests/misc/misc_cases.py`` into ``misc_oracle.json``, and
-write ``theano_params.zip``/``theano_arrays.zip`` with Theano's ``pkl_utils.dump`` (run under
+write ``theano_params.zip``, ``theano_other.zip`` and ``theano_graph.zip`` with Theano's
+``pkl_utils.dump`` (run under
 the oracle, from the repository root):
 
     ../shared/tools/theano-oracle tests/misc/data/record_misc_oracle.py
@@ -44,6 +45,7 @@ record = {
     "shape_of_variables": {},
     "dump_entries": {},
     "default_protocol": pkl_utils.DEFAULT_PROTOCOL,
+    "rng_first_randint": int(np.random.RandomState(3).randint(1000)),
 }
 for name, build in misc_cases.shape_cases(theano, T).items():
     inputs, outputs, shapes = build()
@@ -64,6 +66,10 @@ u = theano.shared(np.ones(2, "int32"))
 with open(HERE / "theano_params.zip", "wb") as f:
     pkl_utils.dump({"params": [W, b, r, u, W], "arr": np.arange(4),
                     "nested": (np.eye(2), ["txt", None, 3])}, f)
+rng = theano.shared(np.random.RandomState(3), name="rng")
+S = theano.shared(sp.csr_matrix(np.arange(9.0).reshape(3, 3)), name="S")
+with open(HERE / "theano_other.zip", "wb") as f:
+    pkl_utils.dump([rng, S], f)
 x = T.matrix("x")
 with open(HERE / "theano_graph.zip", "wb") as f:
     pkl_utils.dump([W, T.dot(x, W)], f)
