@@ -97,7 +97,7 @@ def test_kernel_rounds_and_thread_split(dtype, nthreads):
 
     for ns in (1, 5, GROUP, 3 * GROUP + 7):
         state = mrg31k3p.substream_states(mrg31k3p.seed_state(11), ns)
-        for rounds in range(4):
+        for rounds in range(7):
             for extra in sorted({0, 1, ns // 2, GROUP + 3, ns - 1}):
                 n = rounds * ns + min(extra, ns - 1)
                 new, sample = run_mrg(kernel, split, state, np.array([n]), dtype, False, 1)
