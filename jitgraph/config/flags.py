@@ -63,9 +63,10 @@ def register_general_flags(cfg: Config) -> None:
     ))
     add(EnumParam(
         "int_division", "int",
-        "x / y with two integer operands: 'int' gives an integer (deprecated Python 2 rule), "
-        "'floatX' a float of dtype floatX, 'raise' an error (use //). Not in the code key: it "
-        "changes graph dtypes only.",
+        "x / y with two integer scalars (theano.scalar) or through T.div_proxy: 'int' gives "
+        "an integer (deprecated Python 2 rule), 'floatX' a float of dtype floatX, 'raise' an "
+        "error (use //). '/' on tensors is true division whatever this says, as in Theano 1.0 "
+        "under Python 3. Not in the code key: it changes graph dtypes only.",
         choices=("int", "raise", "floatX"),
     ))
     add(EnumParam(

@@ -169,3 +169,35 @@ def local_reduce_dimshuffle(fgraph: FunctionGraph, node: Apply) -> list[Variable
     if new.dtype != out.dtype:
         return None
     return [broadcast_like(new, out, fgraph)]
+
+
+@register_specialize
+@node_rewriter([Elemwise])
+def local_upcast_constant_inputs(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """Constants of an elementwise node that computes in its output dtype (every input cast to
+    it: ``add``, ``mul``, ``maximum``, ...) stored in that dtype: ``5 * x`` with a float64 ``x``
+    holds ``5.0``, as Theano 1.0's FAST_RUN graphs print. The kernel computes the same numbers
+    (the conversion is exact; a constant it would change is left alone)."""
+    from jitgraph.graph.basic import Constant
+    from jitgraph.tensor.conversion import constant
+
+    op = node.op
+    if op.scalar_op.cast_inputs != "all" or op.inplace_pattern:
+        return None
+    dtype = node.outputs[0].dtype
+    inputs, changed = [], False
+    for inp in node.inputs:
+        if isinstance(inp, Constant) and inp.dtype != dtype:
+            value = np.asarray(inp.data)
+            with np.errstate(all="ignore"):
+                converted = value.astype(dtype)
+            if np.array_equal(converted.astype(value.dtype), value):
+                inp = constant(converted, name=inp.name)
+                if inp.broadcastable != node.inputs[len(inputs)].broadcastable:
+                    return None
+                changed = True
+        inputs.append(inp)
+    if not changed:
+        return None
+    new = op(*inputs)
+    return [new] if new.type == node.outputs[0].type else None

@@ -58,8 +58,10 @@ class _TensorOperators:
         return NotImplemented if _is_sparse(other) else _m().mul(self, other)
 
     def __rmul__(self, other): return _m().mul(other, self)
-    def __truediv__(self, other): return _m().div_proxy(self, other)
-    def __rtruediv__(self, other): return _m().div_proxy(other, self)
+    # ``/`` is true division whatever config.int_division says: in Theano 1.0 under Python 3
+    # the flag only governs scalar ``/`` and ``T.div_proxy`` (int32 / int32 -> float64 here).
+    def __truediv__(self, other): return _m().true_div(self, other)
+    def __rtruediv__(self, other): return _m().true_div(other, self)
     def __floordiv__(self, other): return _m().int_div(self, other)
     def __rfloordiv__(self, other): return _m().int_div(other, self)
     def __mod__(self, other): return _m().mod(self, other)

@@ -114,7 +114,9 @@ def test_div_by_constant_becomes_mul():
     assert names(rewrite_graph(expr, "fast_compile")) == ["true_div"]  # fast_run only
     assert names(spec(x / 0.0)) == ["true_div"]
     xi = T.lvector("xi")
-    assert "true_div" in names(spec(T.true_div(xi, np.int64(3))))  # not a float constant
+    # the integer constant is stored as 3.0 first (it is converted anyway), then the division
+    # by it becomes a product, as Theano 1.0.5 gives i / 2 -> mul(0.5, i) under FAST_RUN
+    assert names(spec(T.true_div(xi, np.int64(3)))) == ["mul"]
     check_values([x], [expr, x / 3.0], [RNG.normal(size=(2, 2))], rtol=1e-15)
 
 
@@ -158,3 +160,17 @@ def test_neg_of_mul_by_constant_and_mul_minus_one():
     assert names(out) == ["mul"]
     check_values([x], [expr, x * -1.0], [RNG.normal(size=3)])
     assert names(spec(x * -1.0)) == ["neg"]
+
+
+def test_constants_are_stored_in_the_dtype_the_node_computes_in():
+    # Theano 1.0.5 FAST_RUN: 5 * x -> mul(TensorConstant{(1,) of 5.0}, x); x > 0 keeps its 0
+    x = T.dvector("x")
+    f = jitgraph.function([x], [5 * x, T.gt(x, 0), T.maximum(x, 0)])
+    printed = " ".join(str(n) for n in f.maker.fgraph.toposort())
+    assert "of 5.0}" in printed and "gt" in printed and "of 0}" in printed
+    assert "maximum" in printed and "of 0.0}" in printed
+    out = f(np.array([-1.0, 2.0]))
+    np.testing.assert_array_equal(out[0], [-5.0, 10.0])
+    np.testing.assert_array_equal(out[2], [0.0, 2.0])
+    fast_compile = jitgraph.function([x], 5 * x, mode="FAST_COMPILE")
+    assert "of 5}" in " ".join(str(n) for n in fast_compile.maker.fgraph.toposort())

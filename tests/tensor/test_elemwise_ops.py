@@ -154,16 +154,29 @@ def test_floatx_float32_keeps_float32():
 
 @pytest.mark.parametrize("policy,expected", [("int", "int64"), ("floatX", "float64")])
 def test_int_division_policy(policy, expected):
+    # Theano 1.0.5 (Python 3): the flag governs T.div_proxy (and scalar /) ...
     with jitgraph.config.change_flags(int_division=policy):
         with pytest.warns(DeprecationWarning) if policy == "int" else _nullcontext():
-            out = T.lvector() / T.lvector()
+            out = T.div_proxy(T.lvector(), T.lvector())
         assert out.dtype == expected
+
+
+@pytest.mark.parametrize("policy", ["int", "floatX", "raise"])
+def test_tensor_slash_is_true_division_under_every_policy(policy):
+    # ... while ``/`` on tensors is true division: int32 / int32 -> float64, as Theano 1.0.5
+    with jitgraph.config.change_flags(int_division=policy):
+        i, j = T.ivector("i"), T.ivector("j")
+        assert (i / j).dtype == (i / 2).dtype == (7 / i).dtype == "float64"
+        f = jitgraph.function([i], [i / 2, T.sum(T.eq(i, 1)) / i.shape[0]])
+        half, share = f(np.array([1, 3], dtype="int32"))
+        np.testing.assert_array_equal(half, [0.5, 1.5])
+        assert share == 0.5
 
 
 def test_int_division_raise():
     with jitgraph.config.change_flags(int_division="raise"):
         with pytest.raises(TypeError, match="int_division"):
-            T.lvector() / T.lvector()
+            T.div_proxy(T.lvector(), T.lvector())
 
 
 class _nullcontext:

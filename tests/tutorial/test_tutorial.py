@@ -32,10 +32,6 @@ ACCEPTED = {
     "printing_drawing": [(r"\[id [A-Z]+\]", "[id]", "cached constants share ids in Theano")],
     # The position in the schedule (debugprint's last column) depends on the scheduler.
     "shape_info": [(r"''\s+\d+$", "''", "node order of the compiled graph")],
-    # Theano's rewrites cast the constant 5 of 5 * x to the output dtype (TensorConstant{5.0});
-    # jitgraph keeps the int8 constant (same values).
-    "debug_faq": [(r"TensorConstant\{5\.0\}", "TensorConstant{5}", "constant upcast"),
-                  (r"array\(5, dtype=int8\)", "array(5.)", "constant upcast")],
 }
 
 
