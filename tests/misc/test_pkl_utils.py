@@ -209,6 +209,27 @@ def test_compat_unpickler_reads_python2_strings():
     assert pkl_utils.CompatUnpickler(io.BytesIO(py2_str)).load() == "caf\xe9"
 
 
+def _py2_pickle_of_int64_array(values) -> bytes:
+    """The protocol-2 pickle Python 2 writes for ``numpy.array(values, '<i8')``: its strings,
+    the array's bytes included, are Python 2 ``str`` (SHORT_BINSTRING)."""
+    def py2_str(raw: bytes) -> bytes:
+        return b"U" + bytes([len(raw)]) + raw
+
+    data = np.asarray(values, "<i8").tobytes()
+    return (b"\x80\x02cnumpy.core.multiarray\n_reconstruct\nq\x00cnumpy\nndarray\nq\x01K\x00\x85"
+            + py2_str(b"b") + b"\x87R(K\x01K" + bytes([len(values)]) + b"\x85cnumpy\ndtype\n"
+            + py2_str(b"i8") + b"K\x00K\x01\x87R(K\x03" + py2_str(b"<")
+            + b"NNNJ\xff\xff\xff\xffJ\xff\xff\xff\xffK\x00tb\x89" + py2_str(data) + b"tb.")
+
+
+def test_compat_unpickler_reads_python2_numpy_arrays():
+    py2 = _py2_pickle_of_int64_array([255, 256, -1])
+    with pytest.raises(UnicodeDecodeError):
+        pickle.loads(py2)
+    value = pkl_utils.CompatUnpickler(io.BytesIO(py2)).load()
+    assert value.dtype == np.int64 and value.tolist() == [255, 256, -1]
+
+
 def test_compat_unpickler_reads_theano_pickles():
     with zipfile.ZipFile(DATA / "theano_params.zip") as zf:
         unpickler = pkl_utils.CompatUnpickler(io.BytesIO(zf.read("pkl")))
