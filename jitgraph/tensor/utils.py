@@ -81,21 +81,38 @@ def _check_input_shapes(fgraph: "FunctionGraph", input_shapes: Mapping["Variable
     return shapes
 
 
+def _shape_read(var: "Variable", shapes: Mapping["Variable", tuple[int, ...]]) -> Any:
+    """The value of ``var`` when it reads only the shape of a graph input (``Shape_i(d)(x)``,
+    ``Shape(x)``, the shape output of a sparse matrix's ``CSMProperties``), else None."""
+    import sys
+
+    from jitgraph.tensor.shape import Shape, Shape_i
+
+    node = var.owner
+    if node is None or not node.inputs or node.inputs[0] not in shapes:
+        return None
+    shape = shapes[node.inputs[0]]
+    if isinstance(node.op, Shape_i):
+        return np.asarray(shape[node.op.i], dtype=var.type.dtype)
+    if isinstance(node.op, Shape):
+        return np.asarray(shape, dtype=var.type.dtype)
+    sparse = sys.modules.get("jitgraph.sparse.basic")  # a sparse input means it is loaded
+    if sparse is not None and isinstance(node.op, sparse.CSMProperties) \
+            and var is node.outputs[3]:
+        return np.asarray(shape, dtype=var.type.dtype)
+    return None
+
+
 def _input_dim_values(dims: Sequence["Variable"], shapes: Mapping["Variable", tuple[int, ...]]
                       ) -> dict["Variable", Any]:
-    """The value of every ``Shape_i(d)(input)`` and ``Shape(input)`` the symbolic dims use."""
+    """The value of every variable of the dims' graphs that reads only an input's shape."""
     from jitgraph.graph.basic import ancestors
-    from jitgraph.tensor.shape import Shape, Shape_i
 
     values: dict[Variable, Any] = {}
     for var in ancestors(list(dims), blockers=list(shapes)):
-        node = var.owner
-        if node is None or node.inputs[0] not in shapes:
-            continue
-        if isinstance(node.op, Shape_i):
-            values[var] = np.asarray(shapes[node.inputs[0]][node.op.i], dtype=var.type.dtype)
-        elif isinstance(node.op, Shape):
-            values[var] = np.asarray(shapes[node.inputs[0]], dtype=var.type.dtype)
+        value = _shape_read(var, shapes)
+        if value is not None:
+            values[var] = value
     return values
 
 

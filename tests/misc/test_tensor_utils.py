@@ -101,3 +101,16 @@ def test_shape_of_variables_beyond_theano():
     fgraph = theano.FunctionGraph([x], [T.nonzero(x)[0]], clone=False)
     with pytest.raises(ValueError, match="Nonzero.*depend on the values of x"):
         utils.shape_of_variables(fgraph, {x: (3, 4)})
+
+
+def test_shape_of_variables_with_sparse_and_shared_variables():
+    pytest.importorskip("scipy.sparse")
+    import jitgraph.sparse as S
+
+    a, v = S.csr_matrix("a"), T.matrix("v")
+    w = theano.shared(np.ones((4, 2)), name="w")
+    out = S.dot(a, v + w)
+    fgraph = theano.FunctionGraph([a, v], [out], clone=False)
+    d = utils.shape_of_variables(fgraph, {a: (3, 4), v: (4, 2)})
+    assert d[a] == (3, 4) and d[out] == (3, 2)
+    assert d[w] == (4, 2)  # a shared variable's shape is its value's
