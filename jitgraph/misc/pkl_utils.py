@@ -45,8 +45,9 @@ class StripPickler(pickle.Pickler):
     (creation stack) and ``test_value`` of every variable's and node's ``tag``, plus the tag
     names in ``extra_tag_to_remove``. The objects themselves are not changed.
 
-    The default protocol is :data:`DEFAULT_PROTOCOL` (Theano's was 0: protocols 0 and 1 cannot
-    pickle objects with ``__slots__``, which jitgraph's graphs hold).
+    The default protocol is 0, as Theano's (text, larger and slower to write than the binary
+    protocols; pass ``protocol=-1`` for the highest). Only the stripped pickle can use protocols
+    0 and 1: the creation stacks it drops hold objects those protocols cannot pickle.
 
     ::
 
@@ -54,7 +55,7 @@ class StripPickler(pickle.Pickler):
             StripPickler(f, protocol=-1).dump(dict(inputs=inputs, outputs=outputs))
     """
 
-    def __init__(self, file: IO[bytes], protocol: int | None = DEFAULT_PROTOCOL,
+    def __init__(self, file: IO[bytes], protocol: int | None = 0,
                  extra_tag_to_remove: list[str] | tuple[str, ...] | None = None) -> None:
         from jitgraph.graph.basic import Scratchpad
 

@@ -202,6 +202,16 @@ def test_strip_pickler_drops_debugging_tags_only_in_the_pickle():
     np.testing.assert_allclose(theano.function([x2], y2)(np.zeros((1, 1))), [[2.0]])
 
 
+def test_strip_pickler_default_protocol_is_theanos_text_protocol():
+    x = T.dmatrix("x")
+    w = theano.shared(np.ones((2, 2)), name="w")
+    f = theano.function([x], T.exp(T.dot(x, w)).sum())
+    buf = io.BytesIO()
+    pkl_utils.StripPickler(buf).dump(f)
+    assert not buf.getvalue().startswith(b"\x80")  # protocol 0 has no PROTO opcode
+    assert pickle.loads(buf.getvalue())(np.zeros((2, 2))) == 4.0
+
+
 def test_compat_unpickler_reads_python2_strings():
     py2_str = b"\x80\x02U\x04caf\xe9q\x00."  # a Python 2 str, as its pickles hold them
     with pytest.raises(UnicodeDecodeError):
