@@ -36,7 +36,7 @@ BLOCKS = {
 PRIMITIVES = {name: (name, f"math.{name}") for name in BLOCKS}
 
 #: Bumped when a block's source changes (enters its key).
-BLOCK_SOURCE_VERSION = 2
+BLOCK_SOURCE_VERSION = 3
 SYMBOL_PREFIX = "jitgraph_block_"
 
 _addresses: dict[str, int] = {}

@@ -23,6 +23,7 @@ _INTRINSICS = {
     "jitgraph.backend_cpu.vecmath.require": "require",
     "jitgraph.backend_cpu.vecmath.i64_as_f64": "i64_as_f64",
     "jitgraph.backend_cpu.vecmath.f64_as_i64": "f64_as_i64",
+    "jitgraph.backend_cpu.vecmath.fmuladd": "fmuladd",
 }
 
 

@@ -112,6 +112,13 @@ def _convert(dtype: str) -> Callable:
     return lower
 
 
+def _fmuladd(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> Value:
+    values = [ops.as_value(a) for a in args]
+    if len(values) != 3 or any(v.dtype != "float64" for v in values):
+        raise Unsupported("fmuladd of other than three float64 values")
+    return ops.call_intrinsic(fl.w, "fmuladd", values, "")
+
+
 def _require(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> Literal:
     return Literal(None)  # block functions are resolved when the object is loaded
 
@@ -120,5 +127,5 @@ INTRINSIC_CALLS: dict[str, Callable] = {
     "stack_empty": _stack_empty, "flat_view": _flat_view, "carray": _carray,
     "block_call": _block_call, "i64_as_f64": _bitcast("float64"),
     "f64_as_i64": _bitcast("int64"), "abs": _abs, "min": _minmax(False), "max": _minmax(True),
-    "len": _len, "float": _convert("float64"), "require": _require,
+    "len": _len, "float": _convert("float64"), "require": _require, "fmuladd": _fmuladd,
 }

@@ -198,7 +198,7 @@ def absolute(w: Writer, v: Value, fastmath: str) -> Value:
 #: suffix for float32.
 _INTRINSICS = {"exp": 1, "log": 1, "sqrt": 1, "sin": 1, "cos": 1, "fabs": 1, "floor": 1,
                "ceil": 1, "trunc": 1, "rint": 1, "exp2": 1, "log2": 1, "log10": 1, "pow": 2,
-               "copysign": 2}
+               "copysign": 2, "fmuladd": 3}
 _LIBM = {"tan": 1, "tanh": 1, "sinh": 1, "cosh": 1, "asin": 1, "acos": 1, "atan": 1,
          "atan2": 2, "asinh": 1, "acosh": 1, "atanh": 1, "log1p": 1, "expm1": 1, "erf": 1,
          "erfc": 1, "hypot": 2, "lgamma": 1, "tgamma": 1}
