@@ -8,13 +8,15 @@ there are at least :data:`MIN_PARALLEL` entries to build, the disk cache is on a
 has a second processor, a forked child process compiles the list from its end into the
 compiledir while this process compiles it from its start, until they meet; this process loads
 the child's objects from the compiledir (the same path a second process running the same
-program takes, under the same per-entry locks). Anything the child did not store (it failed,
-or took longer than :data:`CHILD_TIMEOUT`) is compiled here: the child only ever saves time.
+program takes, under the same per-entry locks). What the child has not stored when this
+process reaches it is compiled here, so the child only ever saves time (one that has not
+reported :data:`CHILD_TIMEOUT` s after this process has every entry is killed).
 
 The child's compile records and cache counters are merged into this process's
 (:data:`~.kernels.COMPILE_LOG`, :data:`jitgraph.cache.store.STATS`), so reports read as if
 everything had been compiled here. ``JITGRAPH_PARALLEL_COMPILE=0`` compiles everything in this
-process.
+process, as does a process running other Python threads (a lock one of them holds at the fork
+would stay held in the child).
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from typing import Any
 
 #: fewest entries to build for a child process to be worth its fork
 MIN_PARALLEL = 3
-#: seconds to wait for the child before compiling its share here
-CHILD_TIMEOUT = 120.0
+#: seconds to wait for the child once this process has every entry (the child then has
+#: nothing left but to report: it is only late if something went wrong)
+CHILD_TIMEOUT = 10.0
 
 _state = threading.local()
 
@@ -38,6 +41,14 @@ _state = threading.local()
 def enabled() -> bool:
     return (os.environ.get("JITGRAPH_PARALLEL_COMPILE", "1") != "0" and hasattr(os, "fork")
             and sys.platform.startswith("linux") and (os.cpu_count() or 1) > 1)
+
+
+def _alone() -> bool:
+    """No other Python thread could hold a lock the child needs: a forked child has only the
+    forking thread, and a lock another thread held at the fork stays held in the child. The
+    worker threads of :mod:`.parallel` only run kernels, between programs' runs."""
+    me = threading.current_thread()
+    return all(t is me or t.name.startswith("jitgraph-cpu") for t in threading.enumerate())
 
 
 def start() -> None:
@@ -87,7 +98,8 @@ def compile_entries(pairs: list[tuple[Any, str]]) -> None:
             seen.add((id(module), entry))
             todo.append((module, entry))
     to_build = [(m, e) for m, e in todo if m.stored(e) is False]
-    child = _fork(to_build) if len(to_build) >= MIN_PARALLEL and enabled() else None
+    child = (_fork(to_build) if len(to_build) >= MIN_PARALLEL and enabled() and _alone()
+             else None)
     # This process goes forward through the list, the child backward from its end until it
     # meets an entry already stored: each takes what the other has not reached, and an
     # entry the other is compiling is waited for (the compiledir's lock) and then loaded.
@@ -140,7 +152,7 @@ def _child(entries: list[tuple[Any, str]], fd: int) -> None:
 
 
 def _join(pid: int, fd: int) -> None:
-    """Wait for the child (at most :data:`CHILD_TIMEOUT` s) and merge its report."""
+    """Wait for the child (at most :data:`CHILD_TIMEOUT` s more) and merge its report."""
     from jitgraph.backend_cpu.kernels import COMPILE_LOG
     from jitgraph.cache import store
 
