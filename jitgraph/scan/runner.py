@@ -196,8 +196,8 @@ def _write_states(recs: list, rec_out: list, single: list, t: int) -> None:
     updated them in place, and a value may live in another one)."""
     values = [cell[0] for cell in rec_out]
     for i, (rec, value) in enumerate(zip(recs, values)):
-        if value is rec.view:
-            continue  # updated in place
+        if value is rec.view or len(single) == 1 and rec is single[0]:
+            continue  # updated in place, or there is no other single-entry buffer
         # A value that owns its memory (a fresh result) lives in no state buffer.
         if getattr(value, "base", None) is not None:
             values[i] = _unshared(value, rec, single)
