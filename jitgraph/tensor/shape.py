@@ -68,10 +68,19 @@ def _const_int(v: Any) -> int | None:
         return None
 
 
+#: name -> (right identity, left identity): ``x op right == x``, ``left op x == x``
+_IDENTITIES = {"add": (0, 0), "sub": (0, None), "mul": (1, 1), "int_div": (1, None)}
+
+
 def _binop(name: str, py: Any, a: Any, b: Any) -> Any:
     a, b = _dim(a), _dim(b)
     if _is_pyint(a) and _is_pyint(b):
         return py(a, b)
+    right, left = _IDENTITIES.get(name, (None, None))
+    if _is_pyint(b) and b == right:  # no node for ``k * 1`` (a convolution's shape, ...)
+        return a
+    if _is_pyint(a) and a == left:
+        return b
     from jitgraph.tensor import math
 
     return _dim(getattr(math, name)(a, b))
