@@ -79,6 +79,16 @@ def float_out(*dtypes: str) -> str:
     return dt.upcast(*[dt.upgrade_to_float(d) for d in dtypes])
 
 
+def true_div_out(*dtypes: str) -> str:
+    """Theano's rule for ``/``: integers divided by integers give ``floatX`` (int8 / int8 is
+    float64 by default, float32 under floatX=float32); otherwise :func:`float_out`."""
+    if all(dt.is_discrete(d) for d in dtypes):
+        from jitgraph.config import config
+
+        return str(config.floatX)
+    return float_out(*dtypes)
+
+
 def bool_out(*dtypes: str) -> str:
     return "bool"
 
@@ -493,12 +503,12 @@ def _build_table() -> None:
          u(lambda x, o, g: g / T().sqrt(T().sqr(x) - 1)), E.acosh, {}),
         ("arctanh", 1, np.arctanh, float_out, u(lambda x, o, g: g / (1 - T().sqr(x))),
          E.atanh, {}),
-        ("floor", 1, np.floor, same_out, _zero_grad, _rounded(E.floor), {}),
-        ("ceil", 1, np.ceil, same_out, _zero_grad, _rounded(E.ceil), {}),
+        ("floor", 1, np.floor, float_out, _zero_grad, _rounded(E.floor), {}),
+        ("ceil", 1, np.ceil, float_out, _zero_grad, _rounded(E.ceil), {}),
         ("round_half_to_even", 1, _round_half_even, same_out, _zero_grad, _rounded(E.rint), {}),
         ("round_half_away_from_zero", 1, _round_half_away, same_out, _zero_grad,
          _round_away_expr, {}),
-        ("trunc", 1, np.trunc, same_out, _zero_grad, _rounded(E.trunc), {}),
+        ("trunc", 1, np.trunc, float_out, _zero_grad, _rounded(E.trunc), {}),
         ("erf", 1, _erf_impl, float_out,
          u(lambda x, o, g: g * T().const_like(2.0 / _SQRT_PI, o) * T().exp(-T().sqr(x))),
          E.erf, {}),
@@ -522,7 +532,7 @@ def _build_table() -> None:
          {"commutative": True, "associative": True, "identity": 1}),
         ("sub", 2, np.subtract, upcast_out_nobool, binary_grad(lambda x, y, o, g: (g, -g)),
          lambda x, y: x - y, {}),
-        ("true_div", 2, np.true_divide, float_out,
+        ("true_div", 2, np.true_divide, true_div_out,
          binary_grad(lambda x, y, o, g: (g / y, -g * o / y)), lambda x, y: x / y, {}),
         ("int_div", 2, _int_div_impl, upcast_out_nobool, _zero_grad, lambda x, y: x // y, {}),
         ("mod", 2, np.mod, upcast_out_nobool,

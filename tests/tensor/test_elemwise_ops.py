@@ -253,3 +253,20 @@ def test_special_values_follow_numpy(values):
     with np.errstate(all="ignore"):
         expected = np.exp(values) * np.abs(values) - np.square(values)
     np.testing.assert_array_equal(run(out, {x: values}), expected)
+
+
+def test_output_dtypes_of_division_and_rounding_follow_theano():
+    # Theano 1.0.5: integer / integer -> floatX; floor/ceil/trunc of integers -> a float type
+    for floatx in ("float64", "float32"):
+        with jitgraph.config.change_flags(floatX=floatx):
+            for dtype in ("bool", "int8", "int32", "uint64"):
+                x = T.vector("x", dtype=dtype)
+                assert (x / x).dtype == floatx
+                assert T.true_div(x, 1).dtype == floatx
+    for dtype, expected in (("int8", "float32"), ("bool", "float32"), ("int32", "float64"),
+                            ("int64", "float64")):
+        x = T.vector("x", dtype=dtype)
+        assert T.floor(x).dtype == T.ceil(x).dtype == T.trunc(x).dtype == expected
+    b = T.bvector("b")
+    np.testing.assert_array_equal(jitgraph.function([b], T.ceil(b))(np.array([3, -2], "int8")),
+                                  np.array([3.0, -2.0], "float32"))
