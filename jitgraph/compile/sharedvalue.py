@@ -157,6 +157,17 @@ def device_constructor(value: Any, name: str | None = None, strict: bool = False
 
 
 @shared_constructor
+def random_state_constructor(value: Any, **kwargs: Any) -> SharedVariable | None:
+    """A ``numpy.random.RandomState``, through :mod:`jitgraph.random.random_state` (imported
+    only for such a value), as ``theano.shared`` takes one right after ``import theano``."""
+    if not isinstance(value, np.random.RandomState):
+        return None
+    from jitgraph.random.random_state import randomstate_constructor
+
+    return randomstate_constructor(value, **kwargs)
+
+
+@shared_constructor
 def sparse_matrix_constructor(value: Any, name: str | None = None, strict: bool = False,
                               allow_downcast: bool | None = None, borrow: bool = False,
                               **kwargs: Any) -> SharedVariable | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from jitgraph.compile.sharedvalue import SharedVariable, shared_constructor
+from jitgraph.compile.sharedvalue import SharedVariable
 from jitgraph.graph.type import Type
 
 
@@ -62,5 +62,4 @@ def randomstate_constructor(value: Any, name: str | None = None, strict: bool = 
     return RandomStateSharedVariable(random_state_type, value, name=name, strict=strict,
                                      allow_downcast=allow_downcast, borrow=borrow)
 
-
-shared_constructor(randomstate_constructor)
+# registered by jitgraph.compile.sharedvalue, which imports this module for such a value

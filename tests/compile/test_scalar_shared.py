@@ -35,3 +35,15 @@ def test_tensor_options_go_to_the_tensor_constructor():
     assert col.broadcastable == (False, True)
     assert sharedvar.load_shared_variable(np.zeros(2)).broadcastable == (False,)
     assert theano.shared(np.float64(1.0), broadcastable=()).ndim == 0
+
+
+def test_a_random_state_is_shared_right_after_import():
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, jitgraph\n"
+            "s = jitgraph.shared(np.random.RandomState(1))\n"
+            "print(type(s).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.strip() == "RandomStateSharedVariable", out.stderr[-2000:]
