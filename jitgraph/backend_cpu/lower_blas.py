@@ -112,6 +112,17 @@ def finish(z: np.ndarray, alpha: np.ndarray, t: np.ndarray, beta: np.ndarray, in
     return target
 
 
+def gemm_inplace(z: np.ndarray, alpha: np.ndarray, x: np.ndarray, y: np.ndarray,
+                 beta: np.ndarray, helpers: Helpers) -> np.ndarray:
+    """``z = beta * z + alpha * x @ y`` in place (2-d): one BLAS call accumulating into ``z``
+    (:mod:`.cblas`), else a product then the epilogue pass."""
+    from jitgraph.backend_cpu import cblas
+
+    if cblas.gemm(alpha.item(), x, y, beta.item(), z):
+        return z
+    return finish(z, alpha, np.dot(x, y), beta, True, helpers)
+
+
 def ger(a: np.ndarray, alpha: np.ndarray, x: np.ndarray, y: np.ndarray, out: np.ndarray | None,
         helpers: Helpers) -> np.ndarray:
     """``a + alpha * outer(x, y)``, into ``a`` when ``out`` is None."""
@@ -166,14 +177,19 @@ def lower_gemm(op: Any, node: Any, ctx: Any) -> Lowered | None:
         return None
     fin = ctx.ref(finish, "finish")
     helpers = ctx.ref(Helpers.of(ctx.options), "blas_helpers")
+    direct = ctx.ref(gemm_inplace, "gemm_inplace") if op.inplace and z_t.ndim == 2 else None
     beta = ctx.known_value(node.inputs[4])
-    if beta is None or np.any(beta != 0):  # the epilogue runs: compiled with the program
+    if direct is None and (beta is None or np.any(beta != 0)):
+        # the epilogue runs: compiled with the program
         name = "axpby1" if z_t.ndim == 1 else "axpby2"
         compile_ahead.want(kernel_module(_helper_source(ctx.options)), f"{name}_{z_t.dtype}")
 
     def emit(nc: Any) -> list[str]:
         z, alpha, x, y, beta = (nc.local(n) for n in ("z", "alpha", "x", "y", "beta"))
         lines = [f"{v} = {nc.inp(j)}" for j, v in enumerate((z, alpha, x, y, beta))]
+        if direct is not None:  # BLAS accumulates into z: no temporary, no epilogue pass
+            return lines + [nc.set_out(0, f"{direct}({z}, {alpha}, {x}, {y}, {beta}, "
+                                          f"{helpers})")]
         # The product gets its own buffer: in place, the result lands in z instead.
         dl, t = _dot_lines(nc, x, y, x_t.ndim, y_t.ndim, z_t.dtype, 0, not op.inplace)
         lines += dl
