@@ -103,8 +103,14 @@ def compile_entries(pairs: list[tuple[Any, str]]) -> None:
     # This process goes forward through the list, the child backward from its end until it
     # meets an entry already stored: each takes what the other has not reached, and an
     # entry the other is compiling is waited for (the compiledir's lock) and then loaded.
-    for module, entry in todo:
-        module.get(entry)
+    try:
+        for module, entry in todo:
+            module.get(entry)
+    except BaseException:
+        if child is not None:  # interrupted, or a kernel failed: no child left behind
+            os.close(child[1])
+            _kill(child[0])
+        raise
     if child is not None:
         _join(*child)
 

@@ -119,3 +119,33 @@ def test_flipped_kernel_gradient_is_a_reversed_contiguous_array():
     expected = reference([gw], {x: xv, w: wv})[0]
     assert_same(got, expected, "kernel gradient")
     assert_same(upd, wv - 0.1 * expected, "update")
+
+
+class _FakeModule:
+    """Stands for a KernelModule: never stored, fails in the parent process."""
+
+    def __init__(self, parent: int) -> None:
+        self.parent = parent
+        self.source = type("Source", (), {"source": "x" * 10})()
+
+    def is_compiled(self, entry: str) -> bool:
+        return False
+
+    def stored(self, entry: str) -> bool:
+        return False
+
+    def get(self, entry: str) -> None:
+        if os.getpid() == self.parent:
+            raise RuntimeError("this kernel does not compile")
+        import time
+
+        time.sleep(30)  # the child: still busy when the parent fails
+
+
+@pytest.mark.skipif(not compile_ahead.enabled(), reason="needs fork and two processors")
+def test_a_failing_compile_leaves_no_child_process():
+    modules = [_FakeModule(os.getpid()) for _ in range(compile_ahead.MIN_PARALLEL)]
+    with pytest.raises(RuntimeError, match="does not compile"):
+        compile_ahead.compile_entries([(m, "kernel_c") for m in modules])
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # the child was killed and reaped
