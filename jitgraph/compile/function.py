@@ -177,7 +177,7 @@ class FunctionMaker:
         key = graph_cache.graph_key(fgraph, self._mutable_inputs(), self.mode)
         if key is None:
             return None, fgraph
-        found = graph_cache.load(key)
+        found = graph_cache.load(key, fgraph.inputs)
         if found is None or len(found[0]) != len(fgraph.inputs):
             return key, fgraph
         self.graph_from_cache = True

@@ -30,7 +30,7 @@ import sys
 import time
 from typing import Any, Sequence
 
-FORMAT = 3
+FORMAT = 4  # 4: graph inputs are saved by position, not by value
 
 
 class _Unkeyable(Exception):
@@ -213,10 +213,13 @@ REFERENCES = ("jitgraph.backend_cpu.kernels:entry_reference",)
 
 
 class _Pickler(pickle.Pickler):
-    """Modules, and what :data:`REFERENCES` recognise, are saved by reference."""
+    """Modules, and what :data:`REFERENCES` recognise, are saved by reference; the graph's
+    ``inputs`` by their position (a load binds the compiling function's own variables: a
+    shared variable's value is never written into the cache)."""
 
-    def __init__(self, file: Any) -> None:
+    def __init__(self, file: Any, inputs: Sequence[Any] = ()) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._inputs = {id(var): k for k, var in enumerate(inputs)}
         self._identify = []
         for name in REFERENCES:
             module, _, function = name.partition(":")
@@ -224,6 +227,9 @@ class _Pickler(pickle.Pickler):
                 self._identify.append(getattr(sys.modules[module], function))
 
     def persistent_id(self, obj: Any) -> Any:
+        position = self._inputs.get(id(obj))
+        if position is not None:
+            return ("input", position)
         if type(obj) is type(sys):
             return ("importlib:import_module", (obj.__name__,))
         for identify in self._identify:
@@ -234,9 +240,15 @@ class _Pickler(pickle.Pickler):
 
 
 class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: Any, inputs: Sequence[Any] = ()) -> None:
+        super().__init__(file)
+        self._inputs = list(inputs)
+
     def persistent_load(self, pid: Any) -> Any:
         import importlib
 
+        if pid[0] == "input":
+            return self._inputs[pid[1]]
         restorer, args = pid
         module, _, function = restorer.partition(":")
         if not (module.startswith("jitgraph.") or restorer == "importlib:import_module"):
@@ -244,17 +256,18 @@ class _Unpickler(pickle.Unpickler):
         return getattr(importlib.import_module(module), function)(*args)
 
 
-def _dumps(obj: Any) -> bytes:
+def _dumps(obj: Any, inputs: Sequence[Any] = ()) -> bytes:
     import io
 
     buf = io.BytesIO()
-    _Pickler(buf).dump(obj)
+    _Pickler(buf, inputs).dump(obj)
     return buf.getvalue()
 
 
-def load(key: str) -> tuple[list, list, list, Any] | None:
+def load(key: str, inputs: Sequence[Any]) -> tuple[list, list, list, Any] | None:
     """The rewritten graph's ``(inputs, outputs, node order, linked program or None)`` stored
-    under ``key``, or None."""
+    under ``key``, or None; its inputs are ``inputs`` (the variables of the graph being
+    compiled, which ``key`` describes)."""
     try:
         path = _path(key)
         with open(path, "rb") as f:
@@ -267,10 +280,11 @@ def load(key: str) -> tuple[list, list, list, Any] | None:
     try:
         import io
 
-        fmt, stored_key, inputs, outputs, order, program = _Unpickler(io.BytesIO(data)).load()
+        fmt, stored_key, *rest = _Unpickler(io.BytesIO(data), inputs).load()
         if fmt != FORMAT or stored_key != key:
             raise ValueError("the entry belongs to another graph")
-        return list(inputs), list(outputs), list(order), program
+        stored_inputs, outputs, order, program = rest
+        return list(stored_inputs), list(outputs), list(order), program
     except Exception as exc:  # noqa: BLE001 - a damaged entry is deleted and rebuilt
         _drop(path, exc)
         return None
@@ -291,9 +305,10 @@ def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any], order: Sequen
 
     try:
         try:
-            data = _dumps((FORMAT, key, list(inputs), list(outputs), list(order), program))
+            data = _dumps((FORMAT, key, list(inputs), list(outputs), list(order), program),
+                          inputs)
         except Exception:  # noqa: BLE001 - the program holds something unpicklable
-            data = _dumps((FORMAT, key, list(inputs), list(outputs), list(order), None))
+            data = _dumps((FORMAT, key, list(inputs), list(outputs), list(order), None), inputs)
         path = _path(key)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_atomic(path, data)

@@ -189,6 +189,9 @@ def local_upcast_constant_inputs(fgraph: FunctionGraph, node: Apply) -> list[Var
     for inp in node.inputs:
         if isinstance(inp, Constant) and inp.dtype != dtype:
             value = np.asarray(inp.data)
+            if dt.is_complex(value.dtype.name) and not dt.is_complex(dtype):
+                inputs.append(inp)
+                continue
             with np.errstate(all="ignore"):
                 converted = value.astype(dtype)
             if np.array_equal(converted.astype(value.dtype), value):

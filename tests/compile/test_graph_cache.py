@@ -173,7 +173,7 @@ def test_damaged_entry_is_deleted_and_the_graph_rewritten(graphs_dir, damage):
         from jitgraph.compile import graph_cache
 
         fmt, key, inputs, outputs, order, program = graph_cache._Unpickler(
-            io.BytesIO(data)).load()
+            io.BytesIO(data), list(range(100))).load()  # stand-ins for the graph's inputs
         entry.write_bytes(graph_cache._dumps(
             (fmt, key + "\nsomething else", inputs, outputs, order, program)))
     with pytest.warns(CacheWarning, match="rewritten again"):
@@ -292,3 +292,24 @@ def test_editing_a_user_op_is_not_answered_from_the_cache(tmp_path):
     assert run("[(shapes[0][0], shapes[0][1])]  # wrong") == "(2, 3) False"
     assert run("[(shapes[0][0], shapes[0][1])]  # wrong") == "(2, 3) True"
     assert run("[(shapes[0][1], shapes[0][0])]") == "(3, 2) False"
+
+
+def test_a_cached_graph_holds_the_compiling_functions_own_variables(graphs_dir):
+    """A graph from the cache is bound to the new function's inputs and shared variables: no
+    copy of a shared variable (with the value it had when the entry was written) comes back."""
+    import pickle
+
+    def build(value):
+        w = jitgraph.shared(np.full((2, 3), value), name="W")
+        x = T.dmatrix("x")
+        return jitgraph.function([x], T.dot(x, w.T).sum(), updates=[(w, w * 2)]), w, x
+
+    first, _, _ = build(0.5)
+    second, w, x = build(1.0)
+    assert second.maker.graph_from_cache
+    assert second.maker.fgraph.inputs[1] is w
+    assert second(np.ones((1, 3))) == 6.0 and w.get_value()[0, 0] == 2.0
+    again = pickle.loads(pickle.dumps(second))
+    values = [v.get_value()[0, 0] for v in again.maker.fgraph.inputs if hasattr(v, "get_value")]
+    assert values == [2.0]  # the function's own W, not the cache's copy of the first one's
+    assert again(np.ones((1, 3))) == 12.0
