@@ -176,8 +176,8 @@ def local_reduce_dimshuffle(fgraph: FunctionGraph, node: Apply) -> list[Variable
 def local_upcast_constant_inputs(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """Constants of an elementwise node that computes in its output dtype (every input cast to
     it: ``add``, ``mul``, ``maximum``, ...) stored in that dtype: ``5 * x`` with a float64 ``x``
-    holds ``5.0``, as Theano 1.0's FAST_RUN graphs print. The kernel computes the same numbers
-    (the conversion is exact; a constant it would change is left alone)."""
+    holds ``5.0``, as Theano 1.0's FAST_RUN graphs print. The kernel computes the same numbers:
+    the node converted the constant to that dtype anyway."""
     from jitgraph.graph.basic import Constant
     from jitgraph.tensor.conversion import constant
 
@@ -190,15 +190,13 @@ def local_upcast_constant_inputs(fgraph: FunctionGraph, node: Apply) -> list[Var
         if isinstance(inp, Constant) and inp.dtype != dtype:
             value = np.asarray(inp.data)
             if dt.is_complex(value.dtype.name) and not dt.is_complex(dtype):
-                inputs.append(inp)
+                inputs.append(inp)  # not converted by this node either: left as it is
                 continue
             with np.errstate(all="ignore"):
-                converted = value.astype(dtype)
-            if np.array_equal(converted.astype(value.dtype), value):
-                inp = constant(converted, name=inp.name)
-                if inp.broadcastable != node.inputs[len(inputs)].broadcastable:
-                    return None
-                changed = True
+                inp = constant(value.astype(dtype), name=inp.name)
+            if inp.broadcastable != node.inputs[len(inputs)].broadcastable:
+                return None
+            changed = True
         inputs.append(inp)
     if not changed:
         return None
