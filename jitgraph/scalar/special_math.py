@@ -557,6 +557,16 @@ def bessel_i_nonnegative_x(v, x):
     return bessel_i_series(v, x)
 
 
+def reflection_sign(v):
+    """F_v(-x) = sign * F_v(x) for the Bessel functions of order v: 1 for even integer orders,
+    -1 for odd ones, NaN for other orders (the function is complex there)."""
+    if is_integer(v) == 0.0:
+        return math.nan
+    if is_odd_integer(v) == 1.0:
+        return -1.0
+    return 1.0
+
+
 def iv(v, x):
     """Modified Bessel function of the first kind of real order (SciPy's ``iv``)."""
     if math.isnan(v):
@@ -568,11 +578,7 @@ def iv(v, x):
     if math.isinf(v):
         return 0.0
     if x < 0.0:
-        if is_integer(v) == 0.0:
-            return math.nan
-        if is_odd_integer(v) == 1.0:
-            return -bessel_i_nonnegative_x(v, -x)
-        return bessel_i_nonnegative_x(v, -x)
+        return reflection_sign(v) * bessel_i_nonnegative_x(v, -x)
     return bessel_i_nonnegative_x(v, x)
 
 
@@ -740,11 +746,7 @@ def jv(v, x):
             return math.nan
         return 0.0
     if x < 0.0:
-        if is_integer(v) == 0.0:
-            return math.nan
-        if is_odd_integer(v) == 1.0:
-            return -bessel_j_nonnegative_x(v, -x)
-        return bessel_j_nonnegative_x(v, -x)
+        return reflection_sign(v) * bessel_j_nonnegative_x(v, -x)
     return bessel_j_nonnegative_x(v, x)
 
 
