@@ -279,17 +279,23 @@ class LoopWriter:
 
     def _prepare_source(self, arrays: list[str]) -> str:
         plan = self.plan
-        lines = [f"def prepare(n_steps, {', '.join(arrays)}):" if arrays else
-                 "def prepare(n_steps):"]
+        lines = [f"def prepare(n_steps, memo, {', '.join(arrays)}):" if arrays else
+                 "def prepare(n_steps, memo):"]
         for a, b, what in plan.checks:
             lines += [f"    if {a} != {b}:",
                       f"        raise ValueError({what!r} + ': %d != %d' % ({a}, {b}))"]
+        # scratch arrays never leave the kernel: kept in ``memo`` for calls of the same shapes
+        dims = [d for _, shape, _ in plan.scratch for d in shape]
         scratch = [f"np.empty(({', '.join(shape)},), {_np_dtype(dtype)})"
                    for _, shape, dtype in plan.scratch]
+        lines += [f"    key = ({''.join(d + ', ' for d in dims)})",
+                  "    if memo[0] != key:",
+                  f"        memo[1] = [{', '.join(scratch)}]",
+                  "        memo[0] = key"]
         nits = [f"np.empty((n_steps, {', '.join(shape)}), {_np_dtype(dtype)})"
                 for shape, dtype in plan.nit]
         work = " + ".join(f"({w})" for w in plan.work) or "0"
-        lines.append(f"    return [{', '.join(scratch)}], [{', '.join(nits)}], {work}")
+        lines.append(f"    return memo[1], [{', '.join(nits)}], {work}")
         return "\n".join(lines) + "\n"
 
     def _arg_types(self, layout: str) -> list[str]:

@@ -51,8 +51,9 @@ class LoopPlan:
     prepare_source: str = ""
 
     def prepare_function(self) -> Callable:
-        """``prepare(n_steps, *arrays) -> (scratch, nit buffers, multiply-adds per step)``,
-        compiled from source."""
+        """``prepare(n_steps, memo, *arrays) -> (scratch, nit buffers, multiply-adds per
+        step)``, compiled from source; ``memo`` (a list ``[shapes, arrays, ...]``) keeps the
+        scratch arrays between calls of the same shapes."""
         ns: dict[str, Any] = {"np": np}
         exec(compile(self.prepare_source, "<scan loop prepare>", "exec"), ns)
         return ns["prepare"]
@@ -81,7 +82,10 @@ class NativeLoop:
         for v in inputs[layout(op).non_seqs]:
             arrays.append(v.reshape(1) if v.ndim == 0 else v)
         arrays += plan.consts
-        scratch, nits, work = self.prepare(n_steps, *arrays)
+        memo = self.__dict__.get("_memo")
+        if memo is None:  # (scratch shapes, scratch arrays), done[0] = steps run
+            memo = self.__dict__["_memo"] = [None, [], np.zeros(1, dtype=np.int64)]
+        scratch, nits, work = self.prepare(n_steps, memo, *arrays)
         if work > BLAS_WORK:  # big products: BLAS, called once per step, is faster
             run_scan(op, inputs, output_storage, self.mode, profile)
             return
@@ -94,7 +98,7 @@ class NativeLoop:
         if kernel is False:  # the loop does not compile
             run_scan(op, inputs, output_storage, self.mode, profile)
             return
-        done = np.zeros(1, dtype=np.int64)
+        done = memo[2]
         t0 = time.perf_counter() if profile is not None else 0.0
         try:
             kernel(n_steps, done, *arrays, *scratch, *nits)
@@ -125,7 +129,8 @@ class NativeLoop:
         return fn
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k not in ("_prepare", "_kernels")}
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("_prepare", "_kernels", "_memo")}
 
 
 def native_loop(op: Scan, node: Any, options: Any, mode: Any = None

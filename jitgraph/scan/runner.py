@@ -283,6 +283,9 @@ class RecBuffer:
         m = min(self.keep, total)
         if not self.ring:
             return self.buf[total - m:total]
+        start = (total - m) % self.size
+        if start + m <= self.size:  # the entries kept do not wrap around: a view
+            return self.buf[start:start + m]
         return self.buf[[p % self.size for p in range(total - m, total)]]
 
 
