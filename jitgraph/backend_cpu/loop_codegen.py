@@ -2,7 +2,8 @@
 
 The inner graph (as rewritten for compilation) is written out node by node as explicit loops
 inside ``for t in range(n_steps)``: elementwise nodes as loop nests over their output with the
-scalar program of :mod:`.elemwise_codegen` in the body, the BLAS-like products (``Gemv``,
+scalar program of :mod:`.elemwise_codegen` in the body (transcendentals through the vecmath
+block functions, as the elementwise kernels compute them), the BLAS-like products (``Gemv``,
 ``Gemm``, ``Ger``, ``Dot``, ``Dot22``), sums and max/min reductions, ``Softmax`` as loops, and
 ``DimShuffle``, ``Unbroadcast`` and basic indexing by index mapping (no copy). Sequence slices
 and taps are read in place from the outer arrays; each step's results are copied into the
@@ -11,8 +12,9 @@ the step run once, before the loop.
 
 The kernel stays inside the subset the direct compiler translates (no allocation, no array
 views, no tuples): every intermediate array is a *scratch* argument. A small Python function
-generated alongside (``prepare``) checks the shapes once per call and allocates the scratch and
-nit-sot arrays; shapes are therefore required to follow from the input shapes. The kernel takes
+generated alongside (``prepare``) checks the shapes once per call and allocates the scratch
+arrays (kept for the next call of the same shapes) and the nit-sot arrays; shapes are
+therefore required to follow from the input shapes. The kernel takes
 ``(n_steps, done, sequences, buffers, non-sequences, constants, scratch, nit-sot buffers)``
 (0-d non-sequences as length-1 arrays) and stores the number of steps run in ``done[0]``. Any
 node without loop code, or a shape that depends on values, raises

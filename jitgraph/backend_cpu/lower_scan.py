@@ -1,11 +1,14 @@
 """Lowering of ``Scan``: the whole loop as one native function when the inner graph allows it.
 
-At link time the inner graph is compiled (by the op's mode) and, when every node of its
+At link time the inner graph is rewritten (by the op's mode) and, when every node of its
 rewritten form has loop code (:mod:`.loop_codegen`), the loop is generated as one kernel: no
-Python runs between steps, buffers are allocated once per call, taps are read in place. Such a
-node is a ``Numba`` thunk for the profiler. Otherwise (a node without loop code, shared states,
-shapes that depend on values) the node runs :func:`jitgraph.scan.runner.run_scan`, the inner
-program once per step (a ``Py`` thunk). ``JITGRAPH_NATIVE_SCAN=0`` always does the latter.
+Python runs between steps, buffers are allocated once per call, taps are read in place. The
+kernel has two entries, for C-contiguous outer arrays and for any strides; the one the calls
+will most likely use is compiled with the program's other kernels, the other when a call
+first needs it. Such a node is a ``Numba`` thunk for the profiler. Otherwise (a node without
+loop code, shared states, shapes that depend on values) the node runs
+:func:`jitgraph.scan.runner.run_scan`, the inner program once per step (a ``Py`` thunk),
+which is linked only then. ``JITGRAPH_NATIVE_SCAN=0`` always does the latter.
 
 A native loop that fails (a shape mismatch, an index out of range) runs again step by step, so
 that the error names the inner node and the step, as the step-by-step loop reports it. A call
