@@ -96,7 +96,11 @@ class KernelModule:
             from jitgraph.cache.keys import make_key
             from jitgraph.cache.modules import CachedModule
 
-            self._cached = CachedModule(make_key(ks.key), ks.source,
+            # The source's digest is part of the key: a kernel structure whose helpers or
+            # templates changed (a jitgraph upgrade) gets an entry of its own instead of
+            # colliding with the old one.
+            source_digest = hashlib.sha256(ks.source.encode("utf-8")).hexdigest()[:20]
+            self._cached = CachedModule(make_key(ks.key, source=source_digest), ks.source,
                                         {"kind": "numba-cpu", "ops": ks.description})
         self._compiled: dict[str, Any] = {}
         self._lock = threading.Lock()

@@ -265,3 +265,28 @@ def test_cli_commands_see_the_rewritten_graphs(tmp_path):
     assert list((root / "graphs").glob("g*.pkl"))
     cli(tmp_path, "clear")
     assert not (root / "graphs").exists()
+
+
+def test_a_kernel_whose_generated_source_changed_gets_its_own_entry(tmp_path, monkeypatch):
+    """Same kernel structure, different generated source (a jitgraph upgrade changed a helper):
+    a new entry, no collision warning, and the old entry is kept for the old version."""
+    import warnings
+
+    from jitgraph.backend_cpu import kernels
+    from jitgraph.backend_cpu.options import CodegenOptions
+    from jitgraph.config import paths
+
+    monkeypatch.setattr(paths, "ensure_compiledir", lambda cfg=None: str(tmp_path))
+    source = ("import numpy as np\n"
+              "from numba import types as _nt\n"
+              "SIG = _nt.float64(_nt.float64)\n"
+              "def f(x):\n    return x * {factor}\n")
+    key = ("test-kernel", "source changes, key does not")
+    made = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a collision would warn (CacheWarning)
+        for factor in (2.0, 3.0):
+            ks = kernels.KernelSource(key, source.format(factor=factor), ("f",),
+                                      CodegenOptions())
+            made.append(kernels.KernelModule(ks))
+    assert len({str(m._cached.key) for m in made}) == 2
