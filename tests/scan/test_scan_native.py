@@ -212,3 +212,18 @@ def test_contiguous_and_strided_arrays_pick_their_entry():
     b = f(Xv[::-1].copy()[::-1], Wv.T.copy().T, hv)  # same values, reversed / transposed
     assert set(loop._kernels) == {"loop_c", "loop"}
     np.testing.assert_array_equal(a, b)
+
+
+def test_the_step_program_is_linked_only_when_a_call_runs_step_by_step(monkeypatch):
+    X, W, h0 = T.dmatrix("X"), T.dmatrix("W"), T.dvector("h0")
+    hs, _ = scan(lambda x, h, W: T.tanh(T.dot(W, h) + x) * 0.75, sequences=X,
+                 outputs_info=h0, non_sequences=W)
+    f = compiled([X, W, h0], hs)
+    (loop,) = _native_loops(f)
+    assert not loop.op.inner.__dict__.get("_compiled")  # only rewritten so far
+    args = RNG.normal(size=(4, 3)), RNG.normal(size=(3, 3)), RNG.normal(size=3)
+    want = f(*args)
+    assert not loop.op.inner.__dict__.get("_compiled")
+    monkeypatch.setattr(lower_scan, "BLAS_WORK", 0)  # now the products are "large"
+    np.testing.assert_allclose(f(*args), want, rtol=1e-12)
+    assert loop.op.inner.__dict__.get("_compiled")
