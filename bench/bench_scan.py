@@ -18,7 +18,9 @@
    module it imports, the standard library's too); ``cold_pyc`` is a cold compiledir with
    that bytecode cache filled, as an installed package (pip writes the .pyc files) runs.
 
-Every number is best-of-N wall-clock time on float64. Results are printed and written to
+Every number is best-of-N wall-clock time on float64; the RNN's calls (tens of milliseconds)
+are interleaved, one call of each system per round, so that a load coming and going on a
+shared machine weighs on every system alike. Results are printed and written to
 ``bench/results/scan-<timestamp>.json``. The 1-minute load average is printed before and after:
 on a busy machine the numbers are not comparable.
 """
@@ -259,6 +261,21 @@ def compile_times(repeat: int) -> dict:
 
 # ---------------------------------------------------------------------------------------------
 
+def interleaved_best_ms(runs: dict[str, Callable], repeat: int) -> dict[str, float]:
+    """Best wall time of each callable in ms over ``repeat`` rounds of one call each (after a
+    warm-up call each): on a shared machine a load that comes and goes weighs on every system
+    alike instead of on whichever was being timed."""
+    best = {name: float("inf") for name in runs}
+    for fn in runs.values():
+        fn()
+    for _ in range(repeat):
+        for name, fn in runs.items():
+            t0 = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return {name: t * 1e3 for name, t in best.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
@@ -284,13 +301,11 @@ def main() -> None:
     d = rnn_data(steps, batch, hidden)
     print(f"\n[2] RNN {hidden} hidden, {steps} steps, batch {batch}: forward + gradient, ms")
     report["rnn"] = {}
-    timed = {}
-    for name in systems:
-        if name not in RNN:
-            continue
-        compile_s, run = RNN[name](d)
-        timed[name] = best_ms(run, repeat)
+    built = {name: RNN[name](d) for name in systems if name in RNN}
+    timed = interleaved_best_ms({name: run for name, (_, run) in built.items()}, repeat)
+    for name, (compile_s, _) in built.items():
         report["rnn"][name] = {"ms": timed[name], "compile_s": compile_s}
+    del built
     for name, ms in timed.items():
         ratio = ms / timed["numpy"] if "numpy" in timed else float("nan")
         report["rnn"][name]["vs_numpy"] = ratio
