@@ -262,16 +262,19 @@ def compile_times(repeat: int) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 def interleaved_best_ms(runs: dict[str, Callable], repeat: int) -> dict[str, float]:
-    """Best wall time of each callable in ms over ``repeat`` rounds of one call each (after a
-    warm-up call each): on a shared machine a load that comes and goes weighs on every system
-    alike instead of on whichever was being timed."""
+    """Best wall time of each callable in ms over ``repeat`` rounds of one call each, in a
+    rotating order (after a warm-up call each): on a shared machine a load that comes and
+    goes weighs on every system alike instead of on whichever was being timed."""
     best = {name: float("inf") for name in runs}
     for fn in runs.values():
         fn()
-    for _ in range(repeat):
-        for name, fn in runs.items():
+    names = list(runs)
+    for r in range(repeat):
+        # the order rotates: no system always runs right after the same other one (JAX's
+        # thread pool, still spinning after its call, slows whatever BLAS call comes next)
+        for name in names[r % len(names):] + names[:r % len(names)]:
             t0 = time.perf_counter()
-            fn()
+            runs[name]()
             best[name] = min(best[name], time.perf_counter() - t0)
     return {name: t * 1e3 for name, t in best.items()}
 
