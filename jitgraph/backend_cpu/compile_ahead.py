@@ -97,6 +97,9 @@ def compile_entries(pairs: list[tuple[Any, str]]) -> None:
         if (id(module), entry) not in seen and not module.is_compiled(entry):
             seen.add((id(module), entry))
             todo.append((module, entry))
+    # Light kernels first (by the size of their module's source): the child takes the heavy
+    # ones from the end, so the two meet on a light one and neither waits long for the other.
+    todo.sort(key=lambda pair: len(pair[0].source.source))
     to_build = [(m, e) for m, e in todo if m.stored(e) is False]
     child = (_fork(to_build) if len(to_build) >= MIN_PARALLEL and enabled() and _alone()
              else None)
