@@ -5,8 +5,9 @@ Turn it on with the ``profile`` flag, ``function(..., profile=True)`` or
 one and times each (``profiling.time_thunks``; without it only whole calls are timed). Read it
 with ``f.profile.summary()`` (returns the text) or ``f.profile.print_summary()``; every profile
 created with ``atexit_print=True`` (the default) is also written at exit to
-``profiling.destination`` (``stderr``, ``stdout`` or a file name), functions never called being
-skipped.
+``profiling.destination`` (``stderr``, ``stdout`` or a file name) while the ``profile`` flag is
+on (as Theano 1.0: ``profile=True`` alone only keeps ``f.profile``), functions never called
+being skipped.
 
 The summary has, in order: the call times (``Function.__call__``, the program, the thunks) and
 the compile time (graph building, rewriting with its validation, linking/code generation, and
@@ -519,8 +520,17 @@ def _register(stats: ProfileStats) -> None:
     global _ATEXIT_INSTALLED
     _REGISTERED.append(stats)
     if not _ATEXIT_INSTALLED:
-        atexit.register(print_registered_profiles)
+        atexit.register(_print_at_exit)
         _ATEXIT_INSTALLED = True
+
+
+def _print_at_exit() -> None:
+    """The exit printer: as Theano 1.0, profiles are written at exit only while the ``profile``
+    flag is on; ``function(..., profile=True)`` alone keeps its profile for ``f.profile``."""
+    from jitgraph.config import config
+
+    if config.profile:
+        print_registered_profiles()
 
 
 def merged(profiles: Sequence[ProfileStats], message: str) -> ProfileStats:
