@@ -3,12 +3,15 @@
 ``MethodNotDefined`` is what an op raises from an optional method it does not implement,
 ``hashtype`` hashes an object by its class (for ops without parameters), ``key_to_cmp`` turns a
 sort key into a three-way comparison function, and ``object2`` is the old common base class
-(kept so that ``class MyThing(object2)`` still works).
+(kept so that ``class MyThing(object2)`` still works). ``hash_from_code``/``hash_from_file`` are
+Theano's content hashes, ``flatten``, ``uniq``, ``difference`` and ``remove`` its small list
+helpers.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import hashlib
+from typing import Any, Callable, Iterable
 
 
 class MethodNotDefined(Exception):
@@ -42,3 +45,50 @@ class object2:
 
     def __ne__(self, other: Any) -> bool:
         return not self == other
+
+
+def hash_from_code(msg: str | bytes | Any) -> str:
+    """``'m'`` + the SHA-256 hex digest of ``msg`` (a str is hashed as UTF-8; bytes, and any
+    C-contiguous buffer such as an ndarray, as their bytes). The leading letter makes the hash a
+    valid module name."""
+    if isinstance(msg, str):
+        msg = msg.encode("utf-8")
+    try:
+        digest = hashlib.sha256(msg).hexdigest()
+    except BufferError as exc:  # a strided view: hashing its buffer would read other bytes
+        raise ValueError(f"hash_from_code: {type(msg).__name__} is not C-contiguous; pass "
+                         "numpy.ascontiguousarray(value) (or use hash_from_ndarray)") from exc
+    return "m" + digest
+
+
+def hash_from_file(path: str) -> str:
+    """:func:`hash_from_code` of the bytes of the file ``path``."""
+    with open(path, "rb") as f:
+        return hash_from_code(f.read())
+
+
+def flatten(value: Any) -> list:
+    """The leaves of nested lists and tuples, in order (a non-sequence gives ``[value]``)."""
+    if not isinstance(value, (list, tuple)):
+        return [value]
+    return [leaf for item in value for leaf in flatten(item)]
+
+
+def uniq(seq: Iterable[Any]) -> list:
+    """The items of ``seq`` without repeats, in their first order."""
+    seen: list = []
+    for item in seq:
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
+def difference(seq1: Iterable[Any], seq2: Iterable[Any]) -> list:
+    """The items of ``seq1`` that are not in ``seq2``, in order."""
+    seq2 = list(seq2)
+    return [item for item in seq1 if item not in seq2]
+
+
+def remove(predicate: Callable[[Any], bool], seq: Iterable[Any]) -> list:
+    """The items of ``seq`` for which ``predicate`` is false."""
+    return [item for item in seq if not predicate(item)]

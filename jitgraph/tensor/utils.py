@@ -12,25 +12,13 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
+from jitgraph.graph.utils import hash_from_code
+
 if TYPE_CHECKING:
     from jitgraph.graph.basic import Variable
     from jitgraph.graph.fg import FunctionGraph
 
 __all__ = ["hash_from_code", "hash_from_ndarray", "shape_of_variables"]
-
-
-def hash_from_code(msg: str | bytes | Any) -> str:
-    """``'m'`` + the SHA-256 hex digest of ``msg`` (a str is hashed as UTF-8; bytes, and any
-    C-contiguous buffer such as an ndarray, as their bytes). The leading letter makes the hash a
-    valid module name."""
-    if isinstance(msg, str):
-        msg = msg.encode("utf-8")
-    try:
-        digest = hashlib.sha256(msg).hexdigest()
-    except BufferError as exc:  # a strided view: hashing its buffer would read other bytes
-        raise ValueError(f"hash_from_code: {type(msg).__name__} is not C-contiguous; pass "
-                         "numpy.ascontiguousarray(value) (or use hash_from_ndarray)") from exc
-    return "m" + digest
 
 
 def hash_from_ndarray(data: np.ndarray | np.generic) -> str:
