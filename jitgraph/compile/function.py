@@ -112,7 +112,9 @@ class FunctionMaker:
         self.name = name
         self.allow_input_downcast = allow_input_downcast
         self.inputs = [i if isinstance(i, SymbolicInput) else In(i) for i in inputs]
-        self.unpack_single, out_specs = _normalize_outputs(outputs)
+        #: the keys of ``outputs`` given as a dict (sorted): calls then return a dict
+        self.output_keys, listed = _output_keys(outputs)
+        self.unpack_single, out_specs = _normalize_outputs(listed)
         self.outputs = out_specs
         self.profile = profile
         self._original = (list(inputs), outputs, updates, givens, no_default_updates)
@@ -302,9 +304,19 @@ class FunctionMaker:
     def create(self) -> "Function":
         return Function(self)
 
-    @property
-    def output_keys(self) -> list:
-        return [o.variable for o in self.outputs]
+
+def _output_keys(outputs: Any) -> tuple[list[str] | None, Any]:
+    """For outputs given as a dict of name -> variable (Theano 1.0): the names, sorted, and
+    the variables in that order; other outputs are returned as they are, with no keys."""
+    if not isinstance(outputs, dict):
+        return None, outputs
+    keys = list(outputs)
+    for key in keys:
+        if not isinstance(key, str):
+            raise TypeError(f"function outputs given as a dict need string keys (the names of "
+                            f"the outputs), got {key!r} ({type(key).__name__})")
+    keys.sort()
+    return keys, [outputs[k] for k in keys]
 
 
 def _normalize_outputs(outputs: Any) -> tuple[bool, list[Out]]:

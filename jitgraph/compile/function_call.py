@@ -135,6 +135,8 @@ class Function:
             cell[0] = None
         if profile is not None:
             profile.record_call(t2 - t1, time.perf_counter() - t0)
+        if self.maker.output_keys is not None:
+            return dict(zip(self.maker.output_keys, outputs))
         if self.maker.unpack_single:
             return outputs[0]
         return outputs
