@@ -35,3 +35,9 @@ def test_using_gpuarray_raises_saying_how():
         dnn.dnn_conv("img", "kern")
     with pytest.raises(AttributeError, match="pygpu GPU back end"):
         gpuarray.GpuArrayType
+
+
+def test_removed_downsample_module_names_its_replacement():
+    sys.modules.pop("jitgraph.tensor.signal.downsample", None)
+    with pytest.raises(ImportError, match="pool_2d"):
+        importlib.import_module("jitgraph.tensor.signal.downsample")
