@@ -49,14 +49,10 @@ def normalize_dtype(dtype: Any) -> str:
 
 
 def upcast(*dtypes: str) -> str:
-    """The dtype NumPy gives when combining ``dtypes``, keeping float32 under floatX=float32."""
-    result = np.result_type(*[np.dtype(d) for d in dtypes]).name
-    fx = floatx()
-    if result == "float64" and "float64" not in dtypes and fx in ("float32", "float16"):
-        return fx
-    if result == "float32" and "float32" not in dtypes and fx == "float16":
-        return "float16"
-    return result
+    """The dtype NumPy gives when combining ``dtypes`` -- also under floatX=float32, as Theano
+    1.0.5 does: int32 + float32 is float64 (Python float literals are what floatX keeps in
+    float32: they become float32 constants, see ``autocast_float``)."""
+    return np.result_type(*[np.dtype(d) for d in dtypes]).name
 
 
 def upgrade_to_float(dtype: str) -> str:

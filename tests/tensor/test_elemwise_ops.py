@@ -145,10 +145,13 @@ def test_python_constants_follow_custom_cast_policy():
     assert (T.lvector() > 0).dtype == "bool"
 
 
-def test_floatx_float32_keeps_float32():
+def test_floatx_float32_keeps_float32_literals():
+    # Theano 1.0.5 under floatX=float32: Python float literals become float32 constants, but
+    # an int64 (or int32) tensor with a float32 one upcasts to float64, as NumPy does
     with jitgraph.config.change_flags(floatX="float32"):
         assert (T.fvector() * 0.1).dtype == "float32"
-        assert (T.fvector() + T.lvector()).dtype == "float32"
+        assert (T.fvector() + T.lvector()).dtype == "float64"
+        assert (T.fvector() + T.bvector()).dtype == "float32"
         assert T.vector().dtype == "float32"
 
 
