@@ -192,14 +192,12 @@ class FunctionMaker:
         update replaces may be overwritten by in-place ops."""
         from jitgraph.compile.rewriting import protect_inputs
 
-        mutable = [fgraph.inputs[k] for k in self._mutable_inputs()]
+        mutable = {fgraph.inputs[k] for k in self._mutable_inputs()}
         # An in-place op the user put in the graph (accept_inplace=True) overwrites its input
         # as Theano lets it, even an input not marked mutable.
-        inputs = set(fgraph.inputs)
-        mutable += [node.inputs[i] for node in fgraph.apply_nodes
-                    for destroyed in node.op.destroy_map.values() for i in destroyed
-                    if node.inputs[i] in inputs and node.inputs[i] not in mutable]
-        protect_inputs(fgraph, mutable)
+        destroyed = {node.inputs[i] for node in fgraph.apply_nodes
+                     for positions in node.op.destroy_map.values() for i in positions}
+        protect_inputs(fgraph, mutable | (destroyed & set(fgraph.inputs)))
 
     def _computations(self, explicit: list, updates: Any, givens: Any,
                       no_default_updates: Any) -> list[Variable]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.canonicalize import (local_collect_constants, local_dimshuffle_merge,
                                            local_int_div_one, local_maximum_of_nonnegative,
@@ -34,6 +34,8 @@ from jitgraph.rewrite.phases import register_specialize
 from jitgraph.rewrite.tensor_utils import (broadcast_like, const_like_var, elemwise,
                                            get_constant, scalar_constant, scalar_op_name)
 from jitgraph.tensor import dtypes as dt
+from jitgraph.tensor.composite import Composite
+from jitgraph.tensor.conversion import constant
 from jitgraph.tensor.elemwise import DimShuffle, Elemwise, dimshuffle
 from jitgraph.tensor.math import cast
 from jitgraph.tensor.reduction import CAReduce
@@ -174,31 +176,27 @@ def local_reduce_dimshuffle(fgraph: FunctionGraph, node: Apply) -> list[Variable
 @register_specialize
 @node_rewriter([Elemwise])
 def local_upcast_constant_inputs(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
-    """Constants of an elementwise node that computes in its output dtype (every input cast to
-    it: ``add``, ``mul``, ``maximum``, ...) stored in that dtype: ``5 * x`` with a float64 ``x``
-    holds ``5.0``, as Theano 1.0's FAST_RUN graphs print. The kernel computes the same numbers:
-    the node converted the constant to that dtype anyway."""
-    from jitgraph.graph.basic import Constant
-    from jitgraph.tensor.conversion import constant
-
-    op = node.op
-    if op.scalar_op.cast_inputs != "all" or op.inplace_pattern:
+    """Constants of an elementwise node that computes in its output dtype (a table row that
+    casts every input to it: ``add``, ``mul``, ``maximum``, ...) stored in that dtype: ``5 * x``
+    with a float64 ``x`` holds ``5.0``, as Theano 1.0's FAST_RUN graphs print. The kernel
+    computes the same numbers: the node converted the constant to that dtype anyway. (A fused
+    Composite does not cast its inputs: its inner graph fixes their dtypes.)"""
+    sop = node.op.scalar_op
+    if sop.cast_inputs != "all" or isinstance(sop, Composite) or node.op.inplace_pattern:
         return None
     dtype = node.outputs[0].dtype
-    inputs, changed = [], False
-    for inp in node.inputs:
-        if isinstance(inp, Constant) and inp.dtype != dtype:
-            value = np.asarray(inp.data)
-            if dt.is_complex(value.dtype.name) and not dt.is_complex(dtype):
-                inputs.append(inp)  # not converted by this node either: left as it is
-                continue
-            with np.errstate(all="ignore"):
-                inp = constant(value.astype(dtype), name=inp.name)
-            if inp.broadcastable != node.inputs[len(inputs)].broadcastable:
-                return None
-            changed = True
-        inputs.append(inp)
-    if not changed:
+    inputs = [_in_dtype(inp, dtype) if isinstance(inp, Constant) else inp
+              for inp in node.inputs]
+    if all(new is old for new, old in zip(inputs, node.inputs)) or \
+            any(new.broadcastable != old.broadcastable for new, old in zip(inputs, node.inputs)):
         return None
-    new = op(*inputs)
+    new = node.op(*inputs)
     return [new] if new.type == node.outputs[0].type else None
+
+
+def _in_dtype(const: Constant, dtype: str) -> Variable:
+    """``const`` stored as ``dtype`` (itself when it already is)."""
+    if const.dtype == dtype:
+        return const
+    with np.errstate(all="ignore"):
+        return constant(np.asarray(const.data).astype(dtype), name=const.name)

@@ -174,3 +174,20 @@ def test_constants_are_stored_in_the_dtype_the_node_computes_in():
     np.testing.assert_array_equal(out[2], [0.0, 2.0])
     fast_compile = jitgraph.function([x], 5 * x, mode="FAST_COMPILE")
     assert "of 5}" in " ".join(str(n) for n in fast_compile.maker.fgraph.toposort())
+
+
+def test_constants_of_a_fused_composite_keep_their_dtypes():
+    # a Composite's inner graph fixes its inputs' dtypes (int_div of int64 here): the
+    # constant-upcast rewrite must leave them alone when it meets an already fused node
+    x = T.lvector("x")
+    fused = jitgraph.function([x], (T.switch(x > 0, x // 2, x * 3) + 1) * 1.5).maker.fgraph
+    (node,) = fused.toposort()
+    out = node.op(*node.inputs)
+    again = rewrite_graph(out, "fast_run")
+    def const_dtypes(outputs):
+        return sorted(str(c.dtype) for n in nodes(outputs) for c in n.inputs
+                      if isinstance(c, Constant))
+
+    assert const_dtypes(again) == const_dtypes(out)  # the integer constants stay integers
+    assert "int64" in const_dtypes(out)
+    check_values(fused.inputs, [out, again], [np.array([5, -3, 0])], rtol=0)
