@@ -12,7 +12,9 @@ the new word overwrites the oldest, so which row holds ``x[n-1]``, ``x[n-2]``, `
 rotates with the round modulo 3 (three copies of the loop); the state is written back in its
 order at the end. The arithmetic is shift-and-add only (the multiplications modulo ``m1`` and
 ``m2`` reduce to shifts, masks and a multiplication by 21069, since ``2**31 = 1 mod m1`` and
-``2**31 = 21069 mod m2``), in uint32, so LLVM vectorises it. The integer output ``z`` in
+``2**31 = 21069 mod m2``), in 32 bits, so LLVM vectorises it; the order of its sums and
+reductions and its arithmetic shifts are those of Theano's C code, which matters for the
+out-of-range states of negative seeds. The integer output ``z`` in
 [1, m1] becomes ``z * 2**-31`` (float64) or ``float32(z) * NORM32`` (float32), the numbers of
 :mod:`jitgraph.random.mrg31k3p` bit for bit. Arrays are indexed by ``np.uint64`` indices: a
 signed index may count from the end, and that test kept LLVM from vectorising the loop (the
@@ -58,43 +60,59 @@ def _reduce(var: str, modulus: str) -> str:
 _ROWS_AFTER = ((0, 1, 2, 3, 4, 5), (2, 0, 1, 5, 3, 4), (1, 2, 0, 4, 5, 3))
 
 
+def _sar(expr: str, k: int) -> str:
+    """The int32 word ``expr`` (held in a uint32) shifted right arithmetically by ``k``: a
+    negative word (a state Theano reaches from a negative seed) keeps its sign bits, as in
+    Theano's C code. Numba widens the signed shift to 64 bits; the truncation back to uint32
+    lets LLVM narrow it again (as fast as the logical shift; a logical shift corrected by the
+    sign bit was about 10% slower at 10**7 float32 samples)."""
+    return _u(f"np.int32({expr}) >> S{k}")
+
+
 def _step_lines(w: _Writer, d: int, phase: int) -> None:
     """One MRG31k3p step of stream ``j`` after ``phase`` (mod 3) steps, leaving ``z``.
 
     ``x1`` uses ``x1[n-2]`` and ``x1[n-3]``, ``x2`` uses ``x2[n-1]`` and ``x2[n-3]``; each new
-    word goes to the row of its component's ``n-3`` word. Residues are below 2**31, so the sum
-    of two fits in 32 unsigned bits. ``M1``, ``M2`` and ``K*`` are uint32 constants bound at the
-    top of the kernel."""
+    word goes to the row of its component's ``n-3`` word. The words are int32 held in uint32:
+    the sums wrap, and a reduction ``y >= m`` in uint32 is the test ``y < 0 or y >= m`` of the
+    int32 word. For states in range every sum is a sum of residues and the step is exact; for
+    the negative words of a negative seed, the order of the sums and reductions and the
+    arithmetic shifts are those of Theano's C code, whose numbers they then reproduce (see
+    :mod:`jitgraph.random.mrg31k3p`). ``M1``, ``M2``, ``K*`` (uint32) and ``S*`` (int32) are
+    constants bound at the top of the kernel."""
     r = _ROWS_AFTER[phase]
     w(d, f"b = sc[{r[1]}, i]")
     w(d, f"c = sc[{r[2]}, i]")
-    # 2**22 * b mod m1: b = hi * 2**9 + lo and 2**31 = 1 (mod m1)
-    w(d, "t = " + _u(f"{_u('(b & K511) << K22')} + {_u('b >> K9')}"))
-    # 129 * c = 2**7 * c + c (mod m1)
-    w(d, "v = " + _u(f"{_u('(c & K16777215) << K7')} + {_u('c >> K24')}"))
-    w(d, "v = " + _u("v + c"))
-    w(d, _reduce("v", "M1"))
+    # 2**22 * b + 129 * c mod m1: b = hi * 2**9 + lo, c = hi * 2**24 + lo, 2**31 = 1 (mod m1)
+    w(d, "t = " + _u(f"{_u('(b & K511) << K22')} + {_sar('b', 9)}"))
+    w(d, "v = " + _u(f"{_u('(c & K16777215) << K7')} + {_sar('c', 24)}"))
     w(d, "y1 = " + _u("t + v"))
+    w(d, _reduce("y1", "M1"))
+    w(d, "y1 = " + _u("y1 + c"))
     w(d, _reduce("y1", "M1"))
     w(d, f"e = sc[{r[3]}, i]")
     w(d, f"f = sc[{r[5]}, i]")
     # 2**15 * e mod m2: e = hi * 2**16 + lo and 2**31 = 21069 (mod m2)
     for var, src in (("p", "e"), ("q", "f")):
         w(d, f"{var} = " + _u(f"{_u(f'({src} & K65535) << K15')} + "
-                              f"{_u(_u(f'{src} >> K16') + ' * K21069')}"))
+                              f"{_u(_sar(src, 16) + ' * K21069')}"))
         w(d, _reduce(var, "M2"))
     w(d, "q = " + _u("q + f"))
     w(d, _reduce("q", "M2"))
-    w(d, "y2 = " + _u("p + q"))
+    w(d, "y2 = " + _u("q + p"))
     w(d, _reduce("y2", "M2"))
     w(d, f"sc[{r[2]}, i] = y1")
     w(d, f"sc[{r[5]}, i] = y2")
-    w(d, "z = " + _u("y1 - y2 + M1") + " if y1 <= y2 else " + _u("y1 - y2"))
+    # a signed comparison: a reduced negative word may stay negative
+    w(d, "z = " + _u("y1 - y2 + M1") + " if np.int32(y1) <= np.int32(y2) else "
+         + _u("y1 - y2"))
 
 
-#: the uint32 constants of the step, bound once per kernel call
+#: the uint32 constants of the step bound once per kernel call
 _CONSTANTS = {"M1": mrg31k3p.M1, "M2": mrg31k3p.M2, **{f"K{k}": k for k in
-              (7, 9, 15, 16, 22, 24, 511, 21069, 65535, 16777215)}}
+              (7, 15, 22, 511, 21069, 65535, 16777215)}}
+#: the int32 counts of the arithmetic shifts
+_SHIFTS = (9, 16, 24)
 
 
 def _convert(dtype: str) -> str:
@@ -120,6 +138,8 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     w(1, "n = out.shape[0]")
     for name, value in _CONSTANTS.items():
         w(1, f"{name} = np.uint32({value})")
+    for k in _SHIFTS:
+        w(1, f"S{k} = np.int32({k})")
     w(1, f"first = first_group * {GROUP}")
     w(1, f"end = min(ns, end_group * {GROUP})")
     w(1, "for j in range(first, end):")
@@ -161,7 +181,7 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     sig = signature_text([numba_array_type("int32", 2, "C"), numba_array_type(dtype, 1, "C"),
                           numba_array_type("uint32", 2, "C"), "_nt.int64", "_nt.int64"])
     text = "\n".join([HEADER, f"SIG_kernel = {sig}", "", "", *w.lines, ""])
-    key = ("mrg31k3p", 5, dtype, GROUP, options.key())
+    key = ("mrg31k3p", 8, dtype, GROUP, options.key())
     return KernelSource(key, text, ("kernel",), options, f"mrg31k3p uniform {dtype}")
 
 

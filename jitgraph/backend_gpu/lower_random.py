@@ -2,10 +2,12 @@
 
 Thread ``s`` loads row ``s`` of the state, draws samples ``s``, ``s + n_streams``, ... (so a
 warp writes consecutive samples: coalesced) and stores the state back; with more streams than
-threads, threads take several streams (grid-stride). The arithmetic is 32-bit unsigned: the
+threads, threads take several streams (grid-stride). The arithmetic is 32-bit: the
 multiplications modulo ``m1`` and ``m2`` reduce to shifts, masks and a product by 21069
-(``2**31 = 1 mod m1``, ``2**31 = 21069 mod m2``) and a sum of two residues fits in 32 bits.
-The samples are those of :mod:`jitgraph.random.mrg31k3p` bit for bit.
+(``2**31 = 1 mod m1``, ``2**31 = 21069 mod m2``), wrapping, with arithmetic shifts and the
+order of sums and reductions of Theano's C code (so that the negative states of negative seeds
+draw Theano's numbers too). The samples are those of :mod:`jitgraph.random.mrg31k3p` bit for
+bit.
 """
 
 from __future__ import annotations
@@ -42,11 +44,14 @@ def mrg_cuda_source(dtype: str) -> CudaSource:
 #define JG_M1 {m1}u
 #define JG_M2 {m2}u
 
-// a + b modulo m, for residues a, b < m < 2**31 (the sum fits in 32 bits)
-__device__ __forceinline__ unsigned int jg_addmod(unsigned int a, unsigned int b,
-                                                  unsigned int m) {{
-    unsigned int s = a + b;
-    return s >= m ? s - m : s;
+// y - m when the int32 word y is negative or at least m: as unsigned, y >= m
+__device__ __forceinline__ unsigned int jg_reduce(unsigned int y, unsigned int m) {{
+    return y >= m ? y - m : y;
+}}
+
+// the arithmetic right shift of the int32 word x (negative words keep their sign bits)
+__device__ __forceinline__ unsigned int jg_sar(unsigned int x, int k) {{
+    return (unsigned int)((int)x >> k);
 }}
 
 extern "C" __global__ void {entry_name(dtype)}(int* __restrict__ state,
@@ -58,20 +63,19 @@ extern "C" __global__ void {entry_name(dtype)}(int* __restrict__ state,
         unsigned int a0 = st[0], a1 = st[1], a2 = st[2];
         unsigned int b0 = st[3], b1 = st[4], b2 = st[5];
         for (long long i = s; i < n; i += ns) {{
-            // x1[n] = 2**22 x1[n-2] + 129 x1[n-3]  (mod m1)
-            unsigned int t = ((a1 & 511u) << 22) + (a1 >> 9);
-            unsigned int v = jg_addmod(((a2 & 16777215u) << 7) + (a2 >> 24), a2, JG_M1);
-            unsigned int y1 = jg_addmod(t, v, JG_M1);
+            // x1[n] = 2**22 x1[n-2] + 129 x1[n-3]  (mod m1), sums and reductions in
+            // Theano's order (it matters only for the negative words of negative seeds)
+            unsigned int y1 = ((a1 & 511u) << 22) + jg_sar(a1, 9)
+                              + ((a2 & 16777215u) << 7) + jg_sar(a2, 24);
+            y1 = jg_reduce(jg_reduce(y1, JG_M1) + a2, JG_M1);
             // x2[n] = 2**15 x2[n-1] + (2**15 + 1) x2[n-3]  (mod m2)
-            unsigned int p = ((b0 & 65535u) << 15) + (b0 >> 16) * 21069u;
-            p = p >= JG_M2 ? p - JG_M2 : p;
-            unsigned int q = ((b2 & 65535u) << 15) + (b2 >> 16) * 21069u;
-            q = q >= JG_M2 ? q - JG_M2 : q;
-            q = jg_addmod(q, b2, JG_M2);
-            unsigned int y2 = jg_addmod(p, q, JG_M2);
+            unsigned int p = jg_reduce(((b0 & 65535u) << 15) + jg_sar(b0, 16) * 21069u, JG_M2);
+            unsigned int q = jg_reduce(((b2 & 65535u) << 15) + jg_sar(b2, 16) * 21069u, JG_M2);
+            q = jg_reduce(q + b2, JG_M2);
+            unsigned int y2 = jg_reduce(q + p, JG_M2);
             a2 = a1; a1 = a0; a0 = y1;
             b2 = b1; b1 = b0; b0 = y2;
-            unsigned int z = y1 <= y2 ? y1 - y2 + JG_M1 : y1 - y2;
+            unsigned int z = (int)y1 <= (int)y2 ? y1 - y2 + JG_M1 : y1 - y2;
             out[i] = {convert};
         }}
         st[0] = (int)a0; st[1] = (int)a1; st[2] = (int)a2;
@@ -79,7 +83,7 @@ extern "C" __global__ void {entry_name(dtype)}(int* __restrict__ state,
     }}
 }}
 """
-    return CudaSource(("mrg31k3p", dtype, THREADS), source, (entry_name(dtype),),
+    return CudaSource(("mrg31k3p", 2, dtype, THREADS), source, (entry_name(dtype),),
                       f"mrg31k3p uniform {dtype}")
 
 

@@ -29,13 +29,33 @@ def matVecModM(A: Any, s: Any, m: int) -> np.ndarray:  # noqa: N802 - Theano's n
     return np.asarray(rows, dtype=np.int32)
 
 
+def _dot_truncated(A: Any, s: Any, m: int) -> np.ndarray:  # noqa: N803
+    """``A @ s`` reduced as Theano's compiled ``DotModulo`` reduces it: C's ``%`` (the sign of
+    the dividend) on each product and on their sum. For non-negative ``s`` it is
+    :func:`matVecModM`; a negative word of a state gives a negative result, as in Theano."""
+    a = np.asarray(A, dtype=np.int64)
+    x = np.asarray(s, dtype=np.int64)
+    if a.shape != (3, 3) or x.shape != (3,):
+        raise ValueError(f"DotModulo: expected a 3x3 matrix and a 3-vector, got shapes "
+                         f"{a.shape} and {x.shape}")
+    m = int(m)
+
+    def trunc(v: int) -> int:
+        r = abs(v) % m
+        return -r if v < 0 else r
+
+    rows = [trunc(sum(trunc(int(a[i, j]) * int(x[j])) for j in range(3))) for i in range(3)]
+    return np.asarray(rows, dtype=np.int64).astype(np.int32)
+
+
 def multMatVect(v: Any, A: Any, m1: int, B: Any, m2: int) -> np.ndarray:  # noqa: N802
     """The first half of the 6-vector ``v`` times ``A`` modulo ``m1``, the second half times
-    ``B`` modulo ``m2`` (int32)."""
+    ``B`` modulo ``m2`` (int32), reduced as Theano's ``DotModulo`` op reduces (negative words
+    give negative results)."""
     v = np.asarray(v)
     if v.shape != (6,):
         raise ValueError(f"multMatVect: v must be a state of 6 integers, got shape {v.shape}")
-    return np.concatenate([matVecModM(A, v[:3], m1), matVecModM(B, v[3:], m2)])
+    return np.concatenate([_dot_truncated(A, v[:3], m1), _dot_truncated(B, v[3:], m2)])
 
 
 def _jumped(rstate: Any, log2_steps: int) -> np.ndarray:
@@ -63,15 +83,16 @@ def mrg_next_value(rstate: np.ndarray, new_rstate: np.ndarray, NORM: Any, mask: 
     if np.asarray(rstate).dtype != np.int32:
         raise TypeError(f"mrg_next_value: rstate must hold int32 values, got "
                         f"{np.asarray(rstate).dtype}")
-    columns = np.asarray(rstate, dtype=np.int64).reshape(6, 1).copy()
-    z = int(mrg31k3p._step(columns)[0])
-    new_rstate[...] = columns[:, 0].astype(np.int32)
+    columns = np.asarray(rstate, dtype=np.int32).reshape(6, 1).copy()
+    z = int(mrg31k3p.step_int32(columns)[0])  # Theano's int32 arithmetic, for any words
+    new_rstate[...] = columns[:, 0]
     return np.float64((z & mask) + offset) * NORM
 
 
 class DotModulo(Op):
     """``(A @ s mod m, A2 @ s2 mod m2)`` as one int32 6-vector: a jump of an MRG31k3p state
-    by the jump matrices ``A`` and ``A2`` (int64), computed without overflow."""
+    by the jump matrices ``A`` and ``A2`` (int64), computed without overflow (reduced as C's
+    ``%``, see :func:`_dot_truncated`)."""
 
     __props__ = ()
 
@@ -89,8 +110,8 @@ class DotModulo(Op):
 
     def perform(self, node: Apply, inputs: Sequence[np.ndarray], output_storage: list) -> None:
         A, s, m, A2, s2, m2 = inputs  # noqa: N806
-        output_storage[0][0] = np.concatenate([matVecModM(A, s, int(m)),
-                                               matVecModM(A2, s2, int(m2))])
+        output_storage[0][0] = np.concatenate([_dot_truncated(A, s, int(m)),
+                                               _dot_truncated(A2, s2, int(m2))])
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence) -> list:
         return [(input_shapes[0][0] + input_shapes[3][0],)]

@@ -109,8 +109,11 @@ class MRG_RandomStreams(DistributionsMixin):  # noqa: N801 - Theano's name
     """Module-level random streams drawing MRG31k3p numbers, Theano's
     ``theano.sandbox.rng_mrg.MRG_RandomStreams``.
 
-    ``seed`` is one integer in [1, 2147462579) or six integers (the first three below
-    2147483647, the last three below 2147462579, neither triple all zero).
+    ``seed`` is one non-zero integer below 2147462579 or six integers (the first three below
+    2147483647, the last three below 2147462579, neither triple all zero). As in Theano,
+    negative seeds (and negative words) are taken: they give states outside MRG31k3p's range,
+    from which jitgraph draws Theano's numbers (not uniform in (0, 1): some are negative; see
+    :mod:`jitgraph.random.mrg31k3p`).
     """
 
     def __init__(self, seed: Any = DEFAULT_SEED, use_cuda: Any = None) -> None:

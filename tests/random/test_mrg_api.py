@@ -78,13 +78,18 @@ def test_symbolic_size_uses_the_most_streams():
     (0, ValueError, "seed should not be 0"),
     (rng_mrg.M2, ValueError, "seed should be less than 2147462579"),
     (2**40, ValueError, "seed should be less than"),
-    (-1, ValueError, "positive"),
+    (False, ValueError, "seed should not be 0"),
     ([0, 0, 0, 1, 1, 1], ValueError, "The first 3 values of seed should not be all 0"),
+    # Theano's order: both all-zero checks before the bounds
+    ([0, 0, 0, rng_mrg.M2, 1, 1], ValueError, "first 3 values of seed should not be all 0"),
+    ([rng_mrg.M1, 0, 0, 0, 0, 0], ValueError, "last 3 values of seed should not be all 0"),
+    ([rng_mrg.M1, 1, 1, rng_mrg.M2, 1, 1], ValueError, "first 3 values .* less than"),
     ([1, 1, 1, 0, 0, 0], ValueError, "The last 3 values of seed should not be all 0"),
     ([rng_mrg.M1, 1, 1, 1, 1, 1], ValueError, "first 3 values of seed should be less than"),
     ([1, 1, 1, rng_mrg.M2, 1, 1], ValueError, "last 3 values of seed should be less than"),
     ([1, 2, 3], TypeError, "seed should be 1 integer or 6 integers"),
     (1.5, TypeError, "seed should be 1 integer or 6 integers"),
+    ([[1], [2], [3], [4], [5], [6]], TypeError, "seed should be 1 integer or 6 integers"),
 ])
 def test_bad_seeds(seed, error, message):
     with pytest.raises(error, match=message):

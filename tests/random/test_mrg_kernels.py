@@ -198,8 +198,12 @@ def test_cuda_kernel_compiles_with_nvrtc(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("n, nstreams", [(1000, 7), (5, 9), (4096, 256)])
-def test_cuda_kernel_run_on_cpu_equals_reference(dtype, n, nstreams):
+@pytest.mark.parametrize("n, nstreams, words", [(1000, 7, "in range"), (5, 9, "in range"),
+                                                (4096, 256, "in range"),
+                                                (1000, 7, "any int32"), (3001, 257, "any int32")])
+def test_cuda_kernel_run_on_cpu_equals_reference(dtype, n, nstreams, words):
+    """In range, and for any int32 words (the states of negative seeds, stepped as Theano's
+    C code steps them)."""
     import cpu_emulation
 
     from jitgraph.backend_gpu.lower_random import entry_name, mrg_cuda_source
@@ -208,7 +212,12 @@ def test_cuda_kernel_run_on_cpu_equals_reference(dtype, n, nstreams):
     if not ok:
         pytest.skip(why)
     src = mrg_cuda_source(dtype)
-    state = mrg31k3p.substream_states(mrg31k3p.seed_state([1, 2, 3, 4, 5, 6]), nstreams)
+    if words == "in range":
+        state = mrg31k3p.substream_states(mrg31k3p.seed_state([1, 2, 3, 4, 5, 6]), nstreams)
+    else:
+        rng = np.random.default_rng(nstreams)
+        state = rng.integers(-2**31, 2**31, (nstreams, 6)).astype(np.int32)
+        state[0] = -2**31
     out = np.empty(n, dtype=dtype)
     work = state.copy()
     cpu_emulation.launch(EMULATION_PRELUDE + src.source, entry_name(dtype),
