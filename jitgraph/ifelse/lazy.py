@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from jitgraph.graph.basic import Apply, Constant, Variable, io_toposort
+from jitgraph.graph.basic import Apply, Constant, Variable, clone_replace, io_toposort
 from jitgraph.graph.fg import OUTPUT, FunctionGraph
 from jitgraph.graph.op import Op
 from jitgraph.ifelse.op import IfElse, truthy
@@ -73,16 +73,18 @@ class LazyIfElse(Op):
             graph, args = self.else_graph, inputs[1 + n_then:]
         mode = self.mode if self.mode is not None else getattr(node.tag, "compile_mode", None)
         fn = graph.compiled(mode)
-        for cell, value in zip(fn.input_cells, args):
-            cell[0] = value
-        fn.run()
-        seen: set[int] = set()
-        for cell, out_cell, aliases in zip(output_storage, fn.output_cells, fn.output_aliases):
-            value = out_cell[0]
-            if aliases or id(value) in seen:
-                value = value.copy()
-            seen.add(id(value))
-            cell[0] = value
+        with fn.lock:  # the branch program is the op's: copies of a function share it
+            for cell, value in zip(fn.input_cells, args):
+                cell[0] = value
+            fn.run()
+            seen: set[int] = set()
+            for cell, out_cell, aliases in zip(output_storage, fn.output_cells,
+                                               fn.output_aliases):
+                value = out_cell[0]
+                if aliases or id(value) in seen:
+                    value = value.copy()
+                seen.add(id(value))
+                cell[0] = value
 
 
 def branch_only_nodes(fgraph: FunctionGraph, node: Apply, positions: range) -> set[Apply]:
@@ -119,7 +121,11 @@ def _branch_graph(values: list[Variable], inside: set[Apply]) -> tuple[InnerGrap
         if not isinstance(v, Constant) and (v.owner is None or v.owner not in inside):
             free.setdefault(v)
     inputs = list(free)
-    return InnerGraph(inputs, values), inputs
+    # the branch graph reads fresh variables, never the outer ones themselves: a shared
+    # variable among them would otherwise become an explicit input of the branch's program
+    placeholders = [var.type.make_variable(var.name) for var in inputs]
+    inner_values = clone_replace(values, dict(zip(inputs, placeholders)))
+    return InnerGraph(placeholders, inner_values), inputs
 
 
 def make_lazy(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:

@@ -55,6 +55,11 @@ class MissingNonSequenceError(ValueError):
     """``scan(strict=True)``: the step function uses a shared variable it was not given."""
 
 
+class StateTypeError(TypeError, ValueError):
+    """A step's value does not have the type of its state's initial value (``outputs_info``).
+    Also a ValueError: Theano raises ValueError here, and programs catch that."""
+
+
 def build_scan(spec: LoopSpec) -> list[Variable]:
     """The outer outputs of a Scan node computing ``spec`` (see :mod:`jitgraph.scan.info`)."""
     _reconcile_recurrent_types(spec)
@@ -158,9 +163,9 @@ def _reconcile_recurrent_types(spec: LoopSpec) -> None:
 def _check_same_kind(k: int, rec: Recurrent, state_type: Any, new: Variable) -> None:
     label = rec.label or f"output {k}"
     if not hasattr(new.type, "dtype"):
-        raise TypeError(f"{label} of the scan step function is {new.type}, not a tensor")
+        raise StateTypeError(f"{label} of the scan step function is {new.type}, not a tensor")
     if new.type.dtype != state_type.dtype:
-        raise TypeError(
+        raise StateTypeError(
             f"{label} of the scan step function has dtype {new.type.dtype}, but its initial "
             f"value (outputs_info) has dtype {state_type.dtype} (types {new.type} and "
             f"{state_type}); the step must not upcast or downcast its state: cast the initial "
@@ -168,7 +173,7 @@ def _check_same_kind(k: int, rec: Recurrent, state_type: Any, new: Variable) -> 
     if new.type.ndim != state_type.ndim:
         hint = ("; with taps other than [-1] the initial value holds the past values along one "
                 "more, leading, dimension" if rec.taps != (-1,) else "")
-        raise TypeError(
+        raise StateTypeError(
             f"{label} of the scan step function has {new.type.ndim} dimension(s) ({new.type}), "
             f"but its initial value (outputs_info) gives states of {state_type.ndim} "
             f"({state_type}){hint}")

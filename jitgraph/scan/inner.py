@@ -9,6 +9,7 @@ per call.
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Sequence
 
 from jitgraph.graph.basic import Constant, Variable
@@ -159,6 +160,9 @@ class InnerFunction:
 
         self.mode_ref = mode
         self.mode = _keeping_buffers(get_mode(mode))
+        #: held by a caller from filling the input cells to reading the outputs: the program
+        #: is cached on its graph, so every function (and copy) holding the op shares it
+        self.lock = threading.Lock()
         fg = inner.fgraph
         inputs = [In(v, mutable=True) if k in mutable else v for k, v in enumerate(fg.inputs)]
         maker = FunctionMaker(inputs, list(fg.outputs), self.mode,
