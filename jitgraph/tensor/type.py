@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -110,10 +111,14 @@ class TensorType(ArrayTypeIdentity, Type):
         if allow_downcast is None and python_float and self.dtype == dt.floatx():
             # Theano lets Python floats through to floatX: the user did not pick a precision.
             return src.astype(self.dtype)
-        if not hasattr(data, "dtype") and src.dtype.kind in "iub":
-            converted = src.astype(self.dtype)
-            if np.array_equal(converted, src):
-                return converted
+        if not isinstance(data, np.ndarray):
+            # Python and NumPy scalars and lists convert when no value changes (1.0 or 3 to a
+            # float32 input, 3.0 to an int32 one), as in Theano; an ndarray must be cast
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # ComplexWarning: the comparison decides
+                converted = src.astype(self.dtype)
+                if np.array_equal(converted, src, equal_nan=src.dtype.kind in "fc"):
+                    return converted
         raise TypeError(f"value of dtype {src.dtype} cannot be stored in a {self} without loss "
                         f"of precision; cast it first or pass allow_input_downcast=True")
 
