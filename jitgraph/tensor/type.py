@@ -111,7 +111,7 @@ class TensorType(ArrayTypeIdentity, Type):
         if allow_downcast is None and python_float and self.dtype == dt.floatx():
             # Theano lets Python floats through to floatX: the user did not pick a precision.
             return src.astype(self.dtype)
-        if not isinstance(data, np.ndarray):
+        if not isinstance(data, np.ndarray) and src.dtype.kind in "biufc":
             # Python and NumPy scalars and lists convert when no value changes (1.0 or 3 to a
             # float32 input, 3.0 to an int32 one), as in Theano; an ndarray must be cast
             with np.errstate(all="ignore"), warnings.catch_warnings():
