@@ -232,12 +232,48 @@ def inc_and_set_subtensor_states(th, T, ifelse, until):
     return got + [_r(a) for a in f(np.array([1., 2., 3., 4., 5.]))]
 
 
+def results_kept_between_calls(th, T, ifelse, until):
+    X = T.matrix('X')
+    (h, y), _ = th.scan(lambda row, s: [s * 0.5 + row, (s * row).sum()], sequences=X,
+                        outputs_info=[T.zeros_like(X[0]), None])
+    f = th.function([X], [h, y, h[-1], y[-1]])
+    first = f(np.ones((3, 2)))
+    kept = [np.array(v) for v in first]
+    second = f(np.full((3, 2), 2.0))
+    unchanged = all(np.array_equal(u, v) for u, v in zip(first, kept))
+    return [unchanged] + [_r(v) for v in first + second]
+
+
+def fibonacci_and_updates_only(th, T, ifelse, until):
+    n = T.iscalar('n')
+    init = T.constant(np.array([0, 1], dtype='int64'))
+    r, _ = th.scan(lambda a, b: a + b, outputs_info=dict(initial=init, taps=[-2, -1]),
+                   n_steps=n)
+    got = [_r(th.function([n], r)(10))]
+    c = th.shared(np.int64(0), name='cnt')
+    r, upd = th.scan(lambda: {c: c + 2}, n_steps=5)
+    th.function([], [], updates=upd)()
+    return got + [_r(c.get_value()), r]
+
+
+def embedding_lookup_with_shared_initial_state(th, T, ifelse, until):
+    E = th.shared(np.arange(12.).reshape(6, 2) / 10, name='E')
+    h0 = th.shared(np.array([0.1, -0.1]), name='h0')
+    idx = T.ivector('idx')
+    r, _ = th.scan(lambda i, h: T.tanh(E[i] + h * 0.5), sequences=idx, outputs_info=h0)
+    gE, gh = th.grad((r[-1] ** 2).sum(), [E, h0])
+    f = th.function([idx], [r, gE, gh], updates=[(E, E - 0.1 * gE)])
+    got = [_r(a) for a in f(np.array([1, 3, 3, 0], dtype='int32'))]
+    return got + [_r(E.get_value())]
+
+
 PROGRAMS = [multi_taps, backwards_n_steps, until_gradient, counter_in_updates,
             int32_and_float32_states, map_reduce_fold_several_sequences,
             ifelse_in_scan_and_scan_in_ifelse, bidirectional_rnn, attention_loop,
             step_returns_tuples, masked_lstm_step, ifelse_branch_reads_a_shared_variable,
             nested_scan_with_until_inside, state_aliasing_a_sequence_and_swapped_states,
-            inc_and_set_subtensor_states]
+            inc_and_set_subtensor_states, results_kept_between_calls,
+            fibonacci_and_updates_only, embedding_lookup_with_shared_initial_state]
 
 # Theano 1.0.5 (THEANO_FLAGS=cxx=), printed by running this file under the oracle
 RECORDED = {
@@ -340,6 +376,19 @@ RECORDED = {
     'inc_and_set_subtensor_states':
         [[[1, 0, 0, 0], [1, 0, 1, 0], [1, 0, 2, 0], [1, 0, 2, 1], [2, 0, 2, 1], [3, 0, 2, 1]],
          [[6.1875, 6.1875], [8.09375, 8.09375], [4.375, 4.375]], [0.875, 1.75, 3.5, 3.0, 2.0]],
+    'results_kept_between_calls':
+        [True, [[1.0, 1.0], [1.5, 1.5], [1.75, 1.75]], [0.0, 2.0, 3.0], [1.75, 1.75], 3.0,
+         [[2.0, 2.0], [3.0, 3.0], [3.5, 3.5]], [0.0, 8.0, 12.0], [3.5, 3.5], 12.0],
+    'fibonacci_and_updates_only':
+        [[1, 2, 3, 5, 8, 13, 21, 34, 55, 89], 10, None],
+    'embedding_lookup_with_shared_initial_state':
+        [[[0.2449186624, 0.2449186624], [0.6184303582, 0.6764062199],
+          [0.7207553517, 0.7771774999], [0.3455466579, 0.4530956236]],
+         [[0.6085750512, 0.7201541314], [0.0212192822, 0.0181777222], [0.0, 0.0],
+          [0.1913604191, 0.1812641594], [0.0, 0.0], [0.0, 0.0]],
+         [0.0106096411, 0.0090888611],
+         [[-0.0608575051, 0.0279845869], [0.1978780718, 0.2981822278], [0.4, 0.5],
+          [0.5808639581, 0.6818735841], [0.8, 0.9], [1.0, 1.1]]],
 }
 
 
@@ -393,6 +442,19 @@ def test_hessian_through_a_loop_started_from_its_input():
     np.testing.assert_allclose(theano.function([x], H)(x0), fd, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(fd, [[-0.96094745, 0.46795297], [0.46795297, 2.4899821]],
                                atol=1e-7)
+
+
+def test_gradient_of_a_backwards_until_loop():
+    """The loop stops after two steps, which read x[5] and x[4]: the gradient of the last
+    state is 1 there. Theano 1.0.5 gives [0, 0, 0, 1, 1, 0] (the reversed gradient shifted by
+    the steps not run)."""
+    theano, T, _, until = _jitgraph()
+    x = T.vector('x')
+    r, _ = theano.scan(lambda a, s: (s + a, until(s + a > 6)), sequences=x,
+                       outputs_info=T.constant(0.0, dtype='float64'), go_backwards=True)
+    got_r, got_g = theano.function([x], [r, theano.grad(r[-1], x)])(np.arange(6.))
+    assert got_r.tolist() == [5.0, 9.0]
+    assert got_g.tolist() == [0.0, 0.0, 0.0, 0.0, 1.0, 1.0]
 
 
 def test_empty_sequence_gives_empty_results():
