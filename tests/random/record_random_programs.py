@@ -1,5 +1,6 @@
-"""Record the outputs of ``random_programs.py`` and ``random_scan_programs.py`` under Theano
-1.0.5 (never run by the tests); scan needs the oracle's Python mode:
+"""Record the outputs of ``random_programs.py``, ``random_scan_programs.py`` and
+``random_model_programs.py`` under Theano 1.0.5 (never run by the tests); scan needs the
+oracle's Python mode:
 
     ORACLE_PY=1 ../shared/tools/theano-oracle tests/random/record_random_programs.py [NAME ...]
 
@@ -20,8 +21,10 @@ sys.path.insert(0, HERE)
 import theano  # noqa: E402
 import random_programs  # noqa: E402
 import random_scan_programs  # noqa: E402
+import random_model_programs  # noqa: E402
 
-PROGRAMS = {**random_programs.PROGRAMS, **random_scan_programs.PROGRAMS}
+PROGRAMS = {**random_programs.PROGRAMS, **random_scan_programs.PROGRAMS,
+            **random_model_programs.PROGRAMS}
 PATH = os.path.join(HERE, "theano_random_programs.npz")
 names = sys.argv[1:] or list(PROGRAMS)
 arrays = {}

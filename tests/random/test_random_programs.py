@@ -2,7 +2,10 @@
 copying random state between graphs, raw_random's other distributions, MRG draws in float32,
 dropout, a denoising autoencoder, an RBM Gibbs step) and programs drawing inside ``scan``
 (``random_scan_programs.py``: the loop tutorial's binomial noise, RBMs trained by CD-k and
-persistent CD, dropout in an LSTM, an HMC sampler, stacked denoising autoencoders) print what
+persistent CD, dropout in an LSTM, an HMC sampler, stacked denoising autoencoders) and
+``random_model_programs.py`` (a variational autoencoder with reparameterised MRG normal draws,
+a float32 character RNN sampled with MRG multinomial in scan, word2vec with negative samples,
+random-walk Metropolis in scan) print what
 Theano 1.0.5 printed (``theano_random_programs.npz``, recorded by
 ``record_random_programs.py``)."""
 
@@ -20,8 +23,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import random_programs  # noqa: E402
 import random_scan_programs  # noqa: E402
+import random_model_programs  # noqa: E402
 
-PROGRAMS = {**random_programs.PROGRAMS, **random_scan_programs.PROGRAMS}
+PROGRAMS = {**random_programs.PROGRAMS, **random_scan_programs.PROGRAMS,
+            **random_model_programs.PROGRAMS}
 
 RECORDED = np.load(os.path.join(HERE, "theano_random_programs.npz"))
 
@@ -30,7 +35,8 @@ RECORDED = np.load(os.path.join(HERE, "theano_random_programs.npz"))
 APPROXIMATE = {"mrg_draws_float32", "dropout_mlp_mrg", "denoising_autoencoder",
                "tutorial_loop_binomial_noise", "scan_draws_each_step", "rbm_cd1", "rbm_cd3",
                "rbm_pcd_and_sampling", "lstm_dropout_mrg", "hmc_gaussian",
-               "stacked_denoising_autoencoders"}
+               "stacked_denoising_autoencoders", "vae_reparameterised_mrg",
+               "char_rnn_sample_mrg_float32", "word2vec_negative_sampling", "metropolis_in_scan"}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
