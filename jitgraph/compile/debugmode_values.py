@@ -39,6 +39,10 @@ def identical(a: Any, b: Any) -> bool:
         if a.shape != b.shape or a.dtype != b.dtype:
             return False
         return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, np.random.RandomState) and isinstance(b, np.random.RandomState):
+        # a copy of a generator equals it by state, not by identity (RandomStreams draws)
+        sa, sb = a.get_state(), b.get_state()
+        return sa[0] == sb[0] and bool(np.array_equal(sa[1], sb[1])) and sa[2:] == sb[2:]
     try:
         return bool(a == b)
     except Exception:  # noqa: BLE001 - values that cannot be compared are not reported

@@ -79,3 +79,25 @@ def test_mrg_state_after_the_loop_is_the_last_steps() -> None:
     f = jitgraph.function([], draws, updates=updates)
     first, second = f(), f()
     assert len({tuple(row) for row in np.vstack([first, second])}) == 8
+
+
+@pytest.mark.parametrize("kind", ["rs", "mrg"])
+def test_draws_in_scan_under_debug_mode(kind: str) -> None:
+    """DebugMode runs a loop drawing in its step (the inner RandomStreams draw is not in
+    place: it works on a copy of the generator, which DebugMode compares by state, not by
+    identity) and gives FAST_RUN's numbers."""
+    def run(mode):
+        srng = RandomStreams(5) if kind == "rs" else MRG_RandomStreams(5)
+        x0 = T.dvector("x0")
+
+        def step(x):
+            noise = srng.normal(size=x.shape) if kind == "rs" else \
+                srng.normal(size=(3,), dtype="float64")
+            return x + noise
+
+        chain, updates = jitgraph.scan(step, outputs_info=[x0], n_steps=3)
+        f = jitgraph.function([x0], chain, updates=updates, mode=mode)
+        return [f(np.zeros(3)) for _ in range(2)]
+
+    for got, want in zip(run("DebugMode"), run("FAST_RUN")):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
