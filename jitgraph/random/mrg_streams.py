@@ -31,8 +31,10 @@ DEFAULT_SEED = 12345
 def guess_n_streams(size: Any, warn: bool = False) -> int:
     """How many streams a draw of ``size`` uses when ``nstreams`` is not given: a sixth of the
     samples (all of them up to 6), at most :data:`MAX_STREAMS`; :data:`MAX_STREAMS` for a
-    symbolic size."""
-    if isinstance(size, (tuple, list)) and all(_is_int(s) for s in size):
+    symbolic size. Only Python ints count as known lengths: a NumPy integer in ``size`` (Keras
+    passes ``np.prod`` of a shape) takes :data:`MAX_STREAMS`, as Theano 1.0, so that the draw
+    is Theano's."""
+    if isinstance(size, (tuple, list)) and all(_is_python_int(s) for s in size):
         total = 1
         for s in size:
             total *= int(s)
@@ -43,6 +45,10 @@ def guess_n_streams(size: Any, warn: bool = False) -> int:
         warnings.warn(f"MRG_RandomStreams cannot determine the number of streams from the size "
                       f"{size}; using {MAX_STREAMS}", stacklevel=3)
     return MAX_STREAMS
+
+
+def _is_python_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def check_size(size: Any) -> Any:

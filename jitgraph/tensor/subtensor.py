@@ -97,6 +97,13 @@ def _known_length(x: Variable, axis: int) -> int | None:
     return None
 
 
+def _is_tuple_like_list(index: Any) -> bool:
+    """A list holding a slice, ``None`` or ``...`` indexes one axis per entry, as a tuple does
+    (Theano 1.0 and old NumPy; Keras' ``reverse`` indexes with such a list)."""
+    return isinstance(index, list) and any(
+        e is None or e is Ellipsis or isinstance(e, slice) for e in index)
+
+
 def getitem(x: Any, index: Any) -> Variable:
     """``x[index]`` with NumPy semantics (the implementation of ``Variable.__getitem__``).
 
@@ -104,7 +111,7 @@ def getitem(x: Any, index: Any) -> Variable:
     ``...``, integer arrays/lists/symbolic int tensors and boolean masks.
     """
     x = as_tensor_variable(x)
-    raw = index if isinstance(index, tuple) else (index,)
+    raw = index if isinstance(index, tuple) or _is_tuple_like_list(index) else (index,)
     entries = [_entry(e) for e in raw]
     if sum(e is Ellipsis for e in entries) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")

@@ -67,6 +67,21 @@ def test_guess_n_streams_is_theanos(size, expected):
     assert guess_n_streams(size) == expected
 
 
+def test_numpy_integer_sizes_use_the_most_streams():
+    # Theano counts only Python ints as known lengths; Keras passes np.prod(...) of a shape
+    assert guess_n_streams((np.int64(18), 1)) == 60 * 256
+    draw = MRG_RandomStreams(seed=1234).uniform((np.int64(18), 1), low=-0.5, high=0.5,
+                                                dtype="float32").eval().ravel()
+    # recorded under Theano 1.0.5: the first three samples come from the same streams as
+    # those of size (18, 1), the rest from others
+    np.testing.assert_array_equal(draw[:6], np.asarray(
+        [-0.12742892, 0.15768576, 0.09250671, -0.18068531, 0.279792, -0.46983814], "float32"))
+    plain = MRG_RandomStreams(seed=1234).uniform((18, 1), low=-0.5, high=0.5,
+                                                 dtype="float32").eval().ravel()
+    np.testing.assert_array_equal(plain[:6], np.asarray(
+        [-0.12742892, 0.15768576, 0.09250671, -0.13953573, -0.19970992, 0.37304795], "float32"))
+
+
 def test_symbolic_size_uses_the_most_streams():
     x = T.matrix()
     assert guess_n_streams(x.shape) == 60 * 256

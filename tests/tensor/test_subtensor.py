@@ -58,6 +58,20 @@ def test_basic_indexing_matches_numpy(index, infer_shape_ok):
         infer_shape_ok(out, {x: A})
 
 
+@pytest.mark.parametrize("index", [[slice(None), slice(None, None, -1), slice(None)],
+                                   [slice(None), 1], [np.int64(1), slice(None)],
+                                   [Ellipsis, 0], [None, slice(1, 2)]], ids=repr)
+def test_list_with_slices_indexes_like_a_tuple(index):
+    # Theano 1.0 (and NumPy before 1.23) read such a list as a tuple; Keras' reverse relies on it
+    x = t3()
+    np.testing.assert_array_equal(evaluate(x[index], {x: A}), A[tuple(index)])
+
+
+def test_list_of_ints_stays_an_integer_array_index():
+    x = t3()
+    np.testing.assert_array_equal(evaluate(x[[0, 1]], {x: A}), A[np.asarray([0, 1])])
+
+
 def test_basic_indexing_is_a_view():
     x = t3()
     out = x[1:, ::-1]
