@@ -185,38 +185,45 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     return KernelSource(key, text, ("kernel",), options, f"mrg31k3p uniform {dtype}")
 
 
-def run_mrg(kernel: Any, run_chunks: Any, state: np.ndarray, size: Any, dtype: str,
-            inplace: bool, parallel_min: int, buf: list | None = None
-            ) -> tuple[np.ndarray, np.ndarray]:
+def run_mrg(kernel: Any, run_chunks: Any, state: np.ndarray, size: Any, dtype: Any,
+            inplace: bool, parallel_min: int, buf: list | None = None,
+            scratch: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(new_state, sample)``: the driver's call of the MRG kernel (``parallel_min``: the
     sample count from which groups of streams are split across threads; 0 = never; ``buf``: a
     one-element list keeping the sample's buffer between calls, given when the driver may
-    reuse it, i.e. ``allow_gc=False`` and a sample that is not a graph output). Kept lean: it
-    runs on every call."""
-    if state.dtype != _INT32 or state.ndim != 2 or state.shape[1] != 6:
-        check_state_matrix(state)  # raises the error that says what is wrong
+    reuse it, i.e. ``allow_gc=False`` and a sample that is not a graph output; ``scratch``: a
+    one-element list keeping the scratch state matrix between calls, whose contents do not
+    outlive a call). Kept lean: it runs on every call (a small draw's call is a few
+    microseconds, each allocation a tenth of that)."""
+    if state.dtype is not _INT32 or state.ndim != 2 or state.shape[1] != 6:
+        check_state_matrix(state)  # raises the error that says what is wrong (if anything)
     shape = tuple(size.tolist())
     n = 1
     for d in shape:
+        if d < 0:
+            sample_count(size)  # raises
         n *= d
-    if n < 0 or min(shape, default=0) < 0:
-        sample_count(size)  # raises
     if not inplace:
         state = np.array(state, order="C")  # the op returns a new state: advance a copy
     work = state if state.flags.c_contiguous else np.ascontiguousarray(state)
     if buf is None:
-        out = np.empty(n, dtype=dtype)
+        out = np.empty(n, dtype)
     else:  # a fresh buffer costs its page faults: about a third of the time at 10**7
         out = buf[0]
         if out is None or out.shape[0] != n:
-            out = buf[0] = np.empty(n, dtype=dtype)
+            out = buf[0] = np.empty(n, dtype)
     ns = work.shape[0]
-    scratch = np.empty((6, ns), dtype=_UINT32)
+    if scratch is None:
+        sc = np.empty((6, ns), dtype=_UINT32)
+    else:
+        sc = scratch[0]
+        if sc is None or sc.shape[1] != ns:
+            sc = scratch[0] = np.empty((6, ns), dtype=_UINT32)
     groups = -(-ns // GROUP)
     if parallel_min and n >= parallel_min and groups > 1:
-        run_chunks(kernel, (work, out, scratch), groups)
+        run_chunks(kernel, (work, out, sc), groups)
     else:
-        kernel(work, out, scratch, 0, groups)
+        kernel(work, out, sc, 0, groups)
     if work is not state:  # a strided state updated in place
         state[...] = work
     return state, (out if len(shape) == 1 else out.reshape(shape))
@@ -241,8 +248,10 @@ def lower_mrg_uniform(op: MRGUniform, node: Any, ctx: Any) -> Lowered | None:
     def emit(nc: Any) -> list[str]:
         st, out = nc.local("st"), nc.local("u")
         buf = nc.b.new_global([None], "buf") if nc.can_reuse(1) else "None"
+        scratch = nc.b.new_global([None], "scratch")
+        dtype = nc.b.dtype(op.dtype)  # a dtype object: np.empty resolves it faster
         return [f"{st}, {out} = {runner}({kern}, {chunks}, {nc.inp(0)}, {nc.inp(1)}, "
-                f"{op.dtype!r}, {op.inplace}, {parallel_min}, {buf})",
+                f"{dtype}, {op.inplace}, {parallel_min}, {buf}, {scratch})",
                 nc.set_out(0, st), nc.set_out(1, out)]
 
     return Lowered(NUMBA, emit, kernel_keys=(ks.key,))
