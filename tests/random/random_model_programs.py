@@ -26,7 +26,8 @@ def program(fn: Callable[[Any], dict]) -> Callable[[Any], dict]:
 def _streams(theano: Any) -> tuple[Any, Any]:
     __import__(f"{theano.__name__}.tensor.shared_randomstreams")
     __import__(f"{theano.__name__}.sandbox.rng_mrg")
-    return theano.tensor.shared_randomstreams.RandomStreams, theano.sandbox.rng_mrg.MRG_RandomStreams
+    return (theano.tensor.shared_randomstreams.RandomStreams,
+            theano.sandbox.rng_mrg.MRG_RandomStreams)
 
 
 def _adam(theano: Any, cost: Any, params: list, lr: float = 0.01, b1: float = 0.9,
