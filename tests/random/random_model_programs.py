@@ -3,7 +3,8 @@ reparameterised MRG normal draws and Adam (minibatches through ``givens``), a ch
 trained then sampled with MRG ``multinomial`` inside ``scan`` (float32 throughout), word2vec
 with negative samples from ``random_integers`` and sparse row updates, and a random-walk
 Metropolis sampler whose proposal and acceptance draws (RandomStreams and MRG) are made inside
-``scan``. Small sizes, few epochs.
+``scan``; a small GAN fed MRG uniform noise, Gumbel-softmax sampling, and Bayes by backprop
+with MRG normal weight noise. Small sizes, few epochs.
 
 Parametrised on the library module like ``random_programs.py``; recorded under Theano 1.0.5 by
 ``record_random_programs.py`` and compared by ``test_random_programs.py``.
@@ -228,4 +229,96 @@ def metropolis_in_scan(theano: Any) -> dict:
         out[f"chain{k}"], out[f"accepted{k}"] = run(steps, s)
     out["state"] = state.get_value()
     out["mean"] = out["chain2"].mean(axis=(0, 1))
+    return out
+
+
+@program
+def gan_mrg_noise(theano: Any) -> dict:
+    """A small GAN on 1-d data: the generator's input noise from MRG ``uniform(low=-1,
+    high=1)`` sized by the batch (symbolic), discriminator and generator trained in turn by two
+    functions that share the draw (each call moves the stream on)."""
+    _, MRG_RandomStreams = _streams(theano)
+    T = theano.tensor
+    rng = np.random.RandomState(0)
+    srng = MRG_RandomStreams(seed=1)
+
+    def weights(*shape):
+        return theano.shared(rng.normal(0, 0.3, shape))
+
+    Gw1, Gb1, Gw2 = weights(2, 8), theano.shared(np.zeros(8)), weights(8, 1)
+    Dw1, Db1, Dw2 = weights(1, 8), theano.shared(np.zeros(8)), weights(8, 1)
+    x = T.dmatrix("x")
+    z = srng.uniform(size=(x.shape[0], 2), low=-1.0, high=1.0, dtype="float64")
+    fake = T.dot(T.nnet.relu(T.dot(z, Gw1) + Gb1), Gw2)
+
+    def discriminate(v):
+        return T.nnet.sigmoid(T.dot(T.tanh(T.dot(v, Dw1) + Db1), Dw2))
+
+    d_real, d_fake = discriminate(x), discriminate(fake)
+    d_loss = -T.mean(T.log(d_real) + T.log(1 - d_fake))
+    g_loss = -T.mean(T.log(d_fake))
+    d_params, g_params = [Dw1, Db1, Dw2], [Gw1, Gb1, Gw2]
+    d_train = theano.function([x], d_loss, updates=[
+        (p, p - 0.1 * g) for p, g in zip(d_params, T.grad(d_loss, d_params))])
+    g_train = theano.function([x], g_loss, updates=[
+        (p, p - 0.1 * g) for p, g in zip(g_params, T.grad(g_loss, g_params))])
+    data = rng.normal(3.0, 0.5, (16, 1))
+    losses = []
+    for _ in range(5):
+        losses += [d_train(data), g_train(data)]
+    out = {"losses": np.asarray(losses), "samples": theano.function([x], fake)(data[:4])}
+    out.update({f"param{i}": p.get_value() for i, p in enumerate(g_params + d_params)})
+    return out
+
+
+@program
+def gumbel_softmax_mrg(theano: Any) -> dict:
+    """Gumbel-softmax relaxation: Gumbel noise ``-log(-log(u))`` from an MRG uniform draw
+    shaped like the logits, the tempered softmax, its straight-through hard one-hot, and the
+    gradient of a cost with respect to the logits (through the draw-free path)."""
+    _, MRG_RandomStreams = _streams(theano)
+    T = theano.tensor
+    srng = MRG_RandomStreams(seed=2)
+    logits, tau = T.dmatrix("logits"), T.dscalar("tau")
+    u = srng.uniform(size=logits.shape, dtype="float64")
+    gumbel = -T.log(-T.log(u + 1e-20) + 1e-20)
+    y = T.nnet.softmax((logits + gumbel) / tau)
+    hard = T.eq(y, y.max(axis=1, keepdims=True))
+    W = theano.shared(np.arange(9.0).reshape(3, 3) / 9.0, name="W")
+    cost = T.sum(T.dot(y, W) ** 2)
+    f = theano.function([logits, tau], [y, hard, T.grad(cost, logits)])
+    values = np.log(np.asarray([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]))
+    out = {}
+    for k, t in enumerate((0.5, 1.0, 0.5)):
+        out[f"soft{k}"], out[f"hard{k}"], out[f"grad{k}"] = f(values, t)
+    return out
+
+
+@program
+def bayes_by_backprop_mrg(theano: Any) -> dict:
+    """Bayes by backprop for a linear model: weights ``mu + log1p(exp(rho)) * eps`` with
+    ``eps`` an MRG normal draw per weight, the closed-form KL to a unit Gaussian prior, SGD on
+    ``mu`` and ``rho``; then the predictive mean and spread from several weight draws."""
+    _, MRG_RandomStreams = _streams(theano)
+    T = theano.tensor
+    rng = np.random.RandomState(3)
+    srng = MRG_RandomStreams(seed=3)
+    mu = theano.shared(rng.normal(0, 0.1, (3, 2)), name="mu")
+    rho = theano.shared(np.full((3, 2), -3.0), name="rho")
+    x, y = T.dmatrix("x"), T.dmatrix("y")
+    sigma = T.log1p(T.exp(rho))
+    W = mu + sigma * srng.normal(size=(3, 2), dtype="float64")
+    nll = T.mean(T.sqr(T.dot(x, W) - y))
+    kl = T.sum(T.log(1.0 / sigma) + (T.sqr(sigma) + T.sqr(mu)) / 2 - 0.5)
+    cost = nll + kl / 100.0
+    params = [mu, rho]
+    train = theano.function([x, y], [cost, nll], updates=[
+        (p, p - 0.05 * g) for p, g in zip(params, T.grad(cost, params))])
+    xv = rng.normal(size=(10, 3))
+    yv = xv.dot(np.asarray([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]))
+    out = {"train": np.asarray([train(xv, yv) for _ in range(6)])}
+    predict = theano.function([x], T.dot(x, W))
+    draws = np.asarray([predict(xv[:3]) for _ in range(5)])
+    out["pred_mean"], out["pred_std"] = draws.mean(axis=0), draws.std(axis=0)
+    out["mu"], out["rho"] = mu.get_value(), rho.get_value()
     return out

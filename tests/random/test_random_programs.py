@@ -5,7 +5,7 @@ dropout, a denoising autoencoder, an RBM Gibbs step) and programs drawing inside
 persistent CD, dropout in an LSTM, an HMC sampler, stacked denoising autoencoders) and
 ``random_model_programs.py`` (a variational autoencoder with reparameterised MRG normal draws,
 a float32 character RNN sampled with MRG multinomial in scan, word2vec with negative samples,
-random-walk Metropolis in scan) print what
+random-walk Metropolis in scan, a GAN, Gumbel-softmax, Bayes by backprop) print what
 Theano 1.0.5 printed (``theano_random_programs.npz``, recorded by
 ``record_random_programs.py``)."""
 
@@ -36,7 +36,8 @@ APPROXIMATE = {"mrg_draws_float32", "dropout_mlp_mrg", "denoising_autoencoder",
                "tutorial_loop_binomial_noise", "scan_draws_each_step", "rbm_cd1", "rbm_cd3",
                "rbm_pcd_and_sampling", "lstm_dropout_mrg", "hmc_gaussian",
                "stacked_denoising_autoencoders", "vae_reparameterised_mrg",
-               "char_rnn_sample_mrg_float32", "word2vec_negative_sampling", "metropolis_in_scan"}
+               "char_rnn_sample_mrg_float32", "word2vec_negative_sampling", "metropolis_in_scan",
+               "gan_mrg_noise", "gumbel_softmax_mrg", "bayes_by_backprop_mrg"}
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
