@@ -280,6 +280,66 @@ class _TensorOperators:
     def __rdot__(self, other: Any):
         return _m().dot(other, self)
 
+    # Theano's remaining ndarray-like methods.
+    def nonzero(self, return_matrix: bool = False):
+        from jitgraph.tensor.nonzero_ops import nonzero
+        return nonzero(self, return_matrix=return_matrix)
+
+    def nonzero_values(self):
+        from jitgraph.tensor.nonzero_ops import nonzero_values
+        return nonzero_values(self)
+
+    def ptp(self, axis: Any = None):
+        from jitgraph.tensor.statistics import ptp
+        return ptp(self, axis=axis)
+
+    def swapaxes(self, axis1: int, axis2: int):
+        from jitgraph.tensor.reorder import swapaxes
+        return swapaxes(self, axis1, axis2)
+
+    def take(self, indices: Any, axis: int | None = None, mode: str = "raise"):
+        from jitgraph.tensor.reorder import take
+        return take(self, indices, axis=axis, mode=mode)
+
+    def choose(self, choices: Any, out: Any = None, mode: str = "raise"):
+        from jitgraph.tensor.reorder import choose
+        return choose(self, choices, out=out, mode=mode)
+
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1):
+        from jitgraph.tensor.special_matrices import diagonal
+        return diagonal(self, offset=offset, axis1=axis1, axis2=axis2)
+
+    def trace(self):
+        from jitgraph.tensor.nlinalg import trace
+        return trace(self)
+
+    def round(self, mode: str | None = None):
+        return _m().round(self) if mode is None else _m().round(self, mode)
+
+    def conj(self):
+        import jitgraph.tensor
+        return jitgraph.tensor.conj(self)
+
+    conjugate = conj
+
+    @property
+    def real(self):
+        import jitgraph.tensor
+        return jitgraph.tensor.real(self)
+
+    @property
+    def imag(self):
+        import jitgraph.tensor
+        return jitgraph.tensor.imag(self)
+
+    def get_scalar_constant_value(self):
+        from jitgraph.tensor.basic import get_scalar_constant_value
+        return get_scalar_constant_value(self)
+
+    def __floor__(self): return _m().floor(self)
+    def __ceil__(self): return _m().ceil(self)
+    def __trunc__(self): return _m().trunc(self)
+
     def __str__(self) -> str:
         text = Variable.__str__(self)  # type: ignore[arg-type]
         from jitgraph.config import config
@@ -287,6 +347,24 @@ class _TensorOperators:
         if config.print_test_value and hasattr(self.tag, "test_value"):
             text += f" (test value: {self.tag.test_value!r})"
         return text
+
+
+def _elementwise_method(name: str):
+    def method(self):
+        import jitgraph.tensor
+
+        return getattr(jitgraph.tensor, name)(self)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``{name}`` of each element (``theano.tensor.{name}(self)``)."
+    return method
+
+
+# x.exp(), x.sqrt(), ...: the unary elementwise functions Theano's tensors have as methods
+for _name in ("arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "ceil", "cos",
+              "cosh", "deg2rad", "exp", "exp2", "expm1", "floor", "log", "log10", "log1p", "log2",
+              "rad2deg", "sin", "sinh", "sqrt", "tan", "tanh", "trunc"):
+    setattr(_TensorOperators, _name, _elementwise_method(_name))
 
 
 class TensorVariable(_TensorOperators, Variable):
