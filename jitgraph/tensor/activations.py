@@ -19,10 +19,10 @@ SELU_SCALE = 1.0507009873554804934193349852946
 def selu(x: Any) -> Variable:
     """Scaled exponential linear unit: ``scale * elu(x, alpha)`` with the self-normalizing
     constants :data:`SELU_ALPHA` and :data:`SELU_SCALE`."""
-    from jitgraph.tensor.nnet import elu
+    from jitgraph.tensor.nnet import elu, literal_for
 
     x = as_tensor_variable(x)
-    return M.const_like(SELU_SCALE, x) * elu(x, M.const_like(SELU_ALPHA, x))
+    return literal_for(SELU_SCALE, x) * elu(x, literal_for(SELU_ALPHA, x))
 
 
 def softsign(x: Any) -> Variable:

@@ -89,6 +89,26 @@ def _eps(value: float, like: Variable) -> Variable:
     return constant(np.asarray(value, dtype=like.dtype))
 
 
+def _check_epsilon(epsilon: Any, who: str) -> None:
+    # Theano refuses what cuDNN refuses, on every backend; the check is on the floatX value
+    # (float32(1e-5) is below 1e-5), so that programs behave the same everywhere.
+    from jitgraph.tensor import dtypes as dt
+
+    if np.asarray(epsilon, dtype=dt.floatx()) < 1e-5:
+        raise ValueError(f"{who}: epsilon must be at least 1e-5 (as in Theano, whose cuDNN "
+                         f"kernels need it), got {epsilon}")
+
+
+def _common_dtype(*values: Any) -> list:
+    """The values as tensors of one dtype, the upcast of theirs (Theano normalizes a float32
+    input with float64 parameters in float64)."""
+    from jitgraph.tensor import dtypes as dt
+
+    tensors = [as_tensor_variable(v) for v in values]
+    dtype = dt.upcast(*(t.dtype for t in tensors))
+    return [t if t.dtype == dtype else M.cast(t, dtype) for t in tensors]
+
+
 def batch_normalization_train(inputs: Any, gamma: Any, beta: Any,
                               axes: Any = "per-activation", epsilon: float = 1e-4,
                               running_average_factor: float = 0.1, running_mean: Any = None,
@@ -109,6 +129,12 @@ def batch_normalization_train(inputs: Any, gamma: Any, beta: Any,
                          "the same number of dimensions")
     if (running_mean is None) != (running_var is None):
         raise ValueError(f"{who}: give both running_mean and running_var, or neither")
+    _check_epsilon(epsilon, who)
+    if running_mean is None:
+        x, gamma, beta = _common_dtype(x, gamma, beta)
+    else:
+        x, gamma, beta, running_mean, running_var = _common_dtype(
+            x, gamma, beta, running_mean, running_var)
     params = _Params(x.ndim, axes, gamma.ndim, who)
     mean = tmean(x, axis=list(axes), keepdims=True)
     var = tvar(x, axis=list(axes), keepdims=True)
@@ -141,8 +167,8 @@ def batch_normalization_test(inputs: Any, gamma: Any, beta: Any, mean: Any, var:
     """``(inputs - mean) * gamma / sqrt(var + epsilon) + beta`` with given statistics
     (typically the running averages of :func:`batch_normalization_train`)."""
     who = "batch_normalization_test"
-    x = as_tensor_variable(inputs)
-    gamma, beta = as_tensor_variable(gamma), as_tensor_variable(beta)
+    _check_epsilon(epsilon, who)
+    x, gamma, beta, mean, var = _common_dtype(inputs, gamma, beta, mean, var)
     axes = _axes(axes, x.ndim, who)
     ranks = {as_tensor_variable(v).ndim for v in (gamma, beta, mean, var)}
     if len(ranks) != 1:

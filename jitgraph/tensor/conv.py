@@ -184,6 +184,7 @@ class AbstractConv(BaseAbstractConv):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         img, kern = inputs
         (top,) = output_grads
+        img, kern, top = _common_dtype(img, kern, top)
         nd = self.convdim
         d_img = sibling(self, "inputs")(
             kern, top, [shape_i(img, 2 + a) for a in range(nd)])
@@ -239,6 +240,7 @@ class AbstractConv_gradWeights(BaseAbstractConv):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         img, top, _ = inputs
         (gw_bar,) = output_grads
+        img, top, gw_bar = _common_dtype(img, top, gw_bar)
         nd = self.convdim
         d_img = sibling(self, "inputs")(
             gw_bar, top, [shape_i(img, 2 + a) for a in range(nd)])
@@ -293,6 +295,7 @@ class AbstractConv_gradInputs(BaseAbstractConv):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         kern, top, _ = inputs
         (gx_bar,) = output_grads
+        kern, top, gx_bar = _common_dtype(kern, top, gx_bar)
         nd = self.convdim
         d_kern = sibling(self, "weights")(
             gx_bar, top, [shape_i(kern, kern.ndim - nd + a) for a in range(nd)])
@@ -311,6 +314,17 @@ class AbstractConv_gradInputs(BaseAbstractConv):
         if e_top is not None:
             terms.append(self(kern, e_top, shape))
         return [_sum_terms(terms)]
+
+
+def _common_dtype(*variables: Variable) -> list[Variable]:
+    """The variables cast to their common dtype: a gradient op's output takes one input's
+    dtype (Theano's rule), so an integer kernel met by a float gradient would otherwise give
+    an integer gradient (Theano refused such graphs; here they get the float gradient)."""
+    from jitgraph.tensor import dtypes as dt
+    from jitgraph.tensor.math import cast
+
+    dtype = dt.upcast(*(v.dtype for v in variables))
+    return [v if v.dtype == dtype else cast(v, dtype) for v in variables]
 
 
 def _like(g: Variable, x: Variable) -> Variable:

@@ -38,6 +38,10 @@ class NeighboursShapeError(ValueError, TypeError):
     """The image, neighbourhood shape and step do not fit the mode (Theano raised TypeError)."""
 
 
+class NeighboursModeError(ValueError, NotImplementedError):
+    """An unknown mode (Theano raised NotImplementedError)."""
+
+
 def _axis_indices(size: int, shape: int, step: int, mode: str, axis: str) -> np.ndarray:
     """``idx[i, k]``: the image index read at offset ``k`` of neighbourhood ``i`` along one
     axis; ``size`` (one past the image) where the zero padding is read."""
@@ -94,7 +98,8 @@ class _NeibsBase(Op):
 
     def __init__(self, mode: str = "valid") -> None:
         if mode not in MODES:
-            raise ValueError(f"{type(self).__name__}: mode must be one of {MODES}, got {mode!r}")
+            raise NeighboursModeError(f"{type(self).__name__}: mode must be one of {MODES}, got "
+                                      f"{mode!r}")
         self.mode = mode
 
     def __str__(self) -> str:

@@ -63,9 +63,17 @@ def relu(x: Any, alpha: Any = 0) -> Variable:
     if isinstance(alpha, Variable):
         f1, f2 = 0.5 * (1 + alpha), 0.5 * (1 - alpha)
     else:
-        # Fold a literal alpha in x's precision (not floatX), so float64 graphs stay exact.
-        f1, f2 = M.const_like(0.5 * (1 + alpha), x), M.const_like(0.5 * (1 - alpha), x)
+        f1, f2 = literal_for(0.5 * (1 + alpha), x), literal_for(0.5 * (1 - alpha), x)
     return f1 * x + f2 * M.abs(x)
+
+
+def literal_for(value: Any, x: Variable) -> Variable:
+    """The literal ``value`` as a constant to multiply ``x`` by: of the dtype Theano gives
+    ``value * x`` (a float32 ``x`` times 0.55 is float64 under ``floatX=float64``, as 0.55 is
+    not a float32 number), but holding ``value`` exactly in that dtype (Theano rounded it to
+    floatX first, so a float64 ``x`` under ``floatX=float32`` met a float32-rounded factor)."""
+    out_dtype = dt.upcast(x.dtype, dt.as_array(value).dtype)
+    return constant(np.asarray(value, dtype=out_dtype))
 
 
 def elu(x: Any, alpha: Any = 1) -> Variable:
