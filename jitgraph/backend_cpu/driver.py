@@ -10,6 +10,8 @@ also make one thunk per node (``Program.thunks``) for tools that run nodes one b
 With ``allow_gc=False`` the output buffers of intermediate results are kept between calls and
 reused while their shape repeats. Buffers of graph outputs (and of anything a graph output is a
 view of or was computed in place into) are never reused: the caller owns what it was returned.
+A caller may instead hand a graph output the array to compute it into (its destination cell,
+``_output_dests``): a scan's loop has each step computed straight into its output buffer.
 
 Nodes whose inputs are all constants and whose lowering can precompute them (views such as the
 ``DimShuffle`` that pads a literal to the rank of an elementwise operation) are evaluated once
@@ -52,6 +54,8 @@ class BuildContext:
         self._ids: dict[int, str] = {}
         self.known: dict[Variable, Any] = {}  # constants and precomputed values
         self.escaping: set[Variable] = set()
+        #: variable -> name of its destination cell (see :func:`_destinations`)
+        self.dests: dict[Variable, str] = {}
 
     def ref(self, obj: Any, hint: str = "g") -> str:
         """A global name of the driver bound to ``obj`` (one name per object)."""
@@ -104,10 +108,21 @@ class NodeContext:
     def can_reuse(self, k: int) -> bool:
         return not self.b.allow_gc and self.node.outputs[k] not in self.b.escaping
 
+    def dest(self, k: int) -> str | None:
+        """The destination cell of output ``k`` (see :func:`_destinations`), or None."""
+        return self.b.dests.get(self.node.outputs[k])
+
     def alloc(self, k: int, shape: str, dtype: str) -> tuple[list[str], str]:
-        """Lines allocating output ``k`` (reusing last call's buffer when allowed)."""
+        """Lines allocating output ``k`` (reusing last call's buffer when allowed, or
+        taking the array the caller put in its destination cell when it fits)."""
         out = self.local("o")
         dt = self.b.dtype(dtype)
+        dest = self.dest(k)
+        if dest is not None:
+            shp = self.local("shp")
+            return [f"{shp} = {shape}", f"{out} = {dest}[0]",
+                    f"if {out} is None or {out}.shape != {shp} or {out}.dtype != {dt}:",
+                    f"    {out} = empty({shp}, {dt})"], out
         if not self.can_reuse(k):
             return [f"{out} = empty({shape}, {dt})"], out
         buf = self.b.new_global([None], "buf")
@@ -161,6 +176,32 @@ def _escaping(fgraph: FunctionGraph, order: Sequence[Apply]) -> set[Variable]:
     return esc
 
 
+def _destinations(fgraph: FunctionGraph, known: dict) -> dict[Variable, int]:
+    """For each graph output whose memory a node of the graph allocates (the output itself,
+    or the variable it was computed in place into, through in-place nodes only), that
+    variable -> the output's position. A caller may put an array of the output's shape and
+    dtype in the output's destination cell (``_output_dests`` of the driver's namespace)
+    before a run: the node then computes into it (a loop's inner program writes the step's
+    result straight into the loop's output buffer). Outputs sharing memory get none."""
+    roots: dict[Variable, int] = {}
+    shared: set[Variable] = set()
+    inputs = set(fgraph.inputs)
+    for k, var in enumerate(fgraph.outputs):
+        root = var
+        while root.owner is not None:
+            destroyed = root.owner.op.destroy_map.get(root.index)
+            if not destroyed:
+                break
+            root = root.owner.inputs[destroyed[0]]
+        if (root.owner is None or root in inputs or isinstance(root, Constant) or root in known
+                or root.owner.op.view_map.get(root.index)):
+            continue
+        if root in roots:
+            shared.add(root)
+        roots[root] = k
+    return {var: k for var, k in roots.items() if var not in shared}
+
+
 def _gc_plan(fgraph: FunctionGraph, order: Sequence[Apply], storage: dict, skip: set
              ) -> list[list[Variable]]:
     keep = set(fgraph.inputs) | set(fgraph.outputs) | skip
@@ -202,6 +243,11 @@ def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] 
         if isinstance(var, Constant):
             bctx.known[var] = var.data
     bctx.escaping = _escaping(fgraph, order)
+    output_dests: list[list | None] = [None] * len(fgraph.outputs)
+    for var, k in _destinations(fgraph, bctx.known).items():
+        output_dests[k] = [None]
+        bctx.dests[var] = bctx.new_global(output_dests[k], "dest")
+    bctx.ns["_output_dests"] = output_dests
     outputs = set(fgraph.outputs)
     lowered: list[Lowered] = []
     precomputed: set[Variable] = set()

@@ -140,8 +140,18 @@ def _product_shape(a: str, b: str, nd_a: int, nd_b: int) -> str:
 
 def _dot_lines(nc: Any, a: str, b: str, nd_a: int, nd_b: int, out_dtype: str, k: int,
                use_out: bool) -> tuple[list[str], str]:
-    """``dot(a, b)``, into a kept buffer when allowed (nogc) and valid for ``out=``."""
+    """``dot(a, b)``, into a kept buffer when allowed (nogc) and valid for ``out=``, or into
+    the array the caller put in the output's destination cell when it fits."""
     dot = nc.b.ref(np.dot, "dot")
+    dest = nc.dest(k) if use_out and (nd_a, nd_b) != (1, 1) else None
+    if dest is not None:
+        o, shp, dt = nc.local("o"), nc.local("shp"), nc.b.dtype(out_dtype)
+        return [f"{shp} = {_product_shape(a, b, nd_a, nd_b)}", f"{o} = {dest}[0]",
+                f"if {o} is not None and {o}.shape == {shp} and {o}.dtype == {dt} "
+                f"and {o}.flags.c_contiguous:",
+                f"    {dot}({a}, {b}, out={o})",
+                "else:",
+                f"    {o} = {dot}({a}, {b})"], o
     if use_out and nc.can_reuse(k) and (nd_a, nd_b) != (1, 1):
         alloc, o = nc.alloc(k, _product_shape(a, b, nd_a, nd_b), out_dtype)
         return alloc + [f"{dot}({a}, {b}, out={o})"], o

@@ -71,6 +71,9 @@ def from_driver(fgraph: FunctionGraph, order: list[Apply], source: str, ns: dict
     program = CompiledProgram(fgraph, order, thunks, storage, free_after, kinds, ns["run"],
                               source, lowered)
     program.driver_code = code
+    #: per graph output, the cell a caller may fill with the array to compute it into (None:
+    #: the output has none); see ``driver._destinations``
+    program.output_dests = ns.get("_output_dests")
     return program
 
 

@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 #: Bumped when what is stored changes.
-STORED_PROGRAM_VERSION = 3
+STORED_PROGRAM_VERSION = 4
 
 _NOT_STORED = ("_fail", "run")
 

@@ -172,6 +172,9 @@ class InnerFunction:
         self.program = maker.program
         self.input_cells = self.program.input_cells
         self.output_cells = self.program.output_cells
+        #: per output, the cell where a caller may put the array to compute it into (None
+        #: where the output has none, or the linker offers none)
+        self.output_dests = getattr(self.program, "output_dests", None)
         self.run = self.program.run
         #: per output: whether its value may share memory with an input or a constant (a
         #: caller handing it on must copy it)

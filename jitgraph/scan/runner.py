@@ -106,14 +106,55 @@ def _run(op: Any, fn: Any, run: Any, inputs: Sequence[Any], output_storage: list
                   for cell in in_cells[info.inner_taps(rec.k)]]
     shared_in = in_cells[info.inner_shared()]
     rec_out = out_cells[info.rec_outputs()]
-    writes = [(rec, cell, rec.buf, rec.n_init, rec.size, rec.state_shape)
-              for rec, cell in zip(recs, rec_out)]
+    dests = _dest_cells(fn, len(out_cells))
+    rec_dests = dests[info.rec_outputs()]
+    # (destination cell, buffer, position of the entry written at step 0, buffer length): the
+    # inner program computes a step's value straight into the entry it is stored in (a state
+    # in a single-entry buffer is updated in place instead)
+    fills = [(dest, rec.buf, rec.n_init, rec.size) for rec, dest in zip(recs, rec_dests)
+             if dest is not _NO_DEST and rec.size > 1]
+    writes = [(rec, cell, rec.buf, rec.n_init, rec.size, rec.state_shape, dest)
+              for rec, cell, dest in zip(recs, rec_out, rec_dests)]
     nit_out = out_cells[info.nit_outputs()]
+    nit_dests = dests[info.nit_outputs()]
     shared_out = out_cells[info.shared_outputs()]
     cond_cell = out_cells[-1] if info.as_while else None
     nits: list[Any] = [None] * info.n_nit_sot
     single = [rec for rec in recs if rec.size == 1]
     done = n_steps
+    try:
+        done = _steps(op, run, n_steps, seqs, recs, shared, nits, inner_time, seq_cells,
+                      tap_reads, view_reads, shared_in, fills, rec_out, writes, nit_out,
+                      nit_dests, shared_out, cond_cell, single)
+    finally:
+        for dest in dests:  # the buffers become the loop's outputs: the program lets go
+            dest[0] = None
+    finish(op, output_storage, recs, nits, shared, done, n_steps)
+    return done
+
+
+#: the destination cell of an output that has none (always empty)
+_NO_DEST: list = [None]
+#: a new state already in its buffer (see ``_write_states``)
+_STORED = object()
+
+
+def _dest_cells(fn: Any, n_out: int) -> list:
+    """Per output of the inner program, the cell to put the array it should be computed into
+    (``_NO_DEST`` where it has none, or the ``scan.allow_output_prealloc`` flag is off)."""
+    from jitgraph.config import config
+
+    found = getattr(fn, "output_dests", None)
+    if not found or not config.scan.allow_output_prealloc:
+        return [_NO_DEST] * n_out
+    return [_NO_DEST if cell is None else cell for cell in found]
+
+
+def _steps(op: Any, run: Any, n_steps: int, seqs: list, recs: list, shared: list, nits: list,
+           inner_time: list | None, seq_cells: list, tap_reads: list, view_reads: list,
+           shared_in: list, fills: list, rec_out: list, writes: list, nit_out: list,
+           nit_dests: list, shared_out: list, cond_cell: Any, single: list) -> int:
+    """The steps of :func:`_run`; the number run."""
     for t in range(n_steps):
         for cell, seq in zip(seq_cells, seqs):
             cell[0] = seq[t, ...]
@@ -123,6 +164,11 @@ def _run(op: Any, fn: Any, run: Any, inputs: Sequence[Any], output_storage: list
             cell[0] = view
         for cell, value in zip(shared_in, shared):
             cell[0] = value
+        for dest, buf, pos, size in fills:
+            dest[0] = buf[(t + pos) % size, ...]  # (a 0-d entry too is an array, not a scalar)
+        for i, dest in enumerate(nit_dests):
+            if dest is not _NO_DEST and nits[i] is not None:
+                dest[0] = nits[i][t, ...]
         t_step = time.perf_counter() if inner_time is not None else 0.0
         try:
             run()
@@ -133,23 +179,24 @@ def _run(op: Any, fn: Any, run: Any, inputs: Sequence[Any], output_storage: list
         # Outputs not fed back first: a value may live in a single-entry state buffer that
         # the step updated in place, which storing the new states overwrites.
         for i, cell in enumerate(nit_out):
-            nits[i] = _store_nit(op, i, nits[i], t, cell[0], n_steps)
+            if cell[0] is not nit_dests[i][0]:  # (else computed into its entry)
+                nits[i] = _store_nit(op, i, nits[i], t, cell[0], n_steps)
         for i, cell in enumerate(shared_out):
             value = cell[0]
             shared[i] = value.copy() if isinstance(value, np.ndarray) else value
         if single:
-            _write_states(recs, rec_out, single, t)
+            _write_states(recs, rec_out, single, t, writes)
         else:
-            for rec, cell, buf, n_init, size, shape in writes:
+            for rec, cell, buf, n_init, size, shape, dest in writes:
                 value = cell[0]
+                if value is dest[0]:
+                    continue  # computed into its entry
                 if getattr(value, "shape", ()) != shape:
                     rec.write(t, value)  # (raises, naming the output and both shapes)
                 buf[(t + n_init) % size] = value
         if cond_cell is not None and _stop(op, cond_cell[0]):
-            done = t + 1
-            break
-    finish(op, output_storage, recs, nits, shared, done, n_steps)
-    return done
+            return t + 1
+    return n_steps
 
 
 def _reraise_in_step(exc: Exception, op: Any, t: int) -> None:
@@ -193,18 +240,21 @@ def _store_nit(op: Any, i: int, buf: Any, t: int, value: Any, n_steps: int) -> n
     return buf
 
 
-def _write_states(recs: list, rec_out: list, single: list, t: int) -> None:
+def _write_states(recs: list, rec_out: list, single: list, t: int, writes: list) -> None:
     """Store the step's new states when some buffers hold a single entry (the step may have
     updated them in place, and a value may live in another one)."""
     values = [cell[0] for cell in rec_out]
     for i, (rec, value) in enumerate(zip(recs, values)):
+        if value is writes[i][-1][0]:
+            values[i] = _STORED  # computed into its entry
+            continue
         if value is rec.view or len(single) == 1 and rec is single[0]:
             continue  # updated in place, or there is no other single-entry buffer
         # A value that owns its memory (a fresh result) lives in no state buffer.
         if getattr(value, "base", None) is not None:
             values[i] = _unshared(value, rec, single)
     for rec, value in zip(recs, values):
-        if value is rec.view:
+        if value is rec.view or value is _STORED:
             continue
         if rec.size == 1 and getattr(value, "shape", None) == rec.state_shape:
             rec.buf[0] = value
