@@ -18,6 +18,21 @@ from jitgraph.random import mrg31k3p
 from jitgraph.random.mrg31k3p import M1, M2, STREAM_LOG2, SUBSTREAM_LOG2
 
 
+def _jump_array(log2_steps: int, component: int) -> np.ndarray:
+    return np.asarray(mrg31k3p.jump_matrices(log2_steps)[component], dtype=np.int64)
+
+
+#: Theano's module constants: the jump matrices (int64) of each component for ``2**72`` steps
+#: (between streams) and ``2**134`` steps (between draws), to pass to :func:`multMatVect`
+A1p72, A2p72 = _jump_array(SUBSTREAM_LOG2, 0), _jump_array(SUBSTREAM_LOG2, 1)
+A1p134, A2p134 = _jump_array(STREAM_LOG2, 0), _jump_array(STREAM_LOG2, 1)
+#: the masks and multiplier of the shift-and-add step, and the float64 output scale
+MASK12, MASK13, MASK2, MULT2 = (np.int32(v) for v in (511, 16777215, 65535, 21069))
+NORM = 2.0**-31
+#: the shift counts of the step as int32 scalars
+np_int32_vals = [np.int32(v) for v in (0, 7, 9, 15, 16, 22, 24)]
+
+
 def matVecModM(A: Any, s: Any, m: int) -> np.ndarray:  # noqa: N802 - Theano's name
     """``A @ s mod m`` for a 3x3 integer matrix and a 3-vector, exactly (int32 result)."""
     a = np.asarray(A, dtype=np.int64)
@@ -120,5 +135,6 @@ class DotModulo(Op):
         return [None] * 6  # integer inputs: no gradient flows
 
 
-__all__ = ["DotModulo", "M1", "M2", "ff_2p134", "ff_2p72", "matVecModM", "mrg_next_value",
-           "multMatVect"]
+__all__ = ["A1p134", "A1p72", "A2p134", "A2p72", "DotModulo", "M1", "M2", "MASK12", "MASK13",
+           "MASK2", "MULT2", "NORM", "ff_2p134", "ff_2p72", "matVecModM", "mrg_next_value",
+           "multMatVect", "np_int32_vals"]

@@ -33,7 +33,7 @@ def _check_inputs(pvals: np.ndarray, unis: np.ndarray, n: int, who: str) -> None
 
 
 class _FromUniform(Op):
-    def _node(self, pvals: Any, unis: Any, n: Any, out_bcast: tuple) -> Apply:
+    def _node(self, pvals: Any, unis: Any, n: Any, out_bcast: tuple, auto_dtype: str) -> Apply:
         pvals = as_tensor_variable(pvals)
         unis = as_tensor_variable(unis)
         n = as_tensor_variable(n)
@@ -44,7 +44,7 @@ class _FromUniform(Op):
             raise TypeError(f"{self}: unis must be a vector, got {unis.type}")
         if n.ndim != 0 or n.dtype[:3] not in ("int", "uin"):
             raise TypeError(f"{self}: n must be an integer scalar, got {n.type}")
-        odtype = pvals.dtype if self.odtype == "auto" else self.odtype
+        odtype = auto_dtype if self.odtype == "auto" else self.odtype
         return Apply(self, [pvals, unis, n], [TensorType(odtype, out_bcast)()])
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
@@ -74,7 +74,7 @@ class MultinomialFromUniform(_FromUniform):
 
     def make_node(self, pvals: Any, unis: Any, n: Any = 1) -> Apply:
         pv = as_tensor_variable(pvals)
-        return self._node(pv, unis, n, tuple(pv.broadcastable))
+        return self._node(pv, unis, n, tuple(pv.broadcastable), pv.dtype)
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         pvals, unis, n = inputs
@@ -94,7 +94,8 @@ class MultinomialFromUniform(_FromUniform):
 
 
 class ChoiceFromUniform(_FromUniform):
-    """``n`` distinct outcomes per row (shape (rows, n)), drawn without replacement."""
+    """``n`` distinct outcomes per row (shape (rows, n)), drawn without replacement, as
+    ``odtype`` ('auto': int64, as in Theano)."""
 
     __props__ = ("odtype", "replace")
 
@@ -111,7 +112,7 @@ class ChoiceFromUniform(_FromUniform):
 
     def make_node(self, pvals: Any, unis: Any, n: Any = 1) -> Apply:
         pv = as_tensor_variable(pvals)
-        return self._node(pv, unis, n, (pv.broadcastable[0], False))
+        return self._node(pv, unis, n, (pv.broadcastable[0], False), "int64")
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         pvals, unis, n = inputs

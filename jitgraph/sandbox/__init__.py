@@ -3,9 +3,10 @@
 
 
 def __getattr__(name: str):
-    """``theano.sandbox.rng_mrg`` without importing it first, as Theano users write it."""
-    if name == "rng_mrg":
+    """``theano.sandbox.rng_mrg`` (and ``multinomial``) without importing it first, as Theano
+    users write it."""
+    if name in ("rng_mrg", "multinomial"):
         import importlib
 
-        return importlib.import_module(f"{__name__}.rng_mrg")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -70,3 +70,49 @@ def test_mrg_uniform_takes_theanos_constructor():
     values = jitgraph.function([], sample)()
     assert values.shape == (6,) and values.dtype == np.float32 and (0 < values).all()
     assert R.mrg_random_make_inplace.name == "mrg_random_make_inplace"
+
+
+def test_module_constants_match_theano():
+    """The jump matrices, masks and scale Theano's rng_mrg module exposes (its values)."""
+    assert R.A1p72.dtype == np.int64 and R.A1p72.tolist() == [
+        [1516919229, 758510237, 499121365], [1884998244, 1516919229, 335398200],
+        [601897748, 1884998244, 358115744]]
+    assert R.A2p72.tolist() == [[1228857673, 1496414766, 954677935],
+                                [1133297478, 1407477216, 1496414766],
+                                [2002613992, 1639496704, 1407477216]]
+    assert R.A1p134.tolist() == [[1702500920, 1849582496, 1656874625],
+                                 [828554832, 1702500920, 1512419905],
+                                 [1143731069, 828554832, 102237247]]
+    assert R.A2p134.tolist() == [[796789021, 1464208080, 607337906],
+                                 [1241679051, 1431130166, 1464208080],
+                                 [1401213391, 1178684362, 1431130166]]
+    assert (R.MASK12, R.MASK13, R.MASK2, R.MULT2) == (511, 16777215, 65535, 21069)
+    assert R.MASK12.dtype == np.int32 and R.NORM == 4.656612873077393e-10
+    assert R.np_int32_vals == [0, 7, 9, 15, 16, 22, 24]
+    np.testing.assert_array_equal(R.multMatVect(SEED_STATE, R.A1p134, R.M1, R.A2p134, R.M2),
+                                  R.ff_2p134(SEED_STATE))
+
+
+def test_sandbox_multinomial_ops_as_theano():
+    """theano.sandbox.multinomial: values and dtypes recorded from Theano 1.0.5 ('auto' is the
+    pvals' dtype for MultinomialFromUniform, int64 for ChoiceFromUniform)."""
+    import warnings
+
+    from jitgraph.sandbox import multinomial as M
+
+    assert R.multinomial is M
+    p, u, n = T.dmatrix(), T.dvector(), T.iscalar()
+    four = np.array([[0.1, 0.2, 0.3, 0.4]])
+    counts = jitgraph.function([p, u], M.MultinomialFromUniform("auto")(p, u))(
+        np.array([[0.1, 0.2, 0.7]]), np.array([0.5]))
+    assert counts.dtype == np.float64 and counts.tolist() == [[0.0, 0.0, 1.0]]
+    chosen = jitgraph.function([p, u, n], M.ChoiceFromUniform("auto")(p, u, n))(
+        four, np.array([0.5, 0.2]), 2)
+    assert chosen.dtype == np.int64 and chosen.tolist() == [[2, 1]]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        op = M.MultinomialWOReplacementFromUniform("auto")
+    assert [str(w.message) for w in caught] == [
+        "MultinomialWOReplacementFromUniform is deprecated, use ChoiceFromUniform instead."]
+    assert jitgraph.function([p, u, n], op(p, u, n))(four, np.array([0.5, 0.2]), 2).tolist() \
+        == [[2, 1]]
