@@ -107,6 +107,13 @@ class ProgramRecord:
         self.first_call: float | None = None
         self.first_call_compile: dict[str, float] = {}
 
+    def __getstate__(self) -> dict:
+        # the compiled program belongs to this process (its thunks do not pickle); the
+        # measurements and the nodes they are about do (a loop's profile is pickled with it)
+        state = dict(self.__dict__)
+        state["program"] = None
+        return state
+
 
 def _class_name(op: Any) -> str:
     cls = type(op)

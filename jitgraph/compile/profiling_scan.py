@@ -30,6 +30,13 @@ class ScanProfileStats(ProfileStats):
         #: the inner nodes of a loop that ran as one native kernel (not timed one by one)
         self.native_nodes: list[Any] = []
 
+    def __getstate__(self) -> dict:
+        # the timed runs wrap this process's compiled programs (closures, which do not
+        # pickle): a pickled loop attaches them again on its first step
+        state = dict(self.__dict__)
+        state["_inner_runs"] = {}
+        return state
+
     def inner_run(self, fn: Any) -> Any:
         """What a step runs instead of ``fn.run``: the inner function's program with its
         nodes timed into this profile (``fn`` is an InnerFunction)."""

@@ -101,3 +101,27 @@ def test_draws_in_scan_under_debug_mode(kind: str) -> None:
 
     for got, want in zip(run("DebugMode"), run("FAST_RUN")):
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["rs", "mrg"])
+def test_profiled_loop_with_draws_pickles(kind: str) -> None:
+    """A function compiled with profile=True whose loop draws in its step (run step by step,
+    so its profile holds the timed inner program) pickles; the copy goes on drawing the
+    numbers the original draws and its profile still reports."""
+    import io
+    import pickle
+
+    srng = RandomStreams(5) if kind == "rs" else MRG_RandomStreams(5)
+    x0 = T.dvector("x0")
+    chain, updates = jitgraph.scan(
+        lambda x: x + (srng.uniform((3,)) if kind == "rs" else srng.uniform((3,),
+                                                                          dtype="float64")),
+        outputs_info=[x0], n_steps=3)
+    f = jitgraph.function([x0], chain, updates=updates, profile=True)
+    f(np.zeros(3))
+    g = pickle.loads(pickle.dumps(f))
+    for _ in range(2):
+        np.testing.assert_array_equal(f(np.zeros(3)), g(np.zeros(3)))
+    out = io.StringIO()
+    f.profile.summary(file=out)
+    assert "scan_fn" in out.getvalue()
