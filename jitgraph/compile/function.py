@@ -12,7 +12,7 @@ from jitgraph.compile.io import In, Out, SymbolicInput, SymbolicOutput
 from jitgraph.compile.mode import Mode, get_mode
 from jitgraph.compile.sharedvalue import SharedVariable
 from jitgraph.graph.basic import Constant, Variable, ancestors, graph_inputs
-from jitgraph.graph.fg import FunctionGraph
+from jitgraph.graph.fg import FunctionGraph, MissingInputError
 
 
 class UnusedInputError(ValueError):
@@ -370,7 +370,8 @@ def _check_inputs_distinct(inputs: list) -> None:
             raise TypeError(f"input {i} ({var}) is computed by {var.owner.op}; inputs must be "
                             "free variables (use givens to substitute an expression)")
         if var in seen:
-            raise ValueError(f"variable {var} is used twice as an input")
+            # Theano's class for it: the value passed the second time would be ignored
+            raise UnusedInputError(f"variable {var} is used twice as an input")
         seen.add(var)
 
 
@@ -392,8 +393,8 @@ def _check_missing(available: list, needed: list) -> None:
     for var in graph_inputs(needed):
         if var in have or isinstance(var, Constant):
             continue
-        raise ValueError(f"the outputs depend on {var} ({var.type}), which is not an input of the "
-                         "function; add it to the inputs or substitute it with givens")
+        raise MissingInputError(f"the outputs depend on {var} ({var.type}), which is not an input "
+                                "of the function; add it to the inputs or substitute it with givens")
 
 
 from jitgraph.compile.function_call import Function  # noqa: E402  (the callable half)

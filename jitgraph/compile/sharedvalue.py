@@ -50,14 +50,9 @@ class SharedVariable(Variable):
 
 class TensorSharedVariable(_TensorOperators, SharedVariable):
     """A shared ndarray. Its broadcastable pattern is all False unless given, so that
-    ``set_value`` may later change any dimension."""
-
-    def set_value(self, new_value: Any, borrow: bool = False) -> None:
-        if isinstance(new_value, np.ndarray) and new_value.dtype.name != self.type.dtype \
-                and not self.strict:
-            raise TypeError(f"shared variable {self.name or self}: new value has dtype "
-                            f"{new_value.dtype}, the variable is {self.type}; cast it first")
-        super().set_value(new_value, borrow)
+    ``set_value`` may later change any dimension. A new value of another dtype is kept when
+    the variable's dtype holds it without loss (an int8 array in a float32 variable), as
+    Theano's does; otherwise ``set_value`` raises."""
 
 
 _CONSTRUCTORS: list[Callable[..., SharedVariable | None]] = []

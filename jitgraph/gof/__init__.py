@@ -13,7 +13,7 @@ from typing import Any
 from jitgraph.gof import fg, graph, op, type, utils  # noqa: A004  (Theano's module names)
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.c_code import ParamsType
-from jitgraph.graph.fg import Feature, FunctionGraph, InconsistencyError
+from jitgraph.graph.fg import Feature, FunctionGraph, InconsistencyError, MissingInputError
 from jitgraph.graph.op import Op
 from jitgraph.graph.openmp_op import OpenMPOp
 from jitgraph.graph.type import GenericType as Generic
@@ -32,8 +32,8 @@ _LAZY = {
 }
 
 __all__ = ["Apply", "Constant", "Variable", "Op", "OpenMPOp", "Type", "Generic", "generic",
-           "FunctionGraph", "Feature", "InconsistencyError", "MethodNotDefined", "hashtype",
-           "object2", "ParamsType", "graph", "fg", "op", "type", "utils", *_LAZY]
+           "FunctionGraph", "Feature", "InconsistencyError", "MissingInputError",
+           "MethodNotDefined", "hashtype", "object2", "ParamsType", "graph", "fg", "op", "type", "utils", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

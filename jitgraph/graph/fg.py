@@ -10,6 +10,11 @@ from jitgraph.graph.basic import Apply, Constant, Variable, clone_get_equiv, io_
 OUTPUT = "output"
 
 
+class MissingInputError(ValueError):
+    """A graph needs a variable that is neither an input nor a constant (Theano's
+    ``theano.gof.MissingInputError``)."""
+
+
 class InconsistencyError(Exception):
     """A change would break an invariant checked by a feature (e.g. inplace safety)."""
 
