@@ -123,9 +123,48 @@ def _run(op: Any, fn: Any, run: Any, inputs: Sequence[Any], output_storage: list
     single = [rec for rec in recs if rec.size == 1]
     done = n_steps
     try:
-        done = _steps(op, run, n_steps, seqs, recs, shared, nits, inner_time, seq_cells,
-                      tap_reads, view_reads, shared_in, fills, rec_out, writes, nit_out,
-                      nit_dests, shared_out, cond_cell, single)
+        for t in range(n_steps):
+            for cell, seq in zip(seq_cells, seqs):
+                cell[0] = seq[t, ...]
+            for cell, buf, pos, size in tap_reads:
+                cell[0] = buf[(t + pos) % size, ...]
+            for cell, view in view_reads:
+                cell[0] = view
+            for cell, value in zip(shared_in, shared):
+                cell[0] = value
+            for dest, buf, pos, size in fills:
+                dest[0] = buf[(t + pos) % size, ...]  # (a 0-d entry: an array, not a scalar)
+            for i, dest in enumerate(nit_dests):
+                if dest is not _NO_DEST and nits[i] is not None:
+                    dest[0] = nits[i][t, ...]
+            t_step = time.perf_counter() if inner_time is not None else 0.0
+            try:
+                run()
+            except Exception as exc:
+                _reraise_in_step(exc, op, t)
+            if inner_time is not None:
+                inner_time[0] += time.perf_counter() - t_step
+            # Outputs not fed back first: a value may live in a single-entry state buffer that
+            # the step updated in place, which storing the new states overwrites.
+            for i, cell in enumerate(nit_out):
+                if cell[0] is not nit_dests[i][0]:  # (else computed into its entry)
+                    nits[i] = _store_nit(op, i, nits[i], t, cell[0], n_steps)
+            for i, cell in enumerate(shared_out):
+                value = cell[0]
+                shared[i] = value.copy() if isinstance(value, np.ndarray) else value
+            if single:
+                _write_states(recs, rec_out, single, t, writes)
+            else:
+                for rec, cell, buf, n_init, size, shape, dest in writes:
+                    value = cell[0]
+                    if value is dest[0]:
+                        continue  # computed into its entry
+                    if getattr(value, "shape", ()) != shape:
+                        rec.write(t, value)  # (raises, naming the output and both shapes)
+                    buf[(t + n_init) % size] = value
+            if cond_cell is not None and _stop(op, cond_cell[0]):
+                done = t + 1
+                break
     finally:
         for dest in dests:  # the buffers become the loop's outputs: the program lets go
             dest[0] = None
@@ -148,55 +187,6 @@ def _dest_cells(fn: Any, n_out: int) -> list:
     if not found or not config.scan.allow_output_prealloc:
         return [_NO_DEST] * n_out
     return [_NO_DEST if cell is None else cell for cell in found]
-
-
-def _steps(op: Any, run: Any, n_steps: int, seqs: list, recs: list, shared: list, nits: list,
-           inner_time: list | None, seq_cells: list, tap_reads: list, view_reads: list,
-           shared_in: list, fills: list, rec_out: list, writes: list, nit_out: list,
-           nit_dests: list, shared_out: list, cond_cell: Any, single: list) -> int:
-    """The steps of :func:`_run`; the number run."""
-    for t in range(n_steps):
-        for cell, seq in zip(seq_cells, seqs):
-            cell[0] = seq[t, ...]
-        for cell, buf, pos, size in tap_reads:
-            cell[0] = buf[(t + pos) % size, ...]
-        for cell, view in view_reads:
-            cell[0] = view
-        for cell, value in zip(shared_in, shared):
-            cell[0] = value
-        for dest, buf, pos, size in fills:
-            dest[0] = buf[(t + pos) % size, ...]  # (a 0-d entry too is an array, not a scalar)
-        for i, dest in enumerate(nit_dests):
-            if dest is not _NO_DEST and nits[i] is not None:
-                dest[0] = nits[i][t, ...]
-        t_step = time.perf_counter() if inner_time is not None else 0.0
-        try:
-            run()
-        except Exception as exc:
-            _reraise_in_step(exc, op, t)
-        if inner_time is not None:
-            inner_time[0] += time.perf_counter() - t_step
-        # Outputs not fed back first: a value may live in a single-entry state buffer that
-        # the step updated in place, which storing the new states overwrites.
-        for i, cell in enumerate(nit_out):
-            if cell[0] is not nit_dests[i][0]:  # (else computed into its entry)
-                nits[i] = _store_nit(op, i, nits[i], t, cell[0], n_steps)
-        for i, cell in enumerate(shared_out):
-            value = cell[0]
-            shared[i] = value.copy() if isinstance(value, np.ndarray) else value
-        if single:
-            _write_states(recs, rec_out, single, t, writes)
-        else:
-            for rec, cell, buf, n_init, size, shape, dest in writes:
-                value = cell[0]
-                if value is dest[0]:
-                    continue  # computed into its entry
-                if getattr(value, "shape", ()) != shape:
-                    rec.write(t, value)  # (raises, naming the output and both shapes)
-                buf[(t + n_init) % size] = value
-        if cond_cell is not None and _stop(op, cond_cell[0]):
-            return t + 1
-    return n_steps
 
 
 def _reraise_in_step(exc: Exception, op: Any, t: int) -> None:
