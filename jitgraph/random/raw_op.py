@@ -61,7 +61,9 @@ class RandomFunction(Op):
 
     def __str__(self) -> str:
         name = self.fn if isinstance(self.fn, str) else getattr(self.fn, "__name__", self.fn)
-        return f"RandomFunction{{{name}{',inplace' if self.inplace else ''}}}"
+        # Theano's name, which does not say whether the op is in place (debugprint shows
+        # RandomFunction{uniform} in a compiled function too)
+        return f"RandomFunction{{{name}}}"
 
     __repr__ = __str__
 

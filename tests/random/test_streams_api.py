@@ -53,6 +53,8 @@ def test_output_types_are_theanos():
     assert srng.uniform((x, 2)).ndim == 2
     assert srng.gen(raw_random.uniform, (2,)).ndim == 1
     assert str(srng.uniform((2,)).owner.op) == "RandomFunction{uniform}"
+    # Theano's name does not change in place (what debugprint of a function shows)
+    assert str(srng.uniform((2,)).owner.op.with_inplace()) == "RandomFunction{uniform}"
     with pytest.raises(ValueError, match="ndim should be equal to len"):
         srng.uniform((2, 3), ndim=1)
     with pytest.raises(TypeError, match="cannot infer shape"):
