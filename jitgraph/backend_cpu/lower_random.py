@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.graph.basic import Constant
 from jitgraph.random import mrg31k3p
 from jitgraph.random.mrg_op import MRGUniform, check_state_matrix, sample_count
 from jitgraph.random.muladd import MulAdd
@@ -197,7 +198,8 @@ def run_mrg(kernel: Any, run_chunks: Any, state: np.ndarray, size: Any, dtype: A
     microseconds, each allocation a tenth of that)."""
     if state.dtype is not _INT32 or state.ndim != 2 or state.shape[1] != 6:
         check_state_matrix(state)  # raises the error that says what is wrong (if anything)
-    shape = tuple(size.tolist())
+    # a constant size comes as the tuple of its dimensions
+    shape = size if type(size) is tuple else tuple(size.tolist())
     n = 1
     for d in shape:
         if d < 0:
@@ -250,7 +252,10 @@ def lower_mrg_uniform(op: MRGUniform, node: Any, ctx: Any) -> Lowered | None:
         buf = nc.b.new_global([None], "buf") if nc.can_reuse(1) else "None"
         scratch = nc.b.new_global([None], "scratch")
         dtype = nc.b.dtype(op.dtype)  # a dtype object: np.empty resolves it faster
-        return [f"{st}, {out} = {runner}({kern}, {chunks}, {nc.inp(0)}, {nc.inp(1)}, "
+        size = nc.inp(1)
+        if isinstance(node.inputs[1], Constant):  # spares the array's conversion every call
+            size = nc.b.new_global(tuple(int(d) for d in node.inputs[1].data), "shape")
+        return [f"{st}, {out} = {runner}({kern}, {chunks}, {nc.inp(0)}, {size}, "
                 f"{dtype}, {op.inplace}, {parallel_min}, {buf}, {scratch})",
                 nc.set_out(0, st), nc.set_out(1, out)]
 
