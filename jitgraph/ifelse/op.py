@@ -74,12 +74,15 @@ class IfElse(Op):
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         n = self.n_outs
-        pattern = [[False] * n]  # the condition changes which value, not the values
+        # the condition is connected, with a zero gradient (Theano's): a cost reading a
+        # parameter only through a condition has gradient 0 there, not a disconnected input
+        pattern = [[True] * n]
         for k in range(2 * n):
             pattern.append([j == k % n for j in range(n)])
         return pattern
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
+        from jitgraph.config import config
         from jitgraph.tensor.basic import zeros_like
         from jitgraph.tensor.math import cast
 
@@ -90,7 +93,7 @@ class IfElse(Op):
                  for g, v in zip(output_grads, then_vals)]
         to_then = ifelse(cond, grads, [zeros_like(v) for v in then_vals], return_list=True)
         to_else = ifelse(cond, [zeros_like(v) for v in else_vals], grads, return_list=True)
-        return [None, *to_then, *to_else]
+        return [zeros_like(cond, dtype=config.floatX), *to_then, *to_else]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list:
         from jitgraph.tensor.basic import zeros_like

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from jitgraph.graph.basic import Variable
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan
 from jitgraph.scan.returns import split_step_return
@@ -47,6 +49,7 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
     out_specs = [_output_spec(o, k) for k, o in enumerate(_listify(outputs_info))]
     non_seqs = [v if isinstance(v, Variable) else as_tensor_variable(v)
                 for v in _listify(non_sequences)]
+    _check_integer(n_steps)
     n_steps, go_backwards = _fixed_direction(n_steps, go_backwards)
     spec_seqs, lengths, seq_args = _slice_sequences(seq_specs, go_backwards)
     if n_steps is None:
@@ -163,6 +166,17 @@ def _shortest(lengths: list) -> Variable:
     for other in lengths[1:]:
         n = minimum(n, other)
     return n
+
+
+def _check_integer(n_steps: Any) -> None:
+    """A float ``n_steps`` (2.5, ``np.float64(3)``, a float constant) is an error, as in
+    Theano, rather than a number of steps rounded down."""
+    if n_steps is None:
+        return
+    dtype = getattr(n_steps, "dtype", None)
+    dtype = str(dtype) if dtype is not None else np.asarray(n_steps).dtype.name
+    if not dtype.startswith(("int", "uint")):
+        raise TypeError(f"scan: n_steps must be an integer, got {n_steps!r} of dtype {dtype}")
 
 
 def _fixed_direction(n_steps: Any, go_backwards: bool) -> tuple[Any, bool]:

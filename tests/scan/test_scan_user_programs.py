@@ -457,6 +457,36 @@ def test_gradient_of_a_backwards_until_loop():
     assert got_g.tolist() == [0.0, 0.0, 0.0, 0.0, 1.0, 1.0]
 
 
+def test_float_n_steps_is_an_error():
+    """Theano refuses a float n_steps (jitgraph ran 2.5 as 2 steps)."""
+    theano, T, _, _ = _jitgraph()
+    x = T.scalar('x')
+    for n in (2.5, 2.0, np.float64(3), T.constant(2.0)):
+        with pytest.raises(TypeError, match="n_steps must be an integer"):
+            theano.scan(lambda s: s * 2, outputs_info=x, n_steps=n)
+    r, _ = theano.scan(lambda s: s * 2, outputs_info=x, n_steps=np.int32(2))
+    assert theano.function([x], r)(1.0).tolist() == [2.0, 4.0]
+
+
+def test_gradient_through_an_ifelse_condition_is_zero():
+    """As in Theano, a variable read only by an ifelse's condition has gradient 0 (it was a
+    DisconnectedInputError); the function then does not use the other input."""
+    theano, T, ifelse, _ = _jitgraph()
+    from jitgraph.compile.function import UnusedInputError
+
+    c, a = T.scalar('c'), T.vector('a')
+    z = ifelse(T.gt(c, 0), a * 2, a * 3)
+    g = theano.grad(z.sum(), c)
+    with pytest.raises(UnusedInputError):
+        theano.function([c, a], g)
+    assert theano.function([c, a], g, on_unused_input='ignore')(1.0, np.ones(2)) == 0.0
+    k = T.lscalar('k')
+    zk = ifelse(k, a * 2, a * 3)
+    f = theano.function([k, a], [theano.grad(zk.sum(), a), theano.grad(zk.sum(), k)])
+    got_a, got_k = f(0, np.ones(2))
+    assert got_a.tolist() == [3.0, 3.0] and got_k == 0
+
+
 def test_empty_sequence_gives_empty_results():
     """Theano 1.0.5 raises NotImplementedError for a loop of 0 steps; jitgraph returns the
     empty results (each of its shape: steps first), their gradient too."""
