@@ -7,6 +7,7 @@ A graph is a bipartite DAG: a :class:`Variable` is produced by at most one :clas
 from __future__ import annotations
 
 import itertools
+import sys
 import traceback
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
@@ -28,16 +29,26 @@ class Scratchpad:
 
 
 def _creation_trace() -> list:
-    """The user-level stack where a variable was created, cut to ``traceback.limit`` frames."""
+    """The user-level stack where a variable was created, cut to ``traceback.limit`` frames
+    (the innermost ones outside jitgraph; all frames when none is outside)."""
     from jitgraph.config import config
 
     limit = config.traceback.limit
     if limit == 0:
         return []
-    frames = traceback.extract_stack()[:-2]
-    user = [f for f in frames if "/jitgraph/" not in f.filename.replace("\\", "/")]
-    user = user or frames
-    return user if limit < 0 else user[-limit:]
+    # Walked by hand and without reading source lines (FrameSummary reads them when asked):
+    # every node a rewrite creates records one, so extract_stack() was a tenth of a compile.
+    frames, user = [], []
+    frame = sys._getframe(2)
+    while frame is not None and (limit < 0 or len(user) < limit):
+        entry = (frame, frame.f_lineno)
+        frames.append(entry)
+        if "/jitgraph/" not in frame.f_code.co_filename.replace("\\", "/"):
+            user.append(entry)
+        frame = frame.f_back
+    chosen = (user or frames)[:limit] if limit > 0 else (user or frames)
+    return list(traceback.StackSummary.extract(reversed(chosen), limit=None,
+                                               lookup_lines=False))
 
 
 class Variable:

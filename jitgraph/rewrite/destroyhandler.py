@@ -235,32 +235,29 @@ class DestroyHandler(Feature):
             for w in impact:
                 readers.update(c for c, _ in fgraph.clients.get(w, ()) if isinstance(c, Apply))
             readers.discard(node)
-            problem = self._fast_check(fgraph, node, var, impact, readers)
-            if problem is not None:
+            if not self._single_view_chain(fgraph, impact, readers):
                 if self.algo == "fast":
-                    return problem
+                    return (f"{node} would overwrite {var}, which other nodes still read "
+                            "(cycle_detection='fast' only allows overwriting a value nobody "
+                            "else reads)")
                 unchained.append(node)
             if readers:
                 orderings.setdefault(node, set()).update(readers)
         return None
 
     @staticmethod
-    def _fast_check(fgraph: FunctionGraph, node: Apply, var: Variable, impact: set[Variable],
-                    readers: set[Apply]) -> str | None:
+    def _single_view_chain(fgraph: FunctionGraph, impact: set[Variable], readers: set[Apply]
+                           ) -> bool:
         # Accept only a single chain of views from the root down to the destroyer: every value
         # in it has one reader, and every reader passes a view on. Such readers are ancestors of
         # the destroyer, so the required order holds without a global cycle check.
         def n_readers(w: Variable) -> int:
             return len({c for c, _ in fgraph.clients.get(w, ())})
 
-        refused = (f"{node} would overwrite {var}, which other nodes still read "
-                   "(cycle_detection='fast' only allows overwriting a value nobody else reads)")
         if any(n_readers(w) > 1 for w in impact):
-            return refused
-        for reader in readers:
-            if not any(o in impact and n_readers(o) == 1 for o in reader.outputs):
-                return refused
-        return None
+            return False
+        return all(any(o in impact and n_readers(o) == 1 for o in reader.outputs)
+                   for reader in readers)
 
 
 def get_destroy_handler(fgraph: FunctionGraph) -> DestroyHandler | None:

@@ -111,11 +111,11 @@ class ShapeFeature(Feature):
                            for o, n in zip(old_shape, new_shape))
             if any(m is not n for m, n in zip(merged, new_shape)):
                 self._store(new, merged)
+        memo: dict[Variable, Variable] = {}  # the users' shapes share most of their graphs
         for user in list(self._users.pop(old, ())):
             shape = self.shape_of.get(user)
             if shape is None:
                 continue
-            memo: dict[Variable, Variable] = {}
             updated = tuple(self._subst(d, old, new, memo) for d in shape)
             if any(u is None for u in updated):
                 continue
