@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jitgraph.graph.basic import Constant, Variable, clone_replace, graph_inputs, io_toposort
+from jitgraph.graph.fg import MissingInputError
 from jitgraph.scan.info import ScanInfo
 from jitgraph.scan.inner import InnerGraph
 from jitgraph.scan.op import Scan
@@ -51,8 +52,9 @@ class LoopSpec:
     declared: list[Variable] = field(default_factory=list)
 
 
-class MissingNonSequenceError(ValueError):
-    """``scan(strict=True)``: the step function uses a shared variable it was not given."""
+class MissingNonSequenceError(MissingInputError):
+    """``scan(strict=True)``: the step function uses a shared variable it was not given (a
+    MissingInputError, as Theano raises)."""
 
 
 class StateTypeError(TypeError, ValueError):

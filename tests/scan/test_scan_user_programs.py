@@ -457,6 +457,13 @@ def test_gradient_of_a_backwards_until_loop():
     assert got_g.tolist() == [0.0, 0.0, 0.0, 0.0, 1.0, 1.0]
 
 
+def test_strict_error_is_theanos_missing_input_error():
+    theano, T, _, _ = _jitgraph()
+    x = T.vector('x'); w = theano.shared(2.0, name='w')
+    with pytest.raises(theano.gof.MissingInputError, match="shared variable w"):
+        theano.scan(lambda a: a * w, sequences=x, strict=True)
+
+
 def test_float_n_steps_is_an_error():
     """Theano refuses a float n_steps (jitgraph ran 2.5 as 2 steps)."""
     theano, T, _, _ = _jitgraph()
