@@ -92,6 +92,10 @@ def gemm(alpha: float, a: np.ndarray, b: np.ndarray, beta: float, c: np.ndarray)
     fn = _function(char)
     if fn is None:
         return False
-    fn(_ROW_MAJOR, la[0], lb[0], m, n, k, alpha, a.ctypes.data, la[1], b.ctypes.data, lb[1],
-       beta, c.ctypes.data, c.strides[0] // item)
+    from jitgraph.backend_cpu.blas_threads import call
+
+    # on all BLAS threads or on one, whichever is currently faster for this shape
+    call(("gemm", m, n, k, char, la, lb), m * n * k, fn, _ROW_MAJOR, la[0], lb[0], m, n, k,
+         alpha, a.ctypes.data, la[1], b.ctypes.data, lb[1], beta, c.ctypes.data,
+         c.strides[0] // item)
     return True

@@ -6,7 +6,8 @@ The batch is cut into chunks of images whose column matrix (``C * prod(kernel)``
 touching a column matrix of hundreds of megabytes). Per chunk:
 
 * forward: ``im2col``, then ``out[chunk, group] = kernel_group @ col_group`` (one ``numpy.dot``,
-  threaded by the BLAS), transposed from ``(M, chunk, P)`` into the ``(chunk, M, P)`` output;
+  on the BLAS's threads or on one, see :mod:`~jitgraph.backend_cpu.blas_threads`),
+  transposed from ``(M, chunk, P)`` into the ``(chunk, M, P)`` output;
 * kernel gradient: ``im2col``, then ``gw_group += top_group (M, chunk*P) @ col_group.T``;
 * image gradient: ``col_group = kernel_group.T @ top_group``, then ``col2im``.
 
@@ -19,6 +20,8 @@ from __future__ import annotations
 from typing import Any, Iterator, Sequence
 
 import numpy as np
+
+from jitgraph.backend_cpu.blas_threads import dot as blas_dot
 
 #: Target size of one chunk's column matrix (bytes).
 COLUMN_BYTES = 1 << 22
@@ -141,7 +144,7 @@ class CorrRunner:
         for n0, b, col in self.column_blocks(n, kg * self.groups, npix):
             self.run_images(self.im2col(x), (x, col, geo, n0), b, col.size)
             for g in range(self.groups):
-                prod = np.dot(wmat[g * mg:(g + 1) * mg], col[g * kg:(g + 1) * kg])
+                prod = blas_dot(wmat[g * mg:(g + 1) * mg], col[g * kg:(g + 1) * kg])
                 out3[n0:n0 + b, g * mg:(g + 1) * mg] = \
                     prod.reshape(mg, b, npix).transpose(1, 0, 2)
         return out
@@ -172,7 +175,7 @@ class CorrRunner:
                 for g in range(self.groups):
                     t = top3[n0:n0 + b, g * mg:(g + 1) * mg].transpose(1, 0, 2).reshape(
                         mg, b * npix)
-                    gw[g * mg:(g + 1) * mg] += np.dot(t, col[g * kg:(g + 1) * kg].T)
+                    gw[g * mg:(g + 1) * mg] += blas_dot(t, col[g * kg:(g + 1) * kg].T)
         gw = gw.reshape(m, cg, *kernel)
         if self.flipped_output:  # same values; reversing the result gives a C-contiguous view
             rev = (Ellipsis,) + (slice(None, None, -1),) * nd
@@ -209,6 +212,6 @@ class CorrRunner:
             for g in range(self.groups):
                 t = top3[n0:n0 + b, g * mg:(g + 1) * mg].transpose(1, 0, 2).reshape(
                     mg, b * npix)
-                np.dot(wmat[g * mg:(g + 1) * mg].T, t, out=col[g * kg:(g + 1) * kg])
+                blas_dot(wmat[g * mg:(g + 1) * mg].T, t, out=col[g * kg:(g + 1) * kg])
             self.run_images("col2im", (col, gx, geo, n0), b, col.size)
         return gx

@@ -20,7 +20,7 @@ import numpy as np
 
 from jitgraph.tensor import blas as B
 
-from jitgraph.backend_cpu import compile_ahead
+from jitgraph.backend_cpu import blas_threads, compile_ahead
 from jitgraph.backend_cpu.kernels import KernelSource, kernel_module
 from jitgraph.backend_cpu.registry import BLAS, Lowered, register_lowering
 
@@ -142,7 +142,7 @@ def _dot_lines(nc: Any, a: str, b: str, nd_a: int, nd_b: int, out_dtype: str, k:
                use_out: bool) -> tuple[list[str], str]:
     """``dot(a, b)``, into a kept buffer when allowed (nogc) and valid for ``out=``, or into
     the array the caller put in the output's destination cell when it fits."""
-    dot = nc.b.ref(np.dot, "dot")
+    dot = nc.b.ref(blas_threads.dot, "dot")  # on the BLAS threads that pay, see blas_threads
     dest = nc.dest(k) if use_out and (nd_a, nd_b) != (1, 1) else None
     if dest is not None:
         o, shp, dt = nc.local("o"), nc.local("shp"), nc.b.dtype(out_dtype)
