@@ -144,7 +144,6 @@ def register_legacy_flags(cfg: Config) -> None:
         ))
     add(BoolParam(
         "conv.assert_shape", False, "AbstractConv ops check user-given shapes at run time.",
-        ignored_reason="jitgraph has no AbstractConv ops",
     ))
     add(StrParam(
         "ctc.root", "", "Folder of the warp-ctc library.",

@@ -21,7 +21,8 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor import conv_reference as ref
-from jitgraph.tensor.conv_shapes import BorderMode, normalize_border_mode, normalize_ints
+from jitgraph.tensor.conv_shapes import (BorderMode, assert_shape, normalize_border_mode,
+                                         normalize_ints)
 from jitgraph.tensor.conversion import as_tensor_variable
 from jitgraph.tensor.shape import (_add, _as_shape_vector, _const_int, _constant_elements,
                                    _element, _floordiv, _mul, _sub, patternbroadcast, shape_i)
@@ -165,6 +166,8 @@ class AbstractConv(BaseAbstractConv):
     def make_node(self, img: Any, kern: Any) -> Apply:
         img = self._tensor(img, (self.convdim + 2,), "img (the input)")
         kern = self._tensor(kern, (self._kernel_ndim(),), "kern (the filters)")
+        # run-time checks of the shape hints, under the flag conv.assert_shape (as Theano)
+        img, kern = assert_shape(img, self.imshp), assert_shape(kern, self.kshp)
         bcast = (img.broadcastable[0], kern.broadcastable[0]) + (False,) * self.convdim
         return Apply(self, [img, kern], [TensorType(img.dtype, bcast).make_variable()])
 
@@ -209,7 +212,7 @@ class AbstractConv_gradWeights(BaseAbstractConv):
 
     def make_node(self, img: Any, topgrad: Any, shape: Any) -> Apply:
         nd = self.convdim
-        img = self._tensor(img, (nd + 2,), "img (the input)")
+        img = assert_shape(self._tensor(img, (nd + 2,), "img (the input)"), self.imshp)
         topgrad = self._tensor(topgrad, (nd + 2,), "topgrad (the output gradient)")
         shape = self._shape_vector(shape, "shape (the kernel's spatial size)")
         if self.unshared:
@@ -268,7 +271,8 @@ class AbstractConv_gradInputs(BaseAbstractConv):
 
     def make_node(self, kern: Any, topgrad: Any, shape: Any) -> Apply:
         nd = self.convdim
-        kern = self._tensor(kern, (self._kernel_ndim(),), "kern (the filters)")
+        kern = assert_shape(self._tensor(kern, (self._kernel_ndim(),), "kern (the filters)"),
+                            self.kshp)
         topgrad = self._tensor(topgrad, (nd + 2,), "topgrad (the output gradient)")
         shape = self._shape_vector(shape, "shape (the image's spatial size)")
         chan_bcast = kern.broadcastable[-nd - 1] and self.num_groups == 1

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor.conv import AbstractConv, BaseAbstractConv
 from jitgraph.tensor.conv_shapes import get_conv_shape_1axis
@@ -94,9 +96,24 @@ def conv2d(input: Any, filters: Any, image_shape: Any = None, filter_shape: Any 
                              f"{tuple(filter_shape)} expects {filter_shape[1]}")
     kargs.pop("imshp_logical", None)
     kargs.pop("kshp_logical", None)
+    # Theano's ConvOp compiled the given shapes in and refused other ones at run time
+    if image_shape is not None:
+        input = _hardcoded(input, image_shape)
+    if filter_shape is not None:
+        filters = _hardcoded(filters, filter_shape)
     op = ConvOp(imshp=imshp, kshp=kshp, nkern=nkern, bsize=bsize, dx=subsample[0],
                 dy=subsample[1], output_mode=border_mode, **kargs)
     return op(input, filters)
+
+
+def _hardcoded(x: Variable, shape: Any) -> Variable:
+    """``x`` checked at run time against the constant entries of the hint ``shape``."""
+    from jitgraph.tensor.shape import specify_shape
+
+    entries = [s if isinstance(s, (int, np.integer)) else None for s in tuple(shape)]
+    if len(entries) != x.ndim or all(e is None for e in entries):
+        return x
+    return specify_shape(x, entries)
 
 
 def signal_conv2d(input: Any, filters: Any, image_shape: Any = None, filter_shape: Any = None,

@@ -23,7 +23,7 @@ __all__ = [
     "normalize_border_mode", "border_mode_to_pad", "dilated_size", "get_conv_shape_1axis",
     "get_conv_output_shape", "get_conv_gradweights_shape_1axis", "get_conv_gradweights_shape",
     "get_conv_gradinputs_shape_1axis", "get_conv_gradinputs_shape",
-    "check_conv_gradinputs_shape", "assert_conv_shape", "normalize_ints",
+    "check_conv_gradinputs_shape", "assert_conv_shape", "assert_shape", "normalize_ints",
 ]
 
 
@@ -225,3 +225,19 @@ def assert_conv_shape(shape: Sequence[Any]) -> tuple:
                              f"{s} at position {i}: check the border mode, the strides and "
                              "the image and kernel sizes")
     return tuple(shape)
+
+
+def assert_shape(x: Any, expected_shape: Sequence[Any] | None, msg: str = "Unexpected shape."
+                 ) -> Any:
+    """``x``, checked at run time to have ``expected_shape`` (``None`` entries unchecked) when
+    the flag ``conv.assert_shape`` is on (Theano's default is off: then ``x`` itself). A
+    mismatch raises an ``AssertionError`` (also a ``ValueError``) naming the dimension; ``msg``
+    (Theano's assertion message) is accepted for compatibility."""
+    from jitgraph.config import config
+    from jitgraph.tensor.shape import specify_shape
+
+    if expected_shape is None or not config.conv__assert_shape:
+        return x
+    if all(e is None for e in expected_shape):
+        return x
+    return specify_shape(x, list(expected_shape))

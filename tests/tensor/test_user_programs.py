@@ -98,3 +98,27 @@ def test_conv_gradient_with_integer_or_other_precision_kernel():
         jitgraph.function([x, w32], gw)(xv, kv.astype("float32")),
         jitgraph.function([x, w], T.grad((T.nnet.conv2d(x, w) ** 2).sum(), w))(
             xv, kv.astype("float64")), rtol=1e-5)
+
+
+def test_conv_assert_shape_flag_checks_the_hints():
+    """Under ``conv.assert_shape`` (off by default, as Theano's) the convolution ops check the
+    input_shape/filter_shape hints at run time; ``abstract_conv.assert_shape`` is that check."""
+    T = jitgraph.tensor
+    from jitgraph.tensor.nnet.abstract_conv import assert_shape
+
+    x, w = T.tensor4("x"), T.tensor4("w")
+    xv, wv = np.ones((1, 3, 8, 7)), np.ones((4, 3, 3, 2))
+    hints = {"input_shape": (2, 3, 8, 7), "filter_shape": (4, 3, 3, 2)}
+    y = T.nnet.conv2d(x, w, **hints)
+    assert jitgraph.function([x, w], y)(xv, wv).shape == (1, 4, 6, 6)  # not checked
+    assert assert_shape(x, (1, 3, None, None)) is x
+    with jitgraph.config.change_flags(conv__assert_shape=True):
+        y = T.nnet.conv2d(x, w, **hints)
+        fn = jitgraph.function([x, w], [y, *T.grad(y.sum(), [x, w])])
+        checked = jitgraph.function([x], assert_shape(x, (1, 3, None, None)))
+    assert fn(np.ones((2, 3, 8, 7)), wv)[0].shape == (2, 4, 6, 6)
+    with pytest.raises(AssertionError, match="dimension 0"):
+        fn(xv, wv)
+    checked(xv)
+    with pytest.raises(AssertionError, match="dimension 1"):
+        checked(np.ones((1, 2, 8, 7)))

@@ -198,6 +198,14 @@ def prog_legacy_conv(theano, out):
     out["s33"] = theano.function([m3, k3], sconv.conv2d(m3, k3, subsample=(2, 1)))(m3v, k3v)
     out["s33grad"] = theano.function([m3, k3], T.grad(sconv.conv2d(m3, k3).sum(), k3))(m3v, k3v)
     err(out, "legacy_bad_bm", lambda: conv.conv2d(x, w, border_mode="half"))
+    # the legacy op refuses images and filters of other shapes than its hints
+    hinted = theano.function(
+        [x, w], conv.conv2d(x, w, image_shape=(2, 3, 8, 7), filter_shape=(4, 3, 3, 2))
+    )
+    out["hinted"] = hinted(xv, wv)
+    err(out, "legacy_rows", lambda: hinted(rng.randn(2, 3, 9, 7), wv))
+    err(out, "legacy_batch", lambda: hinted(xv[:1], wv))
+    err(out, "legacy_nkern", lambda: hinted(xv, rng.randn(5, 3, 3, 2)))
 
 
 def prog_separable(theano, out):
