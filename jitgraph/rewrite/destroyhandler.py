@@ -39,6 +39,11 @@ from jitgraph.rewrite.engine import GraphRewriter
 from jitgraph.rewrite.ordering import toposort_with_orderings
 
 
+#: how far after its last input a newly imported node is placed in the kept order (the
+#: positions of a full order are whole numbers: a chain of a million imports still fits)
+_STEP = 1e-6
+
+
 class DestroyHandler(Feature):
     """Tracks destroyers and views; rejects unsafe in-place graphs and provides orderings.
 
@@ -59,6 +64,11 @@ class DestroyHandler(Feature):
         self.fgraph: FunctionGraph | None = None
         self.destroyers: set[Apply] = set()
         self._result: tuple[dict[Apply, set[Apply]], str | None] | None = None
+        # Positions of an execution order valid for the graph and its orderings, as of the last
+        # full cycle check, kept up to date through imports and input changes that respect it
+        # (an in-place node swapped for its out-of-place twin does): while every ordering
+        # respects it, no cycle is possible and no O(nodes) toposort is needed. None: unknown.
+        self._position: dict[Apply, float] | None = None
 
     # -- feature hooks ------------------------------------------------------------------------
     def on_attach(self, fgraph: FunctionGraph) -> None:
@@ -72,12 +82,14 @@ class DestroyHandler(Feature):
             self.algo = str(_flags.flag("cycle_detection"))
         self.destroyers = {n for n in fgraph.apply_nodes if n.op.destroy_map}
         self._result = None
+        self._position = None
         fgraph.destroy_handler = self  # type: ignore[attr-defined]
 
     def on_detach(self, fgraph: FunctionGraph) -> None:
         self.fgraph = None
         self.destroyers = set()
         self._result = None
+        self._position = None
         if getattr(fgraph, "destroy_handler", None) is self:
             del fgraph.destroy_handler  # type: ignore[attr-defined]
 
@@ -85,14 +97,27 @@ class DestroyHandler(Feature):
         if node.op.destroy_map:
             self.destroyers.add(node)
         self._result = None
+        if self._position is not None:
+            # nodes are imported inputs first: place it just after the last of its inputs
+            before = [self._position.get(i.owner) for i in node.inputs if i.owner is not None]
+            if any(p is None for p in before):
+                self._position = None
+            else:
+                self._position[node] = max(before, default=-1.0) + _STEP
 
     def on_prune(self, fgraph: FunctionGraph, node: Apply, reason: Any) -> None:
         self.destroyers.discard(node)
         self._result = None
+        if self._position is not None:
+            self._position.pop(node, None)
 
     def on_change_input(self, fgraph: FunctionGraph, node: Any, i: int, old: Variable,
                         new: Variable, reason: Any) -> None:
         self._result = None
+        if self._position is not None and isinstance(node, Apply) and new.owner is not None:
+            reader, writer = self._position.get(node), self._position.get(new.owner)
+            if reader is None or writer is None or writer >= reader:
+                self._position = None
 
     def validate(self, fgraph: FunctionGraph) -> None:
         """Raise ``InconsistencyError`` describing the first in-place rule the graph breaks."""
@@ -196,14 +221,26 @@ class DestroyHandler(Feature):
                                                   orderings, unchained)
                     if problem is not None:
                         return orderings, problem
-        if unchained:
+        if unchained and not self._respects(orderings):
             try:
-                toposort_with_orderings(fgraph, orderings)
+                order = toposort_with_orderings(fgraph, orderings)
             except ValueError:
                 return orderings, (
                     "the in-place operations cannot be ordered: a node that overwrites a value "
                     "would have to run after a reader of that value which needs its result")
+            self._position = {node: float(k) for k, node in enumerate(order)}
         return orderings, None
+
+    def _respects(self, orderings: dict[Apply, set[Apply]]) -> bool:
+        """Whether the kept execution order puts every node after those it must follow."""
+        position = self._position
+        if position is None:
+            return False
+        for node, before in orderings.items():
+            after = position.get(node)
+            if after is None or any(position.get(b, after) >= after for b in before):
+                return False
+        return True
 
     def _check_destroy(self, fgraph: FunctionGraph, node: Apply, i: int, tolerated: set,
                        claimed: dict, outputs: set, orderings: dict, unchained: list

@@ -48,17 +48,32 @@ def test_softmax_and_log_softmax_match_numpy(dtype, axis):
         assert np.all(np.isfinite(got_log))
 
 
+@pytest.mark.parametrize("fn", [N.softmax, N.log_softmax, N.logsoftmax])
+def test_vector_without_axis_is_a_row_as_in_theano(fn):
+    # Theano 1.0.5: softmax(vector) is a (1, n) matrix (with a deprecation warning), so
+    # programs index softmax(v)[0] or softmax(v)[0, k]
+    v = TensorType("float64", (False,)).make_variable()
+    with pytest.warns(UserWarning, match="1-row matrix"):
+        out = fn(v)
+    assert out.ndim == 2 and out.broadcastable == (True, False)
+    expected = np_softmax(np.array([[1.0, 2.0, 3.0]]), -1)
+    if fn is not N.softmax:
+        expected = np.log(expected)
+    np.testing.assert_allclose(evaluate(out, {v: np.array([1.0, 2.0, 3.0])}), expected)
+    assert fn(v, axis=-1).ndim == 1 and fn(v, axis=0).ndim == 1
+
+
 def test_softmax_other_inputs():
     i = TensorType("int32", (False, False)).make_variable()
     assert N.softmax(i).dtype == "float64"
     np.testing.assert_allclose(evaluate(N.softmax(i), {i: np.array([[1, 2], [3, 3]])}),
                                np_softmax(np.array([[1.0, 2.0], [3.0, 3.0]]), -1))
     v = TensorType("float64", (False,)).make_variable()
-    np.testing.assert_allclose(evaluate(N.softmax(v), {v: np.array([0.0, 1.0])}),
+    np.testing.assert_allclose(evaluate(N.softmax(v, axis=-1), {v: np.array([0.0, 1.0])}),
                                np_softmax(np.array([0.0, 1.0]), -1))
-    assert evaluate(N.softmax(v), {v: np.zeros(0)}).shape == (0,)
+    assert evaluate(N.softmax(v, axis=0), {v: np.zeros(0)}).shape == (0,)
     h = TensorType("float16", (False,)).make_variable()
-    assert evaluate(N.softmax(h), {h: np.array([1, 2], "float16")}).dtype == np.float16
+    assert evaluate(N.softmax(h, -1), {h: np.array([1, 2], "float16")}).dtype == np.float16
     with pytest.raises(ValueError, match="softmax: axis 2"):
         N.softmax(v, axis=2)
     assert N.Softmax(1) == N.Softmax(1) != N.LogSoftmax(1)

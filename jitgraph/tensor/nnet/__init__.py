@@ -8,6 +8,7 @@ are ops of their own because a numerically stable evaluation needs the whole row
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -198,20 +199,43 @@ class LogSoftmax(_RowwiseOp):
         return [v - self._sum_keep(M.exp(self(x)) * v)]
 
 
-def softmax(x: Any, axis: int | None = -1) -> Variable:
+class _LastAxis(int):
+    """The default ``axis`` of softmax/log_softmax: the last one, and a vector (which Theano 1.0
+    pads) becomes a 1-row matrix. An explicit ``axis=-1`` keeps a vector a vector."""
+
+    def __repr__(self) -> str:
+        return "-1"
+
+
+_LAST_AXIS = _LastAxis(-1)
+
+
+def _theano_rows(x: Variable, axis: Any, name: str) -> tuple[Variable, Any]:
+    if axis is _LAST_AXIS and x.ndim == 1:
+        from jitgraph.tensor.shape import shape_padleft
+
+        warnings.warn(f"{name} of a vector gives a 1-row matrix, as in Theano 1.0 (whose later "
+                      "releases planned to return a vector); pass axis=-1 to get a vector",
+                      UserWarning, stacklevel=3)
+        return shape_padleft(x), -1
+    return x, (-1 if axis is _LAST_AXIS else axis)
+
+
+def softmax(x: Any, axis: int | None = _LAST_AXIS) -> Variable:
     """Softmax along ``axis`` (default the last; None: over all elements), computed stably.
 
     Integer inputs give floats (float32 for small ints, float64 otherwise, like ``exp``).
-    The output has the input's shape: unlike Theano, a vector stays a vector (Theano returned a
-    1-row matrix).
+    The output has the input's shape, except that ``softmax(vector)`` without an axis is a
+    1-row matrix, as in Theano 1.0 (with a warning); ``softmax(vector, axis=-1)`` is a vector.
     """
-    x = as_tensor_variable(x)
+    x, axis = _theano_rows(as_tensor_variable(x), axis, "softmax")
     return Softmax(_norm_axis(axis, x.ndim, "softmax"))(x)
 
 
-def log_softmax(x: Any, axis: int | None = -1) -> Variable:
-    """``log(softmax(x, axis))`` computed stably (no log of an underflowed 0)."""
-    x = as_tensor_variable(x)
+def log_softmax(x: Any, axis: int | None = _LAST_AXIS) -> Variable:
+    """``log(softmax(x, axis))`` computed stably (no log of an underflowed 0); a vector without
+    an axis gives a 1-row matrix, as ``softmax``."""
+    x, axis = _theano_rows(as_tensor_variable(x), axis, "log_softmax")
     return LogSoftmax(_norm_axis(axis, x.ndim, "log_softmax"))(x)
 
 
