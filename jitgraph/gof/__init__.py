@@ -1,8 +1,9 @@
 """``jitgraph.gof`` (Theano's ``theano.gof``): the graph classes under their old import path.
 
 Only re-exports; the code lives in :mod:`jitgraph.graph` (and the compile/backend packages for
-the linkers). Theano's rewrite API (``gof.opt``) is not aliased: jitgraph's rewriters take
-``(fgraph, node)``, see :mod:`jitgraph.rewrite`.
+the linkers). ``gof.opt`` has Theano's node-rewrite spellings (``local_optimizer`` on ``f(node)``,
+``OpRemove``, ``OpSub``) next to jitgraph's own rewriters, which take ``(fgraph, node)``: see
+:mod:`jitgraph.rewrite`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from jitgraph.gof import fg, graph, op, type, utils  # noqa: A004  (Theano's module names)
+from jitgraph.gof import fg, graph, op, opt, type, utils  # noqa: A004  (Theano's module names)
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.c_code import ParamsType
 from jitgraph.graph.fg import Feature, FunctionGraph, InconsistencyError, MissingInputError
@@ -29,11 +30,14 @@ _LAZY = {
     "CLinker": ("jitgraph.backend_cpu.theano_linkers", "CLinker"),
     "OpWiseCLinker": ("jitgraph.backend_cpu.theano_linkers", "OpWiseCLinker"),
     "DualLinker": ("jitgraph.backend_cpu.theano_linkers", "DualLinker"),
+    **{name: ("jitgraph.rewrite.theano_api", name)
+       for name in ("LocalOptimizer", "OpRemove", "OpSub", "local_optimizer")},
 }
 
 __all__ = ["Apply", "Constant", "Variable", "Op", "OpenMPOp", "Type", "Generic", "generic",
            "FunctionGraph", "Feature", "InconsistencyError", "MissingInputError",
-           "MethodNotDefined", "hashtype", "object2", "ParamsType", "graph", "fg", "op", "type", "utils", *_LAZY]
+           "MethodNotDefined", "hashtype", "object2", "ParamsType", "graph", "fg", "op", "opt",
+           "type", "utils", *_LAZY]
 
 
 def __getattr__(name: str) -> Any:

@@ -210,6 +210,12 @@ class Apply:
     def default_output_index(self) -> int:
         return self.op.default_output or 0
 
+    def get_parents(self) -> list[Variable]:
+        """The node's inputs: the parents of a node in the bipartite graph, as Theano's
+        ``Apply.get_parents`` (libraries walk a graph with it, alternating with
+        ``Variable.get_parents``)."""
+        return list(self.inputs)
+
 
 # ---------------------------------------------------------------------------------------------
 # Traversal

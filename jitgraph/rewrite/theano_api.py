@@ -66,6 +66,50 @@ def local_optimizer(tracks: Any, inplace: bool = False,
     return decorate
 
 
+class OpRemove(FunctionNodeRewriter):
+    """Theano's ``OpRemove(op)``: every node applying ``op`` (a one-input identity such as a
+    ``ViewOp`` subclass marking a gradient) is replaced by its input. Libraries register one to
+    drop, after differentiation, an op that only changed the gradient."""
+
+    def __init__(self, op: Any) -> None:
+        super().__init__(self._remove, _as_tracks(op), name=f"{op}(x) -> x")
+        self.op = op
+
+    def _remove(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        if node.op != self.op:
+            return False
+        if len(node.inputs) != len(node.outputs):
+            raise ValueError(f"OpRemove({self.op}) replaces each output by the input of the same "
+                             f"position; the node has {len(node.inputs)} inputs and "
+                             f"{len(node.outputs)} outputs")
+        return list(node.inputs)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class OpSub(FunctionNodeRewriter):
+    """Theano's ``OpSub(op1, op2)``: every node applying ``op1`` becomes ``op2`` applied to the
+    same inputs (``transfer_tags`` copies the node's tag, the creation trace included)."""
+
+    def __init__(self, op1: Any, op2: Any, transfer_tags: bool = True) -> None:
+        super().__init__(self._substitute, _as_tracks(op1), name=f"{op1} -> {op2}")
+        self.op1, self.op2, self.transfer_tags = op1, op2, transfer_tags
+
+    def _substitute(self, fgraph: FunctionGraph, node: Apply) -> Any:
+        if node.op != self.op1:
+            return False
+        new = self.op2.make_node(*node.inputs)
+        if self.transfer_tags:
+            new.tag.update(node.tag)
+            for old_out, new_out in zip(node.outputs, new.outputs):
+                new_out.tag.update(old_out.tag)
+        return list(new.outputs)
+
+    def __str__(self) -> str:
+        return self.name
+
+
 def register_specialize_device(rewriter: Any, *tags: str, **kwargs: Any) -> Any:
     """Theano's registration for device-specific specializations: here the specialize phase
     (tags ``fast_run``, ``specialize``, ``specialize_device`` and ``tags``); the back ends
@@ -73,4 +117,4 @@ def register_specialize_device(rewriter: Any, *tags: str, **kwargs: Any) -> Any:
     return register_specialize(rewriter, "specialize_device", *tags, **kwargs)
 
 
-__all__ = ["LocalOptimizer", "local_optimizer", "register_specialize_device"]
+__all__ = ["LocalOptimizer", "OpRemove", "OpSub", "local_optimizer", "register_specialize_device"]

@@ -49,6 +49,14 @@ true_divide = true_div
 floor_div = int_div
 Tensor = TensorType
 
+# Theano's lists of dtype names (``dtype in T.float_dtypes``): lists, as Theano's, so that
+# ``T.float_dtypes + [...]`` works; copies, so that a caller's change stays its own.
+from jitgraph.tensor import dtypes as _dtypes  # noqa: E402
+
+all_dtypes, complex_dtypes, continuous_dtypes, discrete_dtypes, float_dtypes, int_dtypes, \
+    integer_dtypes, uint_dtypes = (list(getattr(_dtypes, f"{kind}_dtypes")) for kind in (
+        "all", "complex", "continuous", "discrete", "float", "int", "integer", "uint"))
+
 # Names provided by packages that import this one (``module``, ``attribute``): resolved on first
 # use. A name whose provider does not define it (yet) is absent, never a placeholder.
 _LAZY = {
