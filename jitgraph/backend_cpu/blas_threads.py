@@ -12,7 +12,10 @@ budget of a few percent of the time (see :class:`_Choice`). A change of load is 
 within a few training steps.
 
 The thread count is set with OpenBLAS's ``openblas_set_num_threads_local`` around the call
-(and restored). The convolutions (:mod:`.conv_gemm`), the ``Dot`` lowering and :mod:`.cblas`'s
+and restored after it. Despite its name that setting is the whole process's (in NumPy's
+pthreads OpenBLAS): a count of the one-thread calls in flight (under a lock) sets it when the
+first starts and restores it when the last ends, so calls from several Python threads cannot
+leave it at one; a threaded call that overlaps them runs on one thread. The convolutions (:mod:`.conv_gemm`), the ``Dot`` lowering and :mod:`.cblas`'s
 ``gemm`` call through here. Without that function (another BLAS, an older OpenBLAS) or one BLAS
 thread, :func:`dot` is ``numpy.dot``.
 """
@@ -20,6 +23,7 @@ thread, :func:`dot` is ``numpy.dot``.
 from __future__ import annotations
 
 import ctypes
+import threading
 import time
 from typing import Any
 
@@ -35,9 +39,12 @@ MAX_HALVINGS = 5
 SMOOTHING = 0.5
 
 _setter: Any = None
+_getter: Any = None
 _threads = 0  # OpenBLAS's thread count; 0: not looked up yet, 1: nothing to choose
 _choices: dict[tuple, _Choice] = {}
 _numpy_dot = np.dot
+_lock = threading.Lock()
+_single = [0, 0]  # one-thread calls in flight, the thread count to restore after the last
 
 
 class _Choice:
@@ -88,7 +95,7 @@ class _Choice:
 
 
 def _lookup() -> None:
-    global _setter, _threads
+    global _setter, _getter, _threads
     _threads = 1
     from jitgraph.backend_cpu.cblas import _library_paths
 
@@ -105,7 +112,7 @@ def _lookup() -> None:
             continue
         setter.argtypes, setter.restype = [ctypes.c_int], ctypes.c_int
         getter.argtypes, getter.restype = [], ctypes.c_int
-        _setter, _threads = setter, max(1, getter())
+        _setter, _getter, _threads = setter, getter, max(1, getter())
         return
 
 
@@ -121,15 +128,29 @@ def call(key: tuple, work: int, fn: Any, *args: Any) -> Any:
     if choice is None:
         choice = _choices[key] = _Choice()
     one = choice.pick()
-    previous = _setter(1) if one else 0
+    if one:
+        _one_thread(True)
     start = time.perf_counter()
     try:
         result = fn(*args)
     finally:
         if one:
-            _setter(previous)
+            _one_thread(False)
     choice.record(one, time.perf_counter() - start)
     return result
+
+
+def _one_thread(enter: bool) -> None:
+    """Enter or leave a one-thread call (see the module docstring)."""
+    with _lock:
+        if enter:
+            if _single[0] == 0:
+                _single[1] = _setter(1)
+            _single[0] += 1
+        else:
+            _single[0] -= 1
+            if _single[0] == 0:
+                _setter(_single[1])
 
 
 def dot(a: Any, b: Any, out: np.ndarray | None = None) -> Any:

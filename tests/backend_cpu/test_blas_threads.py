@@ -73,3 +73,25 @@ def test_without_a_thread_setter_products_run_as_they_are(monkeypatch):
     a = np.ones((80, 80))
     np.testing.assert_array_equal(bt.dot(a, a), a @ a)
     assert bt._choices == {}
+
+
+def test_threads_restored_after_concurrent_calls():
+    import threading
+
+    bt.dot(np.ones((2, 2)), np.ones((2, 2)))
+    if bt._threads <= 1:
+        pytest.skip("one BLAS thread: nothing to choose")
+    before = bt._getter()
+    rng = np.random.RandomState(2)
+    mats = [rng.randn(n, n) for n in (70, 90, 110, 130)]
+
+    def work(a):
+        for _ in range(30):
+            np.testing.assert_allclose(bt.dot(a, a), a @ a, rtol=1e-10)
+
+    threads = [threading.Thread(target=work, args=(a,)) for a in mats]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert bt._single[0] == 0 and bt._getter() == before
