@@ -85,6 +85,9 @@ def _staged(lw: LoopWriter, idx: list[str], shape: list[str], lines: list[Any],
     for i, s in zip(idx, shape):
         flat = i if flat == "0" else f"({flat}) * ({s}) + {i}"
     arrays: dict[str, str] = {}  # block buffer (pa0, pr0, ...) -> the array standing for it
+    # a buffer standing in a whole array is read by the element's index (``w7[i20, i21]``),
+    # not the flat ``ub``, which indexes only 1-d arrays
+    elements: dict[str, str] = {}
     direct_args: set[int] = set()
     kept_stores = list(stores)
     for k, call in enumerate(calls):
@@ -98,7 +101,8 @@ def _staged(lw: LoopWriter, idx: list[str], shape: list[str], lines: list[Any],
         target = next((st for st in kept_stores if _resolve(st.split(" = ", 1)[1], lines) == res
                        and st.split(" = ", 1)[0] in whole), None)
         if target is not None and call.res not in arrays:
-            arrays[call.res] = whole[target.split(" = ", 1)[0]]
+            element = target.split(" = ", 1)[0]
+            arrays[call.res], elements[call.res] = whole[element], element
             kept_stores.remove(target)
     for call in calls:
         for buf in (call.arg, call.res):
@@ -108,7 +112,7 @@ def _staged(lw: LoopWriter, idx: list[str], shape: list[str], lines: list[Any],
 
     def text(line: str) -> str:
         for buf, name in arrays.items():
-            line = line.replace(f"{buf}[ub]", f"{name}[ub]")
+            line = line.replace(f"{buf}[ub]", elements.get(buf, f"{name}[ub]"))
         return line
 
     arg_stores = {f"{c.arg}[ub] =": c for c in calls}

@@ -229,3 +229,23 @@ def test_the_step_program_is_linked_only_when_a_call_runs_step_by_step(monkeypat
     monkeypatch.setattr(lower_scan, "BLAS_WORK", 0)  # now the products are "large"
     np.testing.assert_allclose(f(*args), want, rtol=1e-12)
     assert loop.op.inner.__dict__.get("_compiled")
+
+
+def test_a_block_result_written_to_a_matrix_output_and_read_again_compiles():
+    """tanh(h W + x) of a matrix state is a loop output written by the block function and
+    read again in the same node (``t * x``): the read used the flat block index on the 2-d
+    output array, Numba refused the loop and every call ran step by step (found with
+    theanets' MUT1 layer)."""
+    X, W, h0 = T.dtensor3("X"), T.dmatrix("W"), T.dmatrix("h0")
+
+    def step(x, h, W):
+        t = T.tanh(T.dot(h, W) + x)
+        return t, 0.5 * h + t * x
+
+    (ts, hs), _ = scan(step, sequences=X, outputs_info=[None, h0], non_sequences=W)
+    args = RNG.normal(size=(4, 2, 3)), RNG.normal(size=(3, 3)), RNG.normal(size=(2, 3))
+    check_same([X, W, h0], [ts, hs], *args)
+    f = compiled([X, W, h0], [ts, hs])
+    f(*args)
+    (loop,) = _native_loops(f)
+    assert loop._kernels["loop_c"] is not False, loop.ks.source
