@@ -36,7 +36,7 @@ from jitgraph.graph.fg import Feature, FunctionGraph, InconsistencyError
 from jitgraph.rewrite import _flags
 from jitgraph.rewrite.context import RewriteContext
 from jitgraph.rewrite.engine import GraphRewriter
-from jitgraph.rewrite.ordering import toposort_with_orderings
+from jitgraph.rewrite.ordering import ordering_is_possible
 
 
 #: how far after its last input a newly imported node is placed in the kept order (the
@@ -69,6 +69,9 @@ class DestroyHandler(Feature):
         # (an in-place node swapped for its out-of-place twin does): while every ordering
         # respects it, no cycle is possible and no O(nodes) toposort is needed. None: unknown.
         self._position: dict[Apply, float] | None = None
+        # The variables the cached analysis looked at (destroyed values, their view chains and
+        # views): a change elsewhere leaves it valid. None: any change invalidates it.
+        self._watched: set[Variable] | None = None
 
     # -- feature hooks ------------------------------------------------------------------------
     def on_attach(self, fgraph: FunctionGraph) -> None:
@@ -96,7 +99,7 @@ class DestroyHandler(Feature):
     def on_import(self, fgraph: FunctionGraph, node: Apply, reason: Any) -> None:
         if node.op.destroy_map:
             self.destroyers.add(node)
-        self._result = None
+        self._touch(node.inputs, node.op.destroy_map)
         if self._position is not None:
             # nodes are imported inputs first: place it just after the last of its inputs
             before = [self._position.get(i.owner) for i in node.inputs if i.owner is not None]
@@ -106,18 +109,27 @@ class DestroyHandler(Feature):
                 self._position[node] = max(before, default=-1.0) + _STEP
 
     def on_prune(self, fgraph: FunctionGraph, node: Apply, reason: Any) -> None:
+        self._touch(node.inputs, node in self.destroyers)
         self.destroyers.discard(node)
-        self._result = None
         if self._position is not None:
             self._position.pop(node, None)
 
     def on_change_input(self, fgraph: FunctionGraph, node: Any, i: int, old: Variable,
                         new: Variable, reason: Any) -> None:
-        self._result = None
+        self._touch((old, new), node in self.destroyers)
         if self._position is not None and isinstance(node, Apply) and new.owner is not None:
             reader, writer = self._position.get(node), self._position.get(new.owner)
             if reader is None or writer is None or writer >= reader:
                 self._position = None
+
+    def _touch(self, read: Iterable[Variable], destroyer: Any) -> None:
+        """Forget the cached analysis if a change reads or unreads a watched variable, or
+        involves a destroyer (new readers, views or victims); other changes cannot alter it.
+        (Whether the execution order is still possible is checked on every validation.)"""
+        watched = self._watched
+        if destroyer or watched is None or any(v in watched for v in read):
+            self._result = None
+            self._watched = None
 
     def validate(self, fgraph: FunctionGraph) -> None:
         """Raise ``InconsistencyError`` describing the first in-place rule the graph breaks."""
@@ -130,6 +142,7 @@ class DestroyHandler(Feature):
         """Allow these ownerless variables to be overwritten."""
         self.mutable.update(variables)
         self._result = None
+        self._watched = None
 
     def is_protected(self, var: Variable) -> bool:
         """True if ``var`` itself may never be overwritten (views are checked separately)."""
@@ -161,8 +174,9 @@ class DestroyHandler(Feature):
             return []
         return [node.inputs[i] for i in node.op.view_map.get(var.index, ())]
 
-    def roots(self, var: Variable) -> list[Variable]:
-        """The variables at the top of ``var``'s view chains (``var`` itself if it is no view)."""
+    def roots(self, var: Variable, chains: set[Variable] | None = None) -> list[Variable]:
+        """The variables at the top of ``var``'s view chains (``var`` itself if it is no view);
+        ``chains`` (if given) receives every variable of the chains."""
         roots, stack, seen = [], [var], set()
         while stack:
             v = stack.pop()
@@ -174,6 +188,8 @@ class DestroyHandler(Feature):
                 stack.extend(parents)
             else:
                 roots.append(v)
+        if chains is not None:
+            chains.update(seen)
         return roots
 
     def views_of(self, root: Variable) -> set[Variable]:
@@ -199,15 +215,26 @@ class DestroyHandler(Feature):
         return self.fgraph
 
     def _analyze(self, fgraph: FunctionGraph) -> tuple[dict[Apply, set[Apply]], str | None]:
-        # Cached until the graph changes: validate() and orderings() are called often.
+        # The destroyers' analysis is cached until a change that can alter it (see _touch):
+        # validate() runs after every replacement of every rewrite once in-place nodes exist.
         if self._result is None:
-            self._result = self._compute(fgraph)
-        return self._result
+            watched: set[Variable] = set()
+            self._result = self._compute(fgraph, watched)
+            # an analysis that found a problem stopped early: it did not see everything
+            self._watched = watched if self._result[1] is None else None
+        orderings, problem, unchained = self._result
+        if problem is None and unchained:
+            problem = self._order_problem(fgraph, orderings)
+        return orderings, problem
 
-    def _compute(self, fgraph: FunctionGraph) -> tuple[dict[Apply, set[Apply]], str | None]:
+    def _compute(self, fgraph: FunctionGraph, watched: set[Variable]
+                 ) -> tuple[dict[Apply, set[Apply]], str | None, bool]:
+        """(orderings, the first rule broken or None, whether some destroyed value has readers
+        off its view chain, so that the execution order must be checked); ``watched``
+        collects the variables looked at."""
         orderings: dict[Apply, set[Apply]] = {}
         if not self.destroyers:
-            return orderings, None
+            return orderings, None, False
         claimed: dict[Variable, tuple[Apply, int]] = {}
         outputs = set(fgraph.outputs)
         # Destroyers with readers that are not on their own view chain; only those add real
@@ -218,18 +245,23 @@ class DestroyHandler(Feature):
             for in_idxs in node.op.destroy_map.values():
                 for i in in_idxs:
                     problem = self._check_destroy(fgraph, node, i, tolerated, claimed, outputs,
-                                                  orderings, unchained)
+                                                  orderings, unchained, watched)
                     if problem is not None:
-                        return orderings, problem
-        if unchained and not self._respects(orderings):
-            try:
-                order = toposort_with_orderings(fgraph, orderings)
-            except ValueError:
-                return orderings, (
-                    "the in-place operations cannot be ordered: a node that overwrites a value "
+                        return orderings, problem, bool(unchained)
+        return orderings, None, bool(unchained)
+
+    def _order_problem(self, fgraph: FunctionGraph, orderings: dict[Apply, set[Apply]]
+                       ) -> str | None:
+        """None if the nodes can run in an order that puts every destroyer after the other
+        readers of its victim; a full toposort only when the kept order does not show it."""
+        if self._respects(orderings):
+            return None
+        order = ordering_is_possible(fgraph, orderings)
+        if order is None:
+            return ("the in-place operations cannot be ordered: a node that overwrites a value "
                     "would have to run after a reader of that value which needs its result")
-            self._position = {node: float(k) for k, node in enumerate(order)}
-        return orderings, None
+        self._position = {node: float(k) for k, node in enumerate(order)}
+        return None
 
     def _respects(self, orderings: dict[Apply, set[Apply]]) -> bool:
         """Whether the kept execution order puts every node after those it must follow."""
@@ -243,12 +275,12 @@ class DestroyHandler(Feature):
         return True
 
     def _check_destroy(self, fgraph: FunctionGraph, node: Apply, i: int, tolerated: set,
-                       claimed: dict, outputs: set, orderings: dict, unchained: list
-                       ) -> str | None:
+                       claimed: dict, outputs: set, orderings: dict, unchained: list,
+                       watched: set[Variable]) -> str | None:
         var = node.inputs[i]
         if isinstance(var, Constant):
             return f"{node} would overwrite the constant {var}"
-        for root in self.roots(var):
+        for root in self.roots(var, watched):
             if self.is_protected(root):
                 what = "" if root is var else f"a view of {root}, "
                 return (f"{node} would overwrite {var}, {what}which is a protected graph input "
@@ -260,6 +292,7 @@ class DestroyHandler(Feature):
                 return f"{node} overwrites {root} through two inputs"
             claimed[root] = (node, i)
             impact = self.views_of(root)
+            watched.update(impact)
             needed = impact & outputs
             if needed:
                 return (f"{node} would overwrite {var}, whose value is needed as the graph "
