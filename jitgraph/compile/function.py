@@ -142,6 +142,7 @@ class FunctionMaker:
                 rewrite = not self.graph_from_cache
             if rewrite:
                 self._protect(fgraph)
+            fgraph.update_mapping = self._update_mapping()  # type: ignore[attr-defined]
         self.fgraph = fgraph
         t1 = time.perf_counter()
         self.rewrite_stats = mode.rewrite(fgraph) if rewrite else None
@@ -161,6 +162,18 @@ class FunctionMaker:
         stored = getattr(self.program, "stored", None)
         graph_cache.store(key, fgraph.inputs, fgraph.outputs, schedule(fgraph),
                           stored() if stored is not None else None)
+
+    def _update_mapping(self) -> dict[int, int]:
+        """Theano's ``fgraph.update_mapping``: the position of each update among the graph's
+        outputs -> the position of the input it replaces (the in-place pass writes an update
+        into its variable's own buffer when it can)."""
+        n_out, n_in = len(self.outputs), len(self.input_updates)
+        explicit = [i.variable for i in self.inputs]
+        positions = {id(v): k for k, v in enumerate(explicit + self.shared_inputs)}
+        mapping = {n_out + j: k for j, (k, _) in enumerate(self.input_updates)}
+        mapping.update({n_out + n_in + j: positions[id(var)]
+                        for j, (var, _) in enumerate(self.updates)})
+        return mapping
 
     def _mutable_inputs(self) -> list[int]:
         """Positions of the graph inputs in-place ops may overwrite."""

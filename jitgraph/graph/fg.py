@@ -206,6 +206,8 @@ class FunctionGraph:
         equiv = clone_get_equiv(self.inputs, self.outputs, copy_inputs=True)
         fg = FunctionGraph([equiv[i] for i in self.inputs], [equiv[o] for o in self.outputs],
                            clone=False)
+        if hasattr(self, "update_mapping"):  # positions: the same in the copy
+            fg.update_mapping = dict(self.update_mapping)
         return fg, equiv
 
     def check_integrity(self) -> None:

@@ -88,7 +88,8 @@ class InplaceElemwise(GraphRewriter):
             pattern = dict(node.op.inplace_pattern)
             if out_idx in pattern:
                 continue
-            for i in elemwise_candidates(node, out_idx, set(pattern.values())):
+            candidates = elemwise_candidates(node, out_idx, set(pattern.values()))
+            for i in _updated_first(fgraph, node.outputs[out_idx], node, candidates, handler):
                 if not _destroyable(node.inputs[i], handler):
                     continue
                 new_op = Elemwise(node.op.scalar_op, {**pattern, out_idx: i})
@@ -100,6 +101,31 @@ class InplaceElemwise(GraphRewriter):
                     node = new_node
                     break
         return node
+
+
+def _updated_first(fgraph: FunctionGraph, out: Variable, node: Apply, candidates: list[int],
+                   handler: DestroyHandler | None) -> list[int]:
+    """``candidates`` with, when ``out`` is the new value of an updated shared variable, that
+    variable first, then inputs that are views or in-place results of it, as Theano orders
+    them: the update then overwrites the variable's own buffer (libraries such as theano_lstm
+    share that buffer between processes with ``set_value(borrow=True)``) instead of a
+    temporary, leaving the variable to be replaced by a new array at every call."""
+    updates = getattr(fgraph, "update_mapping", None)
+    if not updates:
+        return candidates
+    updated = {fgraph.inputs[i] for o, i in updates.items() if fgraph.outputs[o] is out}
+    if not updated:
+        return candidates
+
+    def rank(i: int) -> int:
+        var = node.inputs[i]
+        if var in updated:
+            return 0
+        if handler is not None and updated.intersection(handler.roots(var)):
+            return 1
+        return 2
+
+    return sorted(candidates, key=rank)
 
 
 def _with_inplace(op: Any) -> Any:
