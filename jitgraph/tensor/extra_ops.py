@@ -256,18 +256,41 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
     return RepeatOp(axis)(x, repeats)
 
 
+def _vector_reps(vec: Variable, ndim: int | None) -> list[Any]:
+    """The entries of the int vector ``vec`` as a list of ``ndim`` repeat counts. A vector whose
+    length is only known at run time (Keras' ``K.tile(x, K.shape(y))``) needs ``ndim``: it is
+    padded in front with 1s (a vector longer than ``ndim`` fails at run time, as the padding's
+    length turns negative)."""
+    try:
+        return [vec[i] for i in range(get_vector_length(vec))]
+    except ValueError:
+        if ndim is None:
+            raise ValueError(f"tile: the length of reps {vec} is only known at run time; "
+                             "pass ndim (the number of output dimensions)") from None
+    from jitgraph.tensor.basic import concatenate, ones
+
+    padded = concatenate([ones([ndim - vec.shape[0]], dtype=vec.dtype), vec])
+    return [padded[i] for i in range(ndim)]
+
+
 def tile(x: Any, reps: Any, ndim: int | None = None) -> Variable:
     """``x`` repeated ``reps[i]`` times along each axis, like ``numpy.tile``.
 
-    ``reps`` is a sequence of ints or symbolic int scalars (or an int vector of known length);
-    ``ndim`` pads ``reps`` with leading 1s.
+    ``reps`` is an int, a sequence of ints or symbolic int scalars, or an int vector (of a
+    length known when the graph is built, or else with ``ndim`` given); ``ndim`` pads ``reps``
+    with leading 1s.
     """
     x = as_tensor_variable(x)
     if _is_pyint(reps):
         reps = [reps]
     elif not isinstance(reps, (list, tuple)):
         vec = as_tensor_variable(reps)
-        reps = [vec[i] for i in range(get_vector_length(vec))]
+        if vec.ndim == 0:
+            reps = [vec]
+        elif vec.ndim == 1:
+            reps = _vector_reps(vec, ndim)
+        else:
+            raise ValueError(f"tile: reps must be a scalar or a vector, not the {vec.ndim}-d {vec}")
     reps = [_dim(r) for r in reps]
     if ndim is not None:
         if ndim < len(reps):

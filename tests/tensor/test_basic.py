@@ -295,6 +295,24 @@ def test_tile_symbolic_and_gradient():
     verify_grad(lambda a: T.tile(a, (2, 3)), [A34[:2, :2]], rng=0)
 
 
+def test_tile_vector_of_run_time_length():
+    """Keras' ``K.tile(x, K.shape(y)[:k])`` passes a symbolic vector with ``ndim=x.ndim``: it is
+    padded in front with 1s at run time; without ``ndim`` its length is asked for."""
+    x, v = T.tensor3("x"), T.lvector("v")
+    value = RNG.standard_normal((1, 2, 3))
+    tiled = T.tile(x, v, ndim=3)
+    for reps in ([2], [2, 1], [1, 2, 3]):
+        np.testing.assert_array_equal(evaluate(tiled, {x: value, v: reps}), np.tile(value, reps))
+    with pytest.raises(ValueError, match="negative"):  # longer than ndim
+        evaluate(tiled, {x: value, v: [1, 1, 1, 1]})
+    with pytest.raises(ValueError, match="pass ndim"):
+        T.tile(x, v)
+    np.testing.assert_array_equal(evaluate(T.tile(x, T.constant(2)), {x: value}),
+                                  np.tile(value, 2))
+    verify_grad(lambda a: T.tile(a, T.arange(T.shape(a)[0] - 1, 3), ndim=2),  # (1, 2)
+                [A34[:2, :2]], rng=0)
+
+
 # ---------------------------------------------------------------------------------------------
 # get_scalar_constant_value, get_vector_length
 
