@@ -17,10 +17,10 @@ The output of a destroyer is a new value (its storage is the input's, but the ol
 so chains like ``x += 1; x *= 2`` are two separate, legal destroys.
 
 ``config.cycle_detection``: ``regular`` allows a destroyed value to have other readers and checks
-that the required order is possible (an O(nodes) check per validation, needed only while some
-destroyed value has a reader besides the destroyer and the views leading to it, as in Theano);
-``fast`` refuses such destroys, so it never needs the global check but allows fewer in-place
-rewrites.
+that the required order is possible (needed only while some destroyed value has a reader besides
+the destroyer and the views leading to it, as in Theano; an O(nodes) check only when a kept valid
+order does not already show it); ``fast`` refuses such destroys, so it never needs the order
+check but allows fewer in-place rewrites.
 
 :meth:`DestroyHandler.orderings` gives, for each destroyer, the nodes that must run before it; a
 linker schedules with :func:`jitgraph.rewrite.ordering.toposort_with_orderings`.
@@ -29,7 +29,7 @@ linker schedules with :func:`jitgraph.rewrite.ordering.toposort_with_orderings`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import Feature, FunctionGraph, InconsistencyError
@@ -40,8 +40,17 @@ from jitgraph.rewrite.ordering import ordering_is_possible
 
 
 #: how far after its last input a newly imported node is placed in the kept order (the
-#: positions of a full order are whole numbers: a chain of a million imports still fits)
+#: positions of a full order are whole numbers; when they run out the order is recomputed)
 _STEP = 1e-6
+
+
+class _Verdict(NamedTuple):
+    """What one destroyer's check found, kept until a change touches what it looked at."""
+
+    claims: tuple[tuple[Variable, int], ...]  # (root overwritten, input index)
+    readers: frozenset[Apply]  # other readers of the overwritten value: they run first
+    unchained: bool  # some reader is off the destroyer's own view chain (order must be checked)
+    watched: frozenset[Variable]  # destroyed values, their view chains and their views
 
 
 class DestroyHandler(Feature):
@@ -51,6 +60,11 @@ class DestroyHandler(Feature):
     ``mutable=True``, or shared variables whose update makes the old value dead).
     ``protected``: extra variables that must never be overwritten. Every other ownerless variable
     is protected.
+
+    ``validate`` runs after every replacement of every rewrite once in-place nodes exist, so the
+    work is incremental: each destroyer's verdict is kept until a change reads or unreads a
+    variable it looked at (or changes the destroyer), and the execution order is checked
+    against a kept valid order, recomputed only when a change or new ordering breaks it.
     """
 
     #: tells the validity check that destroyers are checked by this feature
@@ -63,15 +77,20 @@ class DestroyHandler(Feature):
         self.algo = algo
         self.fgraph: FunctionGraph | None = None
         self.destroyers: set[Apply] = set()
-        self._result: tuple[dict[Apply, set[Apply]], str | None] | None = None
-        # Positions of an execution order valid for the graph and its orderings, as of the last
-        # full cycle check, kept up to date through imports and input changes that respect it
-        # (an in-place node swapped for its out-of-place twin does): while every ordering
-        # respects it, no cycle is possible and no O(nodes) toposort is needed. None: unknown.
+        self._reset()
+
+    def _reset(self) -> None:
+        self._verdicts: dict[Apply, _Verdict] = {}
+        self._unjudged: set[Apply] = set(self.destroyers)
+        self._watchers: dict[Variable, set[Apply]] = {}
+        self._claimed: dict[Variable, dict[Apply, int]] = {}
+        self._unchained: set[Apply] = set()
+        # Positions of an execution order valid for the graph and every kept verdict's
+        # orderings, kept up to date through imports and input changes that respect it (an
+        # in-place node swapped for its out-of-place twin does); None: unknown. Verdicts whose
+        # orderings are not yet checked against it wait in _unordered.
         self._position: dict[Apply, float] | None = None
-        # The variables the cached analysis looked at (destroyed values, their view chains and
-        # views): a change elsewhere leaves it valid. None: any change invalidates it.
-        self._watched: set[Variable] | None = None
+        self._unordered: set[Apply] = set()
 
     # -- feature hooks ------------------------------------------------------------------------
     def on_attach(self, fgraph: FunctionGraph) -> None:
@@ -84,22 +103,21 @@ class DestroyHandler(Feature):
         if self.algo is None:
             self.algo = str(_flags.flag("cycle_detection"))
         self.destroyers = {n for n in fgraph.apply_nodes if n.op.destroy_map}
-        self._result = None
-        self._position = None
+        self._reset()
         fgraph.destroy_handler = self  # type: ignore[attr-defined]
 
     def on_detach(self, fgraph: FunctionGraph) -> None:
         self.fgraph = None
         self.destroyers = set()
-        self._result = None
-        self._position = None
+        self._reset()
         if getattr(fgraph, "destroy_handler", None) is self:
             del fgraph.destroy_handler  # type: ignore[attr-defined]
 
     def on_import(self, fgraph: FunctionGraph, node: Apply, reason: Any) -> None:
         if node.op.destroy_map:
             self.destroyers.add(node)
-        self._touch(node.inputs, node.op.destroy_map)
+            self._unjudged.add(node)
+        self._touch(node.inputs)
         if self._position is not None:
             # nodes are imported inputs first: place it just after the last of its inputs
             before = [self._position.get(i.owner) for i in node.inputs if i.owner is not None]
@@ -109,27 +127,62 @@ class DestroyHandler(Feature):
                 self._position[node] = max(before, default=-1.0) + _STEP
 
     def on_prune(self, fgraph: FunctionGraph, node: Apply, reason: Any) -> None:
-        self._touch(node.inputs, node in self.destroyers)
+        self._forget(node)
         self.destroyers.discard(node)
+        self._unjudged.discard(node)
+        self._touch(node.inputs)
         if self._position is not None:
             self._position.pop(node, None)
 
     def on_change_input(self, fgraph: FunctionGraph, node: Any, i: int, old: Variable,
                         new: Variable, reason: Any) -> None:
-        self._touch((old, new), node in self.destroyers)
+        if node in self.destroyers:
+            self._forget(node)
+        self._touch((old, new))
         if self._position is not None and isinstance(node, Apply) and new.owner is not None:
             reader, writer = self._position.get(node), self._position.get(new.owner)
             if reader is None or writer is None or writer >= reader:
                 self._position = None
 
-    def _touch(self, read: Iterable[Variable], destroyer: Any) -> None:
-        """Forget the cached analysis if a change reads or unreads a watched variable, or
-        involves a destroyer (new readers, views or victims); other changes cannot alter it.
-        (Whether the execution order is still possible is checked on every validation.)"""
-        watched = self._watched
-        if destroyer or watched is None or any(v in watched for v in read):
-            self._result = None
-            self._watched = None
+    def _touch(self, read: Iterable[Variable]) -> None:
+        """Forget the verdicts of the destroyers that looked at a variable gaining or losing a
+        reader (a new reader, a new view, an output)."""
+        for var in read:
+            for destroyer in list(self._watchers.get(var, ())):
+                self._forget(destroyer)
+
+    def _forget(self, destroyer: Apply) -> None:
+        verdict = self._verdicts.pop(destroyer, None)
+        if verdict is None:
+            return
+        for var in verdict.watched:
+            watchers = self._watchers.get(var)
+            if watchers is not None:
+                watchers.discard(destroyer)
+                if not watchers:
+                    del self._watchers[var]
+        for root, _ in verdict.claims:
+            claims = self._claimed.get(root)
+            if claims is not None:
+                claims.pop(destroyer, None)
+                if not claims:
+                    del self._claimed[root]
+        self._unchained.discard(destroyer)
+        self._unordered.discard(destroyer)
+        if destroyer in self.destroyers:
+            self._unjudged.add(destroyer)
+
+    def _keep(self, destroyer: Apply, verdict: _Verdict) -> None:
+        self._verdicts[destroyer] = verdict
+        self._unjudged.discard(destroyer)
+        for var in verdict.watched:
+            self._watchers.setdefault(var, set()).add(destroyer)
+        for root, i in verdict.claims:
+            self._claimed.setdefault(root, {})[destroyer] = i
+        if verdict.unchained:
+            self._unchained.add(destroyer)
+        if verdict.readers:
+            self._unordered.add(destroyer)
 
     def validate(self, fgraph: FunctionGraph) -> None:
         """Raise ``InconsistencyError`` describing the first in-place rule the graph breaks."""
@@ -141,8 +194,7 @@ class DestroyHandler(Feature):
     def mark_mutable(self, *variables: Variable) -> None:
         """Allow these ownerless variables to be overwritten."""
         self.mutable.update(variables)
-        self._result = None
-        self._watched = None
+        self._reset()
 
     def is_protected(self, var: Variable) -> bool:
         """True if ``var`` itself may never be overwritten (views are checked separately)."""
@@ -165,7 +217,11 @@ class DestroyHandler(Feature):
 
     def orderings(self, fgraph: FunctionGraph) -> dict[Apply, set[Apply]]:
         """``{destroyer: nodes that must run before it}``: other readers of its victim."""
-        return {node: set(before) for node, before in self._analyze(fgraph)[0].items()}
+        self._analyze(fgraph)
+        return self._orderings()
+
+    def _orderings(self) -> dict[Apply, set[Apply]]:
+        return {node: set(v.readers) for node, v in self._verdicts.items() if v.readers}
 
     def view_parents(self, var: Variable) -> list[Variable]:
         """The variables ``var`` is declared a view of (through its owner's ``view_map``)."""
@@ -214,83 +270,86 @@ class DestroyHandler(Feature):
             raise RuntimeError("the DestroyHandler is not attached to a graph")
         return self.fgraph
 
-    def _analyze(self, fgraph: FunctionGraph) -> tuple[dict[Apply, set[Apply]], str | None]:
-        # The destroyers' analysis is cached until a change that can alter it (see _touch):
-        # validate() runs after every replacement of every rewrite once in-place nodes exist.
-        if self._result is None:
-            watched: set[Variable] = set()
-            self._result = self._compute(fgraph, watched)
-            # an analysis that found a problem stopped early: it did not see everything
-            self._watched = watched if self._result[1] is None else None
-        orderings, problem, unchained = self._result
-        if problem is None and unchained:
-            problem = self._order_problem(fgraph, orderings)
-        return orderings, problem
+    def _analyze(self, fgraph: FunctionGraph) -> tuple[None, str | None]:
+        """(None, the first in-place rule the graph breaks or None), judging the destroyers
+        without a kept verdict and checking the execution order."""
+        if self._unjudged:
+            outputs = set(fgraph.outputs)
+            for node in list(self._unjudged):
+                judged = self._judge(fgraph, node, outputs)
+                if isinstance(judged, str):
+                    return None, judged
+                conflict = self._conflict(node, judged)
+                if conflict is not None:
+                    return None, conflict
+                self._keep(node, judged)
+        if self._unchained:
+            return None, self._order_problem(fgraph)
+        return None, None
 
-    def _compute(self, fgraph: FunctionGraph, watched: set[Variable]
-                 ) -> tuple[dict[Apply, set[Apply]], str | None, bool]:
-        """(orderings, the first rule broken or None, whether some destroyed value has readers
-        off its view chain, so that the execution order must be checked); ``watched``
-        collects the variables looked at."""
-        orderings: dict[Apply, set[Apply]] = {}
-        if not self.destroyers:
-            return orderings, None, False
-        claimed: dict[Variable, tuple[Apply, int]] = {}
-        outputs = set(fgraph.outputs)
-        # Destroyers with readers that are not on their own view chain; only those add real
-        # ordering constraints that could make a cycle.
-        unchained: list[Apply] = []
-        for node in self.destroyers:
-            tolerated = set(getattr(node.op, "destroyhandler_tolerate_same", ()))
-            for in_idxs in node.op.destroy_map.values():
-                for i in in_idxs:
-                    problem = self._check_destroy(fgraph, node, i, tolerated, claimed, outputs,
-                                                  orderings, unchained, watched)
-                    if problem is not None:
-                        return orderings, problem, bool(unchained)
-        return orderings, None, bool(unchained)
+    def _conflict(self, node: Apply, verdict: _Verdict) -> str | None:
+        for root, _ in verdict.claims:
+            for other in self._claimed.get(root, ()):
+                if other is not node:
+                    return f"{node} and {other} both overwrite {root}"
+        return None
 
-    def _order_problem(self, fgraph: FunctionGraph, orderings: dict[Apply, set[Apply]]
-                       ) -> str | None:
+    def _order_problem(self, fgraph: FunctionGraph) -> str | None:
         """None if the nodes can run in an order that puts every destroyer after the other
-        readers of its victim; a full toposort only when the kept order does not show it."""
-        if self._respects(orderings):
+        readers of its victim; an O(nodes) check only when the kept order does not show it."""
+        position = self._position
+        if position is not None and all(self._respected(d, position) for d in self._unordered):
+            self._unordered.clear()
             return None
-        order = ordering_is_possible(fgraph, orderings)
+        order = ordering_is_possible(fgraph, self._orderings())
         if order is None:
             return ("the in-place operations cannot be ordered: a node that overwrites a value "
                     "would have to run after a reader of that value which needs its result")
         self._position = {node: float(k) for k, node in enumerate(order)}
+        self._unordered.clear()
         return None
 
-    def _respects(self, orderings: dict[Apply, set[Apply]]) -> bool:
-        """Whether the kept execution order puts every node after those it must follow."""
-        position = self._position
-        if position is None:
-            return False
-        for node, before in orderings.items():
-            after = position.get(node)
-            if after is None or any(position.get(b, after) >= after for b in before):
-                return False
-        return True
+    def _respected(self, destroyer: Apply, position: dict[Apply, float]) -> bool:
+        after = position.get(destroyer)
+        return after is not None and all(position.get(r, after) < after
+                                         for r in self._verdicts[destroyer].readers)
+
+    def _judge(self, fgraph: FunctionGraph, node: Apply, outputs: set[Variable]
+               ) -> _Verdict | str:
+        """The verdict on one destroyer, or the rule it breaks on its own."""
+        tolerated = set(getattr(node.op, "destroyhandler_tolerate_same", ()))
+        claims: dict[Variable, int] = {}
+        readers: set[Apply] = set()
+        watched: set[Variable] = set()
+        unchained = False
+        for in_idxs in node.op.destroy_map.values():
+            for i in in_idxs:
+                found = self._check_destroy(fgraph, node, i, tolerated, claims, outputs,
+                                            readers, watched)
+                if isinstance(found, str):
+                    return found
+                unchained = unchained or found
+        return _Verdict(tuple(claims.items()), frozenset(readers), unchained,
+                        frozenset(watched))
 
     def _check_destroy(self, fgraph: FunctionGraph, node: Apply, i: int, tolerated: set,
-                       claimed: dict, outputs: set, orderings: dict, unchained: list,
-                       watched: set[Variable]) -> str | None:
+                       claims: dict, outputs: set, all_readers: set[Apply],
+                       watched: set[Variable]) -> str | bool:
+        """The rule broken by ``node`` overwriting its input ``i``, or whether a reader of the
+        value is off the view chain (``all_readers``, ``claims``, ``watched`` collect)."""
         var = node.inputs[i]
         if isinstance(var, Constant):
             return f"{node} would overwrite the constant {var}"
+        unchained = False
         for root in self.roots(var, watched):
             if self.is_protected(root):
                 what = "" if root is var else f"a view of {root}, "
                 return (f"{node} would overwrite {var}, {what}which is a protected graph input "
                         "(inputs are protected unless marked mutable)")
-            previous = claimed.get(root)
-            if previous is not None and previous[0] is not node:
-                return f"{node} and {previous[0]} both overwrite {root}"
-            if previous is not None and (previous[1], i) not in tolerated and previous[1] != i:
+            previous = claims.get(root)
+            if previous is not None and (previous, i) not in tolerated and previous != i:
                 return f"{node} overwrites {root} through two inputs"
-            claimed[root] = (node, i)
+            claims[root] = i
             impact = self.views_of(root)
             watched.update(impact)
             needed = impact & outputs
@@ -310,10 +369,9 @@ class DestroyHandler(Feature):
                     return (f"{node} would overwrite {var}, which other nodes still read "
                             "(cycle_detection='fast' only allows overwriting a value nobody "
                             "else reads)")
-                unchained.append(node)
-            if readers:
-                orderings.setdefault(node, set()).update(readers)
-        return None
+                unchained = True
+            all_readers.update(readers)
+        return unchained
 
     @staticmethod
     def _single_view_chain(fgraph: FunctionGraph, impact: set[Variable], readers: set[Apply]
