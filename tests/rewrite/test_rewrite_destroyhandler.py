@@ -146,6 +146,43 @@ def test_handler_tracks_changes_and_detaches():
     assert not hasattr(fg, "destroy_handler")
 
 
+def test_kept_verdicts_follow_later_changes():
+    # The handler keeps each destroyer's verdict across changes; every change that matters
+    # (a new reader of the overwritten value, a second destroyer, a reader needing the result,
+    # an output) must still be seen, and unrelated changes must not discard the verdict.
+    x, w = vecs("x", "w")
+    y = exp(x)
+    d = neg_inplace(y)
+    far = log(w)
+    fg = fgraph_of([x, w], [exp(d), far])
+    dh = DestroyHandler()
+    fg.attach_feature(dh)
+    fg.validate()
+    destroyer = d.owner
+    assert destroyer in dh._verdicts
+    fg.replace(far, exp(w), verbose=False)  # unrelated: the verdict stays
+    fg.validate()
+    assert destroyer in dh._verdicts
+    # a new reader of y: ordered before the destroyer
+    fg.replace(fg.outputs[1], add(exp(w), exp(y)), verbose=False)
+    fg.validate()
+    assert any(y in n.inputs for n in dh.orderings(fg)[destroyer])
+    np.testing.assert_allclose(evaluate(fg, X, X)[1], np.exp(X) + np.exp(np.exp(X)))
+    # a reader of y that needs the destroyer's result cannot run before it
+    fg.replace(fg.outputs[1], add(y, d), verbose=False)
+    with pytest.raises(InconsistencyError, match="cannot be ordered"):
+        fg.validate()
+    fg.replace(fg.outputs[1], exp(w), verbose=False)
+    fg.validate()
+    # a second destroyer of y, then y itself as an output
+    fg.replace(fg.outputs[1], neg_inplace(y), verbose=False)
+    with pytest.raises(InconsistencyError, match="both overwrite"):
+        fg.validate()
+    fg.replace(fg.outputs[1], y, verbose=False)
+    with pytest.raises(InconsistencyError, match="needed as the graph output"):
+        fg.validate()
+
+
 @node_rewriter([Neg], inplace=True)
 def local_neg_inplace(fgraph, node):
     return [neg_inplace(node.inputs[0])]
