@@ -419,8 +419,8 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("abstract_conv2d", "scalar_sigmoid", "sigmoid_inplace"),
                     "jitgraph.tensor.nnet.theano_names"),
 }
-_SUBMODULES = ("abstract_conv", "bn", "conv", "conv3d2d", "corr", "corr3d", "neighbours", "nnet",
-               "sigm")
+_SUBMODULES = ("abstract_conv", "blocksparse", "bn", "conv", "conv3d2d", "corr", "corr3d", "ctc",
+               "neighbours", "nnet", "opt", "sigm")
 
 
 __getattr__ = lazy_exports(__name__, _LAZY, _SUBMODULES)[0]
