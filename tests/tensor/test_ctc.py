@@ -69,12 +69,14 @@ def test_gradient_is_zero_past_each_length_and_rows_sum_to_zero():
     np.testing.assert_allclose(g.sum(axis=2), 0, atol=1e-12)
 
 
-def test_impossible_alignment_costs_inf_with_zero_gradient():
-    labels, lengths = np.array([[1, 1, 2]], "int32"), np.array([3], "int32")  # needs 4 steps
-    acts = np.zeros((4, 1, 3))
+def test_impossible_alignment_costs_zero_with_zero_gradient_as_warp_ctc():
+    # [1, 1, 2] needs 4 steps (a blank between the 1s); warp-ctc returned 0, not inf
+    labels, lengths = np.array([[1, 1, 2], [1, -1, -1]], "int32"), np.array([3, 0], "int32")
+    acts = np.random.default_rng(0).normal(size=(4, 2, 3))
+    assert np.isinf(brute_force_cost(acts[:3, 0], [1, 1, 2]))
     op = C.ConnectionistTemporalClassification()
     cost, g = jitgraph.function([], op.make_node(acts, labels, lengths).outputs)()
-    assert np.isinf(cost[0]) and (g == 0).all()
+    assert (cost == 0).all() and (g == 0).all()
 
 
 def test_float32_like_theano_and_default_output():
@@ -130,3 +132,41 @@ def test_availability():
     assert C.ctc_available() is True and C.ctc_present() is True
     import jitgraph.tensor.nnet as nnet
     assert nnet.ctc is C
+
+
+# Costs and gradients computed by warp-ctc itself (the library Theano wrapped), as published in
+# warp-ctc's Torch tutorial and test data; float32 as there.
+WARP_CTC_CASES = {
+    "torch_tutorial": (
+        [[[0, 0, 0, 0, 0], [1, 2, 3, 4, 5], [-5, -4, -3, -2, -1]],
+         [[0, 0, 0, 0, 0], [6, 7, 8, 9, 10], [-10, -9, -8, -7, -6]],
+         [[0, 0, 0, 0, 0], [11, 12, 13, 14, 15], [-15, -14, -13, -12, -11]]],
+        [[1, -1], [3, 3], [2, 3]], [1, 3, 3], [1.609437943, 7.355742931, 4.938849926],
+        [[[0.2, -0.8, 0.2, 0.2, 0.2],
+          [0.01165623125, 0.03168492019, 0.08612854034, -0.7658783197, 0.636408627],
+          [-0.02115798369, 0.03168492019, -0.8810571432, 0.2341216654, 0.636408627]],
+         [[0, 0, 0, 0, 0],
+          [-0.9883437753, 0.03168492019, 0.08612854034, 0.2341216654, 0.636408627],
+          [-0.02115798369, 0.03168492019, -0.1891518533, -0.4577836394, 0.636408627]],
+         [[0, 0, 0, 0, 0],
+          [0.01165623125, 0.03168492019, 0.08612854034, -0.7658783197, 0.636408627],
+          [-0.02115798369, 0.03168492019, 0.08612854034, -0.7330639958, 0.636408627]]]),
+    "two_steps": (
+        [[[0.1, 0.6, 0.1, 0.1, 0.1], [0.1, 0.1, 0.6, 0.1, 0.1]],
+         [[0.6, 0.1, 0.1, 0.1, 0.1], [0.1, 0.1, 0.5, 0.2, 0.1]]],
+        [[1, 2], [1, 2]], [2, 2], [2.962858438, 3.053659201],
+        [[[0.177031219, -0.7081246376, 0.177031219, 0.177031219, 0.177031219],
+          [0.177031219, -0.8229685426, 0.291875124, 0.177031219, 0.177031219]],
+         [[0.291875124, 0.177031219, -0.8229685426, 0.177031219, 0.177031219],
+          [0.1786672771, 0.1786672771, -0.7334594727, 0.1974578798, 0.1786672771]]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WARP_CTC_CASES))
+def test_matches_warp_ctc_published_values(name):
+    acts, labels, lengths, costs, grads = WARP_CTC_CASES[name]
+    acts = jitgraph.shared(np.asarray(acts, dtype="float32"))
+    cost = C.ctc(acts, np.asarray(labels, "int32"), np.asarray(lengths, "int32"))
+    got_cost, got_grad = jitgraph.function([], [cost, grad(cost.mean(), acts)])()
+    np.testing.assert_allclose(got_cost, costs, rtol=1e-5)
+    np.testing.assert_allclose(got_grad, np.asarray(grads) / len(costs), rtol=1e-4, atol=1e-6)

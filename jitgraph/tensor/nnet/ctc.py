@@ -7,8 +7,12 @@ whose negative entries are padding (dropped wherever they are), and ``input_leng
 many time steps of example ``b`` count. The cost of an example is ``-log p(labels | x)``, the
 probability summed over every alignment by the forward algorithm in log space; the op's second
 output is the cost's gradient with respect to ``activations``, from the forward-backward
-occupation probabilities (zero for the time steps past an example's length). An example whose
-labels cannot fit in its time steps has probability 0: cost ``inf`` and gradient 0.
+occupation probabilities (zero for the time steps past an example's length).
+
+An example whose labels cannot fit in its time steps (fewer steps than labels plus repeated
+neighbours) has probability 0; warp-ctc, hence Theano, gave it cost 0 and gradient 0 rather
+than ``inf``, and so does this op, so that a training loop meeting such an example goes on as
+it did under Theano.
 """
 
 from __future__ import annotations
@@ -80,8 +84,8 @@ def ctc_cost_and_grad(logp: np.ndarray, labels: np.ndarray) -> tuple[float, np.n
     ext[1::2] = labels
     n_states = len(ext)
     repeats = int(np.count_nonzero(labels[1:] == labels[:-1])) if len(labels) else 0
-    if len(labels) + repeats > n_time:
-        return np.inf, np.zeros_like(logp)
+    if len(labels) + repeats > n_time:  # no alignment: warp-ctc's cost 0 (module doc)
+        return 0.0, np.zeros_like(logp)
     # a state may be entered from two states back when it is a label different from that one
     skip = np.zeros(n_states, dtype=bool)
     skip[2:] = (ext[2:] != 0) & (ext[2:] != ext[:-2])
@@ -162,8 +166,7 @@ class ConnectionistTemporalClassification(Op):
             if seq.size and (seq.min() == 0 or seq.max() >= n_classes):
                 raise ValueError(f"ctc: labels[{b}] = {labels[b].tolist()} must hold classes "
                                  f"1..{n_classes - 1} (0 is the blank, negatives are padding)")
-            if length == 0:
-                costs[b] = 0.0 if seq.size == 0 else np.inf
+            if length == 0:  # nothing to align (or no alignment: cost 0 as above)
                 continue
             logp = _log_softmax(acts[:length, b].astype(np.float64))
             costs[b], grads[:length, b] = ctc_cost_and_grad(logp, seq)
