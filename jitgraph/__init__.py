@@ -8,6 +8,7 @@ nor cupy, and the public names below load their modules on first use.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 __version__ = "0.1.0"
@@ -121,6 +122,8 @@ def __getattr__(name: str) -> Any:
         return value
     if name in _SUBMODULES or name in _OPTIONAL_SUBMODULES:
         return importlib.import_module(f"jitgraph.{name}")
+    if name == "theano":  # Theano 1.0's package is its own attribute: PyMC3 3.x does
+        return sys.modules[__name__]  # `from theano import theano`
     raise AttributeError(f"module 'jitgraph' has no attribute {name!r}")
 
 

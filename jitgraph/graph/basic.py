@@ -194,7 +194,10 @@ class Apply:
         """Apply the same op to ``inputs``; with ``strict`` the input types must not change."""
         if len(inputs) != len(self.inputs):
             raise ValueError(f"{self.op} expects {len(self.inputs)} inputs, got {len(inputs)}")
-        if strict and all(n.type == o.type for n, o in zip(inputs, self.inputs)):
+        # Same input types: a copy of the node, output tags (test values) included, strict or
+        # not, as Theano (PyMC3 takes the gradient of a clone_replace'd cost under
+        # compute_test_value='raise'); a make_node would give outputs without them.
+        if all(n.type == o.type for n, o in zip(inputs, self.inputs)):
             node = self.clone()
             node.inputs = list(inputs)
             return node
@@ -233,6 +236,33 @@ def ancestors(outputs: Iterable[Variable], blockers: Iterable[Variable] = ()) ->
         yield var
         if var.owner is not None and var not in blocked:
             stack.extend(reversed(var.owner.inputs))
+
+
+def stack_search(start: Any, expand: Any, mode: str = "bfs", build_inv: bool = False) -> Any:
+    """Theano's generic graph walk: take items from the deque ``start`` (the front for
+    ``"bfs"``, the back for ``"dfs"``), keep each item the first time it is seen (by identity)
+    and append ``expand(item)`` (None or a list) to the deque. Returns the kept items in order;
+    with ``build_inv`` also ``{expanded item: [items whose expansion gave it]}``. PyMC3 walks a
+    model's graph with it."""
+    if mode not in ("bfs", "dfs"):
+        raise ValueError(f"stack_search: mode must be 'bfs' or 'dfs', not {mode!r}")
+    take = start.popleft if mode == "bfs" else start.pop
+    order: list = []
+    seen: set[int] = set()
+    inverse: dict = {}
+    while start:
+        item = take()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        order.append(item)
+        more = expand(item)
+        if more:
+            if build_inv:
+                for child in more:
+                    inverse.setdefault(child, []).append(item)
+            start.extend(more)
+    return (order, inverse) if build_inv else order
 
 
 def graph_inputs(outputs: Iterable[Variable], blockers: Iterable[Variable] = ()) -> list[Variable]:
