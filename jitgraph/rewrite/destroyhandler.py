@@ -36,8 +36,12 @@ from jitgraph.graph.fg import Feature, FunctionGraph, InconsistencyError
 from jitgraph.rewrite import _flags
 from jitgraph.rewrite.context import RewriteContext
 from jitgraph.rewrite.engine import GraphRewriter
+from jitgraph.rewrite.dynamic_order import add_edge
 from jitgraph.rewrite.ordering import ordering_is_possible
 
+
+_CANNOT_ORDER = ("the in-place operations cannot be ordered: a node that overwrites a value "
+                 "would have to run after a reader of that value which needs its result")
 
 #: how far after its last input a newly imported node is placed in the kept order (the
 #: positions of a full order are whole numbers; when they run out the order is recomputed)
@@ -85,6 +89,7 @@ class DestroyHandler(Feature):
         self._watchers: dict[Variable, set[Apply]] = {}
         self._claimed: dict[Variable, dict[Apply, int]] = {}
         self._unchained: set[Apply] = set()
+        self._overwritten_by: dict[Apply, set[Apply]] = {}  # reader -> destroyers after it
         # Positions of an execution order valid for the graph and every kept verdict's
         # orderings, kept up to date through imports and input changes that respect it (an
         # in-place node swapped for its out-of-place twin does); None: unknown. Verdicts whose
@@ -140,9 +145,8 @@ class DestroyHandler(Feature):
             self._forget(node)
         self._touch((old, new))
         if self._position is not None and isinstance(node, Apply) and new.owner is not None:
-            reader, writer = self._position.get(node), self._position.get(new.owner)
-            if reader is None or writer is None or writer >= reader:
-                self._position = None
+            if not add_edge(self._position, new.owner, node, self._after, self._before):
+                self._position = None  # unknown here; the next check recomputes the order
 
     def _touch(self, read: Iterable[Variable]) -> None:
         """Forget the verdicts of the destroyers that looked at a variable gaining or losing a
@@ -167,6 +171,12 @@ class DestroyHandler(Feature):
                 claims.pop(destroyer, None)
                 if not claims:
                     del self._claimed[root]
+        for reader in verdict.readers:
+            after = self._overwritten_by.get(reader)
+            if after is not None:
+                after.discard(destroyer)
+                if not after:
+                    del self._overwritten_by[reader]
         self._unchained.discard(destroyer)
         self._unordered.discard(destroyer)
         if destroyer in self.destroyers:
@@ -181,6 +191,8 @@ class DestroyHandler(Feature):
             self._claimed.setdefault(root, {})[destroyer] = i
         if verdict.unchained:
             self._unchained.add(destroyer)
+        for reader in verdict.readers:
+            self._overwritten_by.setdefault(reader, set()).add(destroyer)
         if verdict.readers:
             self._unordered.add(destroyer)
 
@@ -298,21 +310,46 @@ class DestroyHandler(Feature):
         """None if the nodes can run in an order that puts every destroyer after the other
         readers of its victim; an O(nodes) check only when the kept order does not show it."""
         position = self._position
-        if position is not None and all(self._respected(d, position) for d in self._unordered):
-            self._unordered.clear()
-            return None
+        if position is not None:
+            for destroyer in list(self._unordered):
+                for reader in self._verdicts[destroyer].readers:
+                    placed = add_edge(position, reader, destroyer, self._after, self._before)
+                    if placed is False:
+                        return _CANNOT_ORDER
+                    if placed is None:
+                        break
+                else:
+                    self._unordered.discard(destroyer)
+                    continue
+                break
+            else:
+                return None
         order = ordering_is_possible(fgraph, self._orderings())
         if order is None:
-            return ("the in-place operations cannot be ordered: a node that overwrites a value "
-                    "would have to run after a reader of that value which needs its result")
+            return _CANNOT_ORDER
         self._position = {node: float(k) for k, node in enumerate(order)}
         self._unordered.clear()
         return None
 
-    def _respected(self, destroyer: Apply, position: dict[Apply, float]) -> bool:
-        after = position.get(destroyer)
-        return after is not None and all(position.get(r, after) < after
-                                         for r in self._verdicts[destroyer].readers)
+    def _after(self, node: Apply) -> Iterable[Apply]:
+        """The nodes that must run after ``node``: its clients and the destroyers whose victim
+        it reads."""
+        clients = self._graph().clients
+        for out in node.outputs:
+            for client, _ in clients.get(out, ()):
+                if isinstance(client, Apply):
+                    yield client
+        yield from self._overwritten_by.get(node, ())
+
+    def _before(self, node: Apply) -> Iterable[Apply]:
+        """The nodes that must run before ``node``: its inputs' owners and, for a destroyer,
+        the other readers of its victim."""
+        for var in node.inputs:
+            if var.owner is not None:
+                yield var.owner
+        verdict = self._verdicts.get(node)
+        if verdict is not None:
+            yield from verdict.readers
 
     def _judge(self, fgraph: FunctionGraph, node: Apply, outputs: set[Variable]
                ) -> _Verdict | str:

@@ -1,0 +1,65 @@
+"""The Pearce-Kelly order maintenance behind the destroy handler's kept execution order:
+random edge insertions into random DAGs, checked against plain reachability."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from jitgraph.rewrite.dynamic_order import add_edge
+
+
+def reaches(succ: dict, a: int, b: int) -> bool:
+    stack, seen = [a], {a}
+    while stack:
+        n = stack.pop()
+        if n == b:
+            return True
+        for m in succ[n]:
+            if m not in seen:
+                seen.add(m)
+                stack.append(m)
+    return False
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_insertions_keep_a_valid_order(seed):
+    rng = random.Random(seed)
+    n = rng.randint(2, 30)
+    succ = {k: set() for k in range(n)}
+    pred = {k: set() for k in range(n)}
+    for a in range(n):  # a random DAG in the order 0..n-1
+        for b in range(a + 1, n):
+            if rng.random() < 0.1:
+                succ[a].add(b)
+                pred[b].add(a)
+    labels = list(range(n))
+    rng.shuffle(labels)
+    # a valid order other than the construction order: by longest-path depth, ties shuffled
+    depth = {}
+    for k in range(n):
+        depth[k] = max([depth[p] + 1 for p in pred[k]], default=0)
+    order = sorted(range(n), key=lambda k: (depth[k], labels[k]))
+    position = {k: float(i) for i, k in enumerate(order)}
+    for _ in range(3 * n):
+        a, b = rng.sample(range(n), 2)
+        if b in succ[a]:
+            continue
+        cycle = reaches(succ, b, a)
+        got = add_edge(position, a, b, succ.__getitem__, pred.__getitem__)
+        assert got is (not cycle)
+        if got:
+            succ[a].add(b)
+            pred[b].add(a)
+        assert len(set(position.values())) == n
+        for x in range(n):
+            for y in succ[x]:
+                assert position[x] < position[y]
+
+
+def test_unknown_nodes_and_ties_ask_for_a_full_order():
+    assert add_edge({1: 0.0}, 1, 2, lambda n: (), lambda n: ()) is None
+    position = {1: 1.0, 2: 1.0}
+    assert add_edge(position, 1, 2, lambda n: (), lambda n: ()) is None
+    assert add_edge({1: 0.0, 2: 1.0}, 1, 2, lambda n: (), lambda n: ()) is True
