@@ -416,7 +416,7 @@ def test_gof_alias_module():
     assert gof.FunctionGraph is theano.FunctionGraph and gof.Container is theano.Container
     assert gof.OpenMPOp is theano.OpenMPOp and gof.CLinker is theano.CLinker
     assert MethodNotDefined is utils.MethodNotDefined
-    assert gof_graph.inputs is basic.graph_inputs
+    assert gof_graph.Apply is basic.Apply  # inputs/ancestors: Theano's order, see graph tests
     x, y = T.dvectors("x y")
     found = gof_graph.inputs([x * y + 1])  # Theano: [x, y, TensorConstant{1}]
     assert found[:2] == [x, y] and len(found) == 3 and isinstance(found[2], theano.Constant)

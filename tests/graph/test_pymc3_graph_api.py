@@ -54,3 +54,26 @@ def test_a_cloned_cost_keeps_its_test_value_and_can_be_differentiated():
     value, gradient = f(np.array([0.5, 0.0]))
     np.testing.assert_allclose(value, -1.0)
     np.testing.assert_allclose(gradient, [2.0, 1.0])
+
+
+def test_gof_graph_inputs_and_ancestors_are_in_theano_s_order():
+    """Depth first from the last variable given (PyMC3's one-step-per-variable samplers take
+    ``inputs(model.vars)`` in this order; printed by Theano 1.0.5 for the same graphs)."""
+    from jitgraph.gof.graph import ancestors, inputs
+
+    a, b, c = tt.dscalars("a", "b", "c")
+    w = theano.shared(1.0, name="w")
+    x = a * w + b
+    y = c - a
+
+    def names(vs):
+        return [str(v) for v in vs]
+
+    assert names(inputs([a, b, c])) == ["c", "b", "a"]
+    assert names(inputs([x, y])) == ["c", "a", "w", "b"]
+    assert names(inputs([y, x])) == ["a", "w", "b", "c"]
+    assert names(inputs([x * 2 + y])) == ["a", "w", "b", "TensorConstant{2}", "c"]
+    assert names(ancestors([x, y])) == [
+        "Elemwise{sub,no_inplace}.0", "c", "a", "Elemwise{add,no_inplace}.0",
+        "Elemwise{mul,no_inplace}.0", "w", "b"]
+    assert names(inputs([x, y], blockers=[x])) == ["c", "a"]
