@@ -100,7 +100,8 @@ class FunctionGraph:
     def _remove_client(self, var: Variable, client: tuple[Any, int], reason: Any) -> None:
         clients = self.clients[var]
         clients.remove(client)
-        if clients or var in self.outputs or var.owner is None:
+        # (a graph output has an OUTPUT client, so it is never pruned here)
+        if clients or var.owner is None:
             return
         node = var.owner
         if node not in self.apply_nodes or any(self.clients[o] for o in node.outputs):
