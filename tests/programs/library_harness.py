@@ -1,4 +1,4 @@
-"""Runs programs of third-party libraries written for Theano 1.0 (downhill, theanets,
+"""Runs programs of third-party libraries written for Theano 1.0 (downhill, theanets, PyMC3,
 theano_lstm) and compares what they compute on jitgraph with what they computed on Theano 1.0.5.
 
 A program module defines ``CASES`` (name -> function returning a list of floats) and ends with
