@@ -48,6 +48,16 @@ _CANNOT_ORDER = ("the in-place operations cannot be ordered: a node that overwri
 _STEP = 1e-6
 
 
+def _unlink(index: dict[Any, set[Apply]], keys: Iterable[Any], destroyer: Apply) -> None:
+    """Remove ``destroyer`` from the sets ``index[key]``, dropping the sets left empty."""
+    for key in keys:
+        members = index.get(key)
+        if members is not None:
+            members.discard(destroyer)
+            if not members:
+                del index[key]
+
+
 class _Verdict(NamedTuple):
     """What one destroyer's check found, kept until a change touches what it looked at."""
 
@@ -87,7 +97,7 @@ class DestroyHandler(Feature):
         self._verdicts: dict[Apply, _Verdict] = {}
         self._unjudged: set[Apply] = set(self.destroyers)
         self._watchers: dict[Variable, set[Apply]] = {}
-        self._claimed: dict[Variable, dict[Apply, int]] = {}
+        self._claimed: dict[Variable, set[Apply]] = {}  # root -> destroyers overwriting it
         self._unchained: set[Apply] = set()
         self._overwritten_by: dict[Apply, set[Apply]] = {}  # reader -> destroyers after it
         # Positions of an execution order valid for the graph and every kept verdict's
@@ -159,24 +169,9 @@ class DestroyHandler(Feature):
         verdict = self._verdicts.pop(destroyer, None)
         if verdict is None:
             return
-        for var in verdict.watched:
-            watchers = self._watchers.get(var)
-            if watchers is not None:
-                watchers.discard(destroyer)
-                if not watchers:
-                    del self._watchers[var]
-        for root, _ in verdict.claims:
-            claims = self._claimed.get(root)
-            if claims is not None:
-                claims.pop(destroyer, None)
-                if not claims:
-                    del self._claimed[root]
-        for reader in verdict.readers:
-            after = self._overwritten_by.get(reader)
-            if after is not None:
-                after.discard(destroyer)
-                if not after:
-                    del self._overwritten_by[reader]
+        _unlink(self._watchers, verdict.watched, destroyer)
+        _unlink(self._claimed, (root for root, _ in verdict.claims), destroyer)
+        _unlink(self._overwritten_by, verdict.readers, destroyer)
         self._unchained.discard(destroyer)
         self._unordered.discard(destroyer)
         if destroyer in self.destroyers:
@@ -187,8 +182,8 @@ class DestroyHandler(Feature):
         self._unjudged.discard(destroyer)
         for var in verdict.watched:
             self._watchers.setdefault(var, set()).add(destroyer)
-        for root, i in verdict.claims:
-            self._claimed.setdefault(root, {})[destroyer] = i
+        for root, _ in verdict.claims:
+            self._claimed.setdefault(root, set()).add(destroyer)
         if verdict.unchained:
             self._unchained.add(destroyer)
         for reader in verdict.readers:
