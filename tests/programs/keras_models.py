@@ -14,41 +14,18 @@ convolutions need the C code, so ``cnn`` is recorded without.) Recurrent kernels
 whose signs differ between NumPy/LAPACK builds, which would compare NumPy versions, not Theano.
 """
 
-import collections
-import collections.abc
 import json
 import os
 import sys
-import warnings
 
-# Keras 2.3.1 imports these from `collections`, which Python 3.10 removed.
-for _name in ("Iterable", "Mapping", "MutableMapping", "Sequence", "Callable"):
-    if not hasattr(collections, _name):
-        setattr(collections, _name, getattr(collections.abc, _name))
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if os.environ.get("JITGRAPH_AS_THEANO") == "1":
-    sys.path.insert(0, HERE)
-    import importlib
-
-    from theano_alias import _TheanoFinder
-
-    sys.meta_path.insert(0, _TheanoFinder())
-    importlib.invalidate_caches()
-
-os.environ["KERAS_BACKEND"] = "theano"
-warnings.filterwarnings("ignore")
-
+import keras_setup  # noqa: F401  (before Keras: the theano alias and the compatibility shims)
 import numpy as np  # noqa: E402
 
-stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # "Using Theano backend."
-try:
-    import keras  # noqa: E402
-    from keras import layers as L  # noqa: E402
-    from keras.models import Model, Sequential  # noqa: E402
-finally:
-    sys.stderr.close()
-    sys.stderr = stderr
+import keras  # noqa: E402
+from keras import layers as L  # noqa: E402
+from keras.models import Model, Sequential  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def train(model, optimizer, loss, x, y, epochs=2):

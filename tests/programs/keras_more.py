@@ -12,50 +12,21 @@ with ``cxx=`` (Theano's C BatchedDot needs a BLAS library, which the oracle goes
 ``--cases=a,b`` runs (or records) only those cases of the sections named.
 """
 
-import collections
-import collections.abc
 import json
 import os
 import sys
 import tempfile
 import traceback
-import warnings
 
-# Keras 2.3.1 imports these from `collections`, which Python 3.10 removed.
-for _name in ("Iterable", "Mapping", "MutableMapping", "Sequence", "Callable"):
-    if not hasattr(collections, _name):
-        setattr(collections, _name, getattr(collections.abc, _name))
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-if os.environ.get("JITGRAPH_AS_THEANO") == "1":
-    sys.path.insert(0, HERE)
-    import importlib
-
-    from theano_alias import _TheanoFinder
-
-    sys.meta_path.insert(0, _TheanoFinder())
-    importlib.invalidate_caches()
-else:  # the real Theano: its Cython scan does not build on Python 3.11, and an ImportError
-    # makes Scan run its Python loop, while other ops keep their C code (ConvLSTM2D needs both)
-    sys.modules["theano.scan_module.scan_perform_ext"] = None
-
-os.environ["KERAS_BACKEND"] = "theano"
-warnings.filterwarnings("ignore")
-
+import keras_setup  # noqa: F401  (before Keras: the theano alias and the compatibility shims)
 import numpy as np  # noqa: E402
 
-if not hasattr(np, "Inf"):  # Keras 2.3.1's callbacks use the alias that NumPy 2.0 removed
-    np.Inf = np.inf
+import keras  # noqa: E402
+from keras import backend as K  # noqa: E402
+from keras import layers as L  # noqa: E402
+from keras.models import Model, Sequential  # noqa: E402
 
-stderr, sys.stderr = sys.stderr, open(os.devnull, "w")  # "Using Theano backend."
-try:
-    import keras  # noqa: E402
-    from keras import backend as K  # noqa: E402
-    from keras import layers as L  # noqa: E402
-    from keras.models import Model, Sequential  # noqa: E402
-finally:
-    sys.stderr.close()
-    sys.stderr = stderr
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 GLOROT = "glorot_uniform"  # not `orthogonal`: its SVD signs differ between NumPy builds
 
