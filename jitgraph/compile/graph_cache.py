@@ -259,9 +259,48 @@ class _Unpickler(pickle.Unpickler):
 def _dumps(obj: Any, inputs: Sequence[Any] = ()) -> bytes:
     import io
 
-    buf = io.BytesIO()
-    _Pickler(buf, inputs).dump(obj)
-    return buf.getvalue()
+    def dump() -> bytes:
+        buf = io.BytesIO()
+        _Pickler(buf, inputs).dump(obj)
+        return buf.getvalue()
+
+    try:
+        return dump()
+    except RecursionError:
+        # pickle recurses once per node along a chain of variables: a deep graph (a ResNet's
+        # training function) needs more depth than the default limit and the main thread's stack
+        return _in_deep_thread(dump)
+
+
+#: stack of the thread pickling a deep graph, and the recursion limit it runs under
+_DEEP_STACK_BYTES = 512 * 1024 * 1024
+_DEEP_RECURSION = 200_000
+
+
+def _in_deep_thread(fn: Any) -> Any:
+    import threading
+
+    result: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            result["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            result["error"] = exc
+
+    old_stack = threading.stack_size(_DEEP_STACK_BYTES)
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, _DEEP_RECURSION))
+    try:
+        worker = threading.Thread(target=run, name="jitgraph-graph-cache")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(old_limit)
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
 
 
 def load(key: str, inputs: Sequence[Any]) -> tuple[list, list, list, Any] | None:

@@ -313,3 +313,26 @@ def test_a_cached_graph_holds_the_compiling_functions_own_variables(graphs_dir):
     values = [v.get_value()[0, 0] for v in again.maker.fgraph.inputs if hasattr(v, "get_value")]
     assert values == [2.0]  # the function's own W, not the cache's copy of the first one's
     assert again(np.ones((1, 3))) == 12.0
+
+
+def _deep_chain(depth: int):
+    x = T.dmatrix("x")
+    w = jitgraph.shared(np.eye(3) * 0.5, name="w")
+    y = x
+    for _ in range(depth):
+        y = T.dot(y, w)  # one node per step: fusion cannot shorten the chain
+    return jitgraph.function([x], y)
+
+
+def test_a_graph_deeper_than_the_recursion_limit_is_cached(graphs_dir):
+    # pickling follows each chain of variables recursively: a deep graph (a ResNet's training
+    # function) failed with RecursionError and was silently never cached
+    import sys
+
+    depth = sys.getrecursionlimit() + 200
+    first = _deep_chain(depth)
+    second = _deep_chain(depth)
+    assert not first.maker.graph_from_cache
+    assert second.maker.graph_from_cache
+    value = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(second(value), first(value))
