@@ -23,6 +23,7 @@ thread, :func:`dot` is ``numpy.dot``.
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 import time
 from typing import Any
@@ -97,6 +98,8 @@ class _Choice:
 def _lookup() -> None:
     global _setter, _getter, _threads
     _threads = 1
+    if os.environ.get("JITGRAPH_BLAS_THREADS", "1") == "0":
+        return  # every product on OpenBLAS's own thread count
     from jitgraph.backend_cpu.cblas import _library_paths
 
     for path in _library_paths():
