@@ -192,14 +192,9 @@ def main(argv):
     names = [a for a in argv if not a.startswith("--")]
     for name in names:
         results = SECTIONS[name]()
-        if record:
-            path = os.path.join(HERE, "expected", "keras_%s.json" % name)
-            if name == "backend" and os.path.exists(path):  # recorded in two oracle modes
-                with open(path) as previous:
-                    results = dict(json.load(previous), **results)
-            with open(path, "w") as out:
-                json.dump(results, out, indent=1, sort_keys=True)
-                out.write("\n")
+        if record:  # "backend" is recorded in two oracle modes
+            results = keras_setup.record(os.path.join(HERE, "expected", "keras_%s.json" % name),
+                                         results, merge=name == "backend")
         print(json.dumps({name: results}))
 
 

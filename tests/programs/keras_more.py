@@ -561,14 +561,9 @@ def main(argv):
     only = [a.split("=", 1)[1].split(",") for a in argv if a.startswith("--cases=")]
     for name in [a for a in argv if not a.startswith("--")]:
         results = run_section(name, keep_going, record, only[0] if only else None)
-        if record:
-            path = os.path.join(HERE, "expected", "keras_more_%s.json" % name)
-            if os.path.exists(path):  # a section may be recorded in two oracle modes
-                with open(path) as previous:
-                    results = dict(json.load(previous), **results)
-            with open(path, "w") as out:
-                json.dump(results, out, indent=1, sort_keys=True)
-                out.write("\n")
+        if record:  # a section may be recorded in two oracle modes
+            results = keras_setup.record(
+                os.path.join(HERE, "expected", "keras_more_%s.json" % name), results, merge=True)
         print(json.dumps({name: results}))
 
 

@@ -42,3 +42,17 @@ if not hasattr(np, "Inf"):  # Keras 2.3.1's callbacks use the alias NumPy 2.0 re
 
 with open(os.devnull, "w") as _devnull, contextlib.redirect_stderr(_devnull):
     import keras  # noqa: E402,F401
+
+
+def record(path: str, results: dict, merge: bool) -> dict:
+    """Write ``results`` as the expected values at ``path``; with ``merge``, over the values
+    already there (a section recorded in two oracle modes). Returns what was written."""
+    import json
+
+    if merge and os.path.exists(path):
+        with open(path) as previous:
+            results = dict(json.load(previous), **results)
+    with open(path, "w") as out:
+        json.dump(results, out, indent=1, sort_keys=True)
+        out.write("\n")
+    return results
