@@ -137,6 +137,11 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     w(0, "def kernel(state, out, sc, first_group, end_group):")
     w(1, "ns = state.shape[0]")
     w(1, "n = out.shape[0]")
+    # the driver's direct call relies on these checks (run_mrg makes them before calling)
+    w(1, "if ns < 1 or state.shape[1] != 6:")
+    w(2, 'raise ValueError("mrg_uniform: the state must be an (n_streams, 6) int32 matrix")')
+    w(1, "if sc.shape[0] != 6 or sc.shape[1] < ns:")
+    w(2, 'raise ValueError("mrg_uniform: the scratch matrix is smaller than the state")')
     for name, value in _CONSTANTS.items():
         w(1, f"{name} = np.uint32({value})")
     for k in _SHIFTS:
@@ -182,7 +187,7 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     sig = signature_text([numba_array_type("int32", 2, "C"), numba_array_type(dtype, 1, "C"),
                           numba_array_type("uint32", 2, "C"), "_nt.int64", "_nt.int64"])
     text = "\n".join([HEADER, f"SIG_kernel = {sig}", "", "", *w.lines, ""])
-    key = ("mrg31k3p", 8, dtype, GROUP, options.key())
+    key = ("mrg31k3p", 9, dtype, GROUP, options.key())
     return KernelSource(key, text, ("kernel",), options, f"mrg31k3p uniform {dtype}")
 
 
@@ -253,13 +258,52 @@ def lower_mrg_uniform(op: MRGUniform, node: Any, ctx: Any) -> Lowered | None:
         scratch = nc.b.new_global([None], "scratch")
         dtype = nc.b.dtype(op.dtype)  # a dtype object: np.empty resolves it faster
         size = nc.inp(1)
+        shape = None
         if isinstance(node.inputs[1], Constant):  # spares the array's conversion every call
-            size = nc.b.new_global(tuple(int(d) for d in node.inputs[1].data), "shape")
-        return [f"{st}, {out} = {runner}({kern}, {chunks}, {nc.inp(0)}, {size}, "
-                f"{dtype}, {op.inplace}, {parallel_min}, {buf}, {scratch})",
-                nc.set_out(0, st), nc.set_out(1, out)]
+            shape = tuple(int(d) for d in node.inputs[1].data)
+            size = nc.b.new_global(shape, "shape")
+        general = (f"{st}, {out} = {runner}({kern}, {chunks}, {nc.inp(0)}, {size}, "
+                   f"{dtype}, {op.inplace}, {parallel_min}, {buf}, {scratch})")
+        lines = [general]
+        if shape is not None and op.inplace and all(d >= 0 for d in shape) and not (
+                parallel_min and int(np.prod(shape)) >= parallel_min):
+            lines = _direct_call_lines(nc, kern, st, out, shape, dtype, buf, scratch, general)
+        return lines + [nc.set_out(0, st), nc.set_out(1, out)]
 
     return Lowered(NUMBA, emit, kernel_keys=(ks.key,))
+
+
+def _direct_call_lines(nc: Any, kern: str, st: str, out: str, shape: tuple, dtype: str,
+                       buf: str, scratch: str, general: str) -> list[str]:
+    """The in-place draw of a constant ``shape`` on one thread, called straight from the
+    driver (a small draw's call is about a microsecond; :func:`run_mrg`'s Python was most of
+    it): the kernel's entry checks the arrays' types (a TypeError, before any work, for a state
+    that is not C-contiguous) and the kernel the state's shape and the scratch matrix's. The
+    first call and a state of a new number of streams go through :func:`run_mrg`."""
+    sc, flat = nc.local("sc"), nc.local("flat")
+    n = int(np.prod(shape))
+    if buf == "None":
+        alloc = [f"{flat} = empty({n}, {dtype})"]
+    else:
+        alloc = [f"{flat} = {buf}[0]", f"if {flat} is None:",
+                 f"    {flat} = {buf}[0] = empty({n}, {dtype})"]
+    shaped = (f"{out} = {flat}" if len(shape) == 1 else
+              f"{out} = {flat}.reshape({nc.b.new_global(shape, 'shape')})")
+    # (every local is bound on every path: the driver deletes them after the node)
+    return [f"{st} = {nc.inp(0)}", f"{sc} = {scratch}[0]", *alloc,
+            f"if {sc} is None or {sc}.shape[1] != {st}.shape[0]:",
+            f"    {general}",
+            "else:",
+            "    try:",
+            f"        {kern}({st}, {flat}, {sc}, 0, {_ALL_GROUPS})",
+            "    except TypeError:  # a strided state",
+            f"        {general}",
+            "    else:",
+            f"        {shaped}"]
+
+
+#: an ``end_group`` past every stream (the kernel stops at its number of streams)
+_ALL_GROUPS = 1 << 40
 
 
 def muladd_source(dtype: str, options: CodegenOptions) -> KernelSource:

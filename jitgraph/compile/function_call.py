@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy as _copy
+import operator
 import time
 from typing import Any
 
@@ -21,7 +22,7 @@ class Function:
     def __init__(self, maker: Any) -> None:
         self.maker = maker
         self.name = maker.name
-        self.trust_input = False
+        self._trust_input = False
         program = maker.program
         self._program = program
         self.profile = _make_profile(maker)
@@ -76,6 +77,27 @@ class Function:
         # -1 when an implicit input must be checked there.
         self._n_positional = (-1 if any(inp.implicit for inp in maker.inputs)
                               else self._n_explicit)
+        self._call = self._calling_path()
+
+    # -- calling --------------------------------------------------------------------------
+    #: ``f(...)`` calls the instance's ``_call``: the path generated for this function
+    #: (:mod:`.fast_call`) or :meth:`generic_call` (a property, so no Python frame is added)
+    __call__ = property(operator.attrgetter("_call"))
+
+    @property
+    def trust_input(self) -> bool:
+        """When True, calls store their arguments without checking them."""
+        return self._trust_input
+
+    @trust_input.setter
+    def trust_input(self, value: bool) -> None:
+        self._trust_input = bool(value)
+        self._call = self._calling_path()
+
+    def _calling_path(self) -> Any:
+        from jitgraph.compile.fast_call import make_fast_call
+
+        return make_fast_call(self) or self.generic_call
 
     def _input_filter(self, inp: Any):
         allow = inp.allow_downcast
@@ -85,8 +107,9 @@ class Function:
         strict = inp.strict
         return lambda value: vtype.filter(value, strict=strict, allow_downcast=allow)
 
-    # -- calling --------------------------------------------------------------------------
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def generic_call(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the function: every way of passing inputs (keywords, defaults, device
+        values), profiled when the function is."""
         profile = self.profile
         t0 = time.perf_counter() if profile is not None else 0.0
         if kwargs or len(args) != self._n_positional:

@@ -243,3 +243,31 @@ def test_muladd_kernel_is_rounded_once(dtype):
         np.testing.assert_array_equal(got, fma(x, b, c, dtype))
         for k in (0, 1, 2, len(x) - 1):
             assert got[k] == _exact_fma(x[k], b, c, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_direct_call_falls_back_for_new_or_strided_states(dtype):
+    """A constant-size draw calls the kernel straight from the driver; a state of another
+    number of streams, or one that is not C-contiguous, takes the general path (same
+    numbers), and a state of the wrong width is refused with a message naming it."""
+    with jitgraph.config.change_flags(floatX=dtype):
+        srng = MRG_RandomStreams(12345)
+        f = jitgraph.function([], srng.uniform((4, 25)))
+    state_var = srng.state_updates[0][0]
+
+    def expect(state):
+        want, new_state = mrg31k3p.uniform_sample(state, 100, dtype)
+        return want.reshape(4, 25), new_state
+
+    for make in (lambda s: s, lambda s: s[:7].copy(),  # same streams, fewer streams
+                 lambda s: np.asfortranarray(s), lambda s: s):
+        start = make(state_var.get_value())
+        state_var.set_value(start, borrow=True)
+        want, new_state = expect(np.ascontiguousarray(start))
+        for _ in range(2):
+            np.testing.assert_array_equal(f(), want)
+            np.testing.assert_array_equal(state_var.get_value(), new_state)
+            want, new_state = expect(new_state)
+    state_var.set_value(np.ones((5, 5), np.int32))
+    with pytest.raises(ValueError, match="n_streams, 6"):
+        f()

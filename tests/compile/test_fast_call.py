@@ -1,0 +1,104 @@
+"""The generated call path of a compiled function (jitgraph.compile.fast_call) returns what the
+generic path returns, applies the same updates, and hands every case it does not handle
+(keywords, defaults, conversions, bad input, profiling) to the generic path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitgraph
+import jitgraph.tensor as T
+from jitgraph.compile.io import In
+
+
+def _uses_fast_path(f) -> bool:
+    return f._call != f.generic_call
+
+
+def test_outputs_and_updates_equal_the_generic_path():
+    x = T.dmatrix("x")
+    s = T.dscalar("s")
+    acc = jitgraph.shared(np.zeros(3), name="acc")
+    outs = [x.sum(axis=0) * s, x + 1]
+    fast = jitgraph.function([x, s], outs, updates=[(acc, acc + x.sum(axis=0))])
+    acc2 = jitgraph.shared(np.zeros(3), name="acc2")
+    slow = jitgraph.function([x, s], outs, updates=[(acc2, acc2 + x.sum(axis=0))])
+    slow._call = slow.generic_call
+    assert _uses_fast_path(fast)
+    for k in range(3):
+        value = np.arange(6.0).reshape(2, 3) + k
+        for got, want in zip(fast(value, 2.5), slow(value, 2.5)):
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(acc.get_value(), acc2.get_value())
+
+
+@settings(max_examples=30, deadline=None)
+@given(value=st.one_of(st.floats(allow_nan=False, width=32), st.integers(-5, 5),
+                       st.lists(st.floats(-1e3, 1e3), min_size=2, max_size=2)))
+def test_converted_inputs_take_the_filter(value):
+    """A Python number or a list is converted by the input's type, as on the generic path."""
+    v = T.dvector("v")
+    f = jitgraph.function([v], v * 2, allow_input_downcast=True)
+    arg = value if isinstance(value, list) else [value, value]
+    np.testing.assert_array_equal(f(arg), np.asarray(arg, dtype="float64") * 2)
+
+
+def test_bad_input_gets_the_generic_message():
+    x = T.dmatrix("x")
+    f = jitgraph.function([x], x * 2)
+    with pytest.raises(TypeError, match='bad input argument "x" at index 0'):
+        f(np.zeros(3))
+    with pytest.raises(TypeError, match="takes 1 inputs, got 2"):
+        f(np.zeros((2, 2)), 1)
+
+
+def test_keywords_defaults_and_trust_input():
+    x, y = T.dscalars("x", "y")
+    f = jitgraph.function([x, In(y, value=10.0)], x + y)
+    assert f(1.0) == 11.0 and f(1.0, 2.0) == 3.0 and f(x=1.0, y=3.0) == 4.0
+    f.trust_input = True
+    assert f.trust_input and _uses_fast_path(f)
+    assert f(np.array(1.0), np.array(5.0)) == 6.0
+    f.trust_input = False
+    with pytest.raises(TypeError):
+        f("a", 1.0)
+
+
+def test_outputs_that_alias_storage_are_copied():
+    x = T.dvector("x")
+    w = jitgraph.shared(np.ones(2), name="w")
+    f = jitgraph.function([x], [x, w, x])
+    value = np.array([1.0, 2.0])
+    a, b, c = f(value)
+    assert a is not value and b is not w.get_value(borrow=True) and a is not c
+    np.testing.assert_array_equal(a, value)
+
+
+def test_dict_and_single_outputs():
+    x = T.dscalar("x")
+    f = jitgraph.function([x], {"double": x * 2, "square": x ** 2})
+    assert f(3.0) == {"double": 6.0, "square": 9.0}
+    g = jitgraph.function([x], x * 2)
+    assert g(3.0) == 6.0
+    h = jitgraph.function([x], [x * 2])
+    assert h(3.0) == [6.0]
+
+
+def test_profiled_functions_take_the_generic_path():
+    x = T.dscalar("x")
+    f = jitgraph.function([x], x * 2, profile=True)
+    assert not _uses_fast_path(f)
+    assert f(2.0) == 4.0 and f.profile.fct_callcount == 1
+
+
+def test_pickled_function_keeps_its_call_path():
+    import pickle
+
+    x = T.dscalar("x")
+    f = jitgraph.function([x], x + 1)
+    f.trust_input = True
+    g = pickle.loads(pickle.dumps(f))
+    assert g.trust_input and _uses_fast_path(g) and g(np.array(1.0)) == 2.0
