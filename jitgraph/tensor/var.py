@@ -19,6 +19,12 @@ def _m():
     return math
 
 
+def _comparison(result: Any) -> Any:
+    """Mark the result of a Python comparison operator as having no truth value."""
+    result._from_comparison_operator = True
+    return result
+
+
 def _r():
     from jitgraph.tensor import reduction
 
@@ -78,16 +84,22 @@ class _TensorOperators:
     def __ror__(self, other): return _m().or_(other, self)
     def __xor__(self, other): return _m().xor(self, other)
     def __rxor__(self, other): return _m().xor(other, self)
-    def __lt__(self, other): return _m().lt(self, other)
-    def __le__(self, other): return _m().le(self, other)
-    def __gt__(self, other): return _m().gt(self, other)
-    def __ge__(self, other): return _m().ge(self, other)
+    def __lt__(self, other): return _comparison(_m().lt(self, other))
+    def __le__(self, other): return _comparison(_m().le(self, other))
+    def __gt__(self, other): return _comparison(_m().gt(self, other))
+    def __ge__(self, other): return _comparison(_m().ge(self, other))
     def __matmul__(self, other): return _m().matmul(self, other)
     def __rmatmul__(self, other): return _m().matmul(other, self)
 
     def __bool__(self) -> bool:
-        raise TypeError("a symbolic variable has no truth value; use T.switch, T.eq, ... "
-                        "for elementwise logic")
+        # As in Theano, a variable is true (programs test ``if not input:`` to build a default
+        # input, as the RBM tutorial does), except the result of ``<``/``<=``/``>``/``>=``:
+        # there a truth value would make ``a < b < c`` silently mean ``b < c``.
+        if self.__dict__.get("_from_comparison_operator", False):
+            raise TypeError("the result of a comparison operator (<, <=, >, >=) on symbolic "
+                            "tensors has no truth value; use T.switch, T.and_, ... for "
+                            "elementwise logic")
+        return True
 
     def __iter__(self):
         from jitgraph.tensor.basic import get_vector_length

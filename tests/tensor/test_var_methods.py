@@ -65,3 +65,22 @@ def test_get_scalar_constant_value():
     assert T.constant(3.0).get_scalar_constant_value() == 3.0
     with pytest.raises(T.NotScalarConstantError):
         T.scalar().get_scalar_constant_value()
+
+
+def test_truth_value_is_theanos():
+    # Theano 1.0.5: every tensor variable is true (the RBM tutorial's ``if not input:``), but
+    # the result of <, <=, >, >= raises, so that ``a < b < c`` is not silently ``b < c``.
+    import jitgraph
+    import jitgraph.tensor as T
+
+    x = T.matrix("x")
+    shared = jitgraph.shared(np.zeros(3))
+    for var in (x, shared, x + 1, T.eq(x, 1), T.lt(x, 0), x.shape[0], T.constant(0),
+                (x > 0) & (x < 1), T.invert(x > 0)):
+        assert bool(var) is True
+        assert not (not var)
+    for var in (x > 0, x <= x, 0 < x, shared < 1, T.iscalar() >= 2):
+        with pytest.raises(TypeError, match="comparison operator"):
+            bool(var)
+    with pytest.raises(TypeError):
+        x < x < x
