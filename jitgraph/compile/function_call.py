@@ -85,6 +85,12 @@ class Function:
     __call__ = property(operator.attrgetter("_call"))
 
     @property
+    def __signature__(self) -> Any:  # inspect.signature(f): the property above is no function
+        import inspect
+
+        return inspect.signature(self.generic_call)
+
+    @property
     def trust_input(self) -> bool:
         """When True, calls store their arguments without checking them."""
         return self._trust_input

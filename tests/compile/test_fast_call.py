@@ -102,3 +102,11 @@ def test_pickled_function_keeps_its_call_path():
     f.trust_input = True
     g = pickle.loads(pickle.dumps(f))
     assert g.trust_input and _uses_fast_path(g) and g(np.array(1.0)) == 2.0
+
+
+def test_signature_of_a_function():
+    import inspect
+
+    x = T.dscalar("x")
+    f = jitgraph.function([x], x + 1)
+    assert callable(f) and list(inspect.signature(f).parameters) == ["args", "kwargs"]
