@@ -2,6 +2,8 @@
 (run under the oracle, never in CI; the tests compare jitgraph's results with these):
 
     /work/shared/tools/theano-oracle tests/programs/record_theano.py [program ...]
+
+(with THEANO_FLAGS=cxx= for the programs with scan: lstm_imdb, rnnslu, rnnrbm, rbm, dbn)
 """
 
 from __future__ import print_function
@@ -14,7 +16,8 @@ import sys
 import theano
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAMS = ['logistic_sgd', 'mlp', 'autoencoders', 'logistic_cg']
+PROGRAMS = ['logistic_sgd', 'mlp', 'autoencoders', 'logistic_cg', 'lstm_imdb', 'rnnslu', 'rnnrbm',
+            'rbm', 'dbn']
 
 
 def record(name):

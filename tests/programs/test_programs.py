@@ -24,7 +24,10 @@ PROGRAMS = ["logistic_sgd", "mlp", "autoencoders", "logistic_cg"]
 def run_program(name: str) -> tuple[dict, str]:
     """Import ``name`` from this folder with ``theano`` meaning jitgraph and run its main()."""
     out = io.StringIO()
-    added = [m for m in ("synthetic", "logistic_sgd", name) if m not in sys.modules]
+    # the programs import each other as the tutorials did (``from mlp import HiddenLayer``):
+    # every module of this folder that the run imports is forgotten afterwards, since its
+    # ``theano`` was jitgraph
+    before = set(sys.modules)
     try:
         with theano_is_jitgraph(), contextlib.redirect_stdout(out):
             spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
@@ -35,8 +38,11 @@ def run_program(name: str) -> tuple[dict, str]:
             spec.loader.exec_module(module)
             results = module.main()
     finally:
-        for module_name in added:
-            sys.modules.pop(module_name, None)
+        for module_name in set(sys.modules) - before:
+            if pathlib.Path(getattr(sys.modules[module_name], "__file__", None) or "/").parent \
+                    == HERE:
+                del sys.modules[module_name]
+        sys.modules.pop(name, None)
     return results, out.getvalue()
 
 

@@ -1,0 +1,28 @@
+"""The deeplearning.net Deep Learning Tutorials beyond logistic regression, the MLP and the
+autoencoders (``test_programs.py``): the LSTM sentiment classifier (``lstm_imdb.py``), the
+Elman RNN for slot filling (``rnnslu.py``), the RNN-RBM (``rnnrbm.py``) and the Deep Belief
+Network (``dbn.py``, with the RBM of ``rbm.py``), run unchanged with ``theano`` meaning jitgraph
+and compared with what Theano 1.0.5 computed for the same files (``expected/<name>.json``,
+recorded by ``record_theano.py`` under the oracle with ``cxx=``, since they use scan).
+
+The other tutorials are tested elsewhere: LeNet in tests/tensor/test_user_programs.py, the RBM,
+SdA and HMC samplers in tests/random/random_scan_programs.py, dA and cA in autoencoders.py."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from test_programs import assert_same_results, run_program
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+@pytest.mark.parametrize("name", ["lstm_imdb", "rnnslu", "rnnrbm", "rbm", "dbn"])
+def test_tutorial_matches_theano(name):
+    expected = json.loads((HERE / "expected" / f"{name}.json").read_text())
+    results, printed = run_program(name)
+    assert_same_results(results, expected, name)
+    assert printed.strip(), "the program reports its progress"
