@@ -21,9 +21,10 @@ PROGRAMS = ['logistic_sgd', 'mlp', 'autoencoders', 'logistic_cg', 'lstm_imdb', '
 
 
 def record(name):
-    assert theano.config.floatX == 'float64'
+    # under THEANO_FLAGS=floatX=float32 the record is <name>_float32.json
+    suffix = '' if theano.config.floatX == 'float64' else '_' + theano.config.floatX
     results = importlib.import_module(name).main()
-    path = os.path.join(HERE, 'expected', name + '.json')
+    path = os.path.join(HERE, 'expected', name + suffix + '.json')
     with open(path, 'w') as out:
         json.dump(results, out, indent=1, sort_keys=True)
         out.write('\n')

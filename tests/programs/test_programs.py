@@ -46,17 +46,18 @@ def run_program(name: str) -> tuple[dict, str]:
     return results, out.getvalue()
 
 
-def assert_same_results(got, expected, where: str = "") -> None:
+def assert_same_results(got, expected, where: str = "", rtol: float = 1e-6,
+                        atol: float = 1e-12) -> None:
     if isinstance(expected, dict):
         assert sorted(got) == sorted(expected), where
         for key in expected:
-            assert_same_results(got[key], expected[key], f"{where}.{key}")
+            assert_same_results(got[key], expected[key], f"{where}.{key}", rtol, atol)
     elif isinstance(expected, int) and not isinstance(expected, bool):
         assert got == expected, where
     else:
         np.testing.assert_allclose(np.asarray(got, dtype="float64"),
                                    np.asarray(expected, dtype="float64"),
-                                   rtol=1e-6, atol=1e-12, err_msg=where)
+                                   rtol=rtol, atol=atol, err_msg=where)
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

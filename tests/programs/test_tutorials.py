@@ -26,3 +26,15 @@ def test_tutorial_matches_theano(name):
     results, printed = run_program(name)
     assert_same_results(results, expected, name)
     assert printed.strip(), "the program reports its progress"
+
+
+def test_lstm_under_floatx_float32_matches_theano():
+    """The LSTM tutorial as its README runs it, with THEANO_FLAGS=floatX=float32."""
+    import jitgraph
+
+    expected = json.loads((HERE / "expected" / "lstm_imdb_float32.json").read_text())
+    with jitgraph.config.change_flags(floatX="float32"):
+        results, _ = run_program("lstm_imdb")
+    # float32: the libraries round sums in different orders
+    assert_same_results(results, expected, "lstm_imdb float32", rtol=2e-4,
+                        atol=1e-6)
