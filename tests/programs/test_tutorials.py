@@ -20,7 +20,9 @@ from test_programs import assert_same_results, run_program
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-@pytest.mark.parametrize("name", ["lstm_imdb", "rnnslu", "rnnrbm", "rbm", "dbn"])
+# the LSTM compiles about twenty functions with scan gradients: ~15 s on an empty compiledir
+@pytest.mark.parametrize("name", [pytest.param("lstm_imdb", marks=pytest.mark.slow), "rnnslu",
+                                  "rnnrbm", "rbm", "dbn"])
 def test_tutorial_matches_theano(name):
     expected = json.loads((HERE / "expected" / f"{name}.json").read_text())
     results, printed = run_program(name)
@@ -28,6 +30,7 @@ def test_tutorial_matches_theano(name):
     assert printed.strip(), "the program reports its progress"
 
 
+@pytest.mark.slow
 def test_lstm_under_floatx_float32_matches_theano():
     """The LSTM tutorial as its README runs it, with THEANO_FLAGS=floatX=float32."""
     import jitgraph
