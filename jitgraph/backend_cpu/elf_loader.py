@@ -79,6 +79,9 @@ def load(code: bytes, resolve: Callable[[str], int | None]) -> dict[str, int]:
     if code_size and _mprotect(base, code_size, mmap.PROT_READ | mmap.PROT_EXEC) != 0:
         raise UnsupportedObject("the code pages could not be made executable "
                                 f"(errno {ctypes.get_errno()})")
+    # (a list of this module is emptied at interpreter shutdown, which would unmap the code
+    # while a daemon thread may still run it: the mapping gets a reference never released)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(mapped))
     _mappings.append((mapped, anchor))
     return {name: addr for sym, name, addr in zip(symbols, names, addresses)
             if name and sym[1] >> 4 != _STB_LOCAL and sym[3] != _SHN_UNDEF}

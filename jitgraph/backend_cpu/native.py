@@ -369,6 +369,9 @@ class _MethodDef(ctypes.Structure):
                 ("ml_flags", ctypes.c_int), ("ml_doc", ctypes.c_char_p)]
 
 
+_incref = ctypes.pythonapi.Py_IncRef
+_incref.argtypes = [ctypes.py_object]
+_incref.restype = None
 _new_cfunction = ctypes.pythonapi.PyCFunction_NewEx
 _new_cfunction.restype = ctypes.py_object
 _new_cfunction.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object]
@@ -379,7 +382,15 @@ def python_function(address: int, name: str) -> Callable:
     with _lock:
         encoded = name.encode("ascii")
         mdef = _MethodDef(encoded, address, _METH_FASTCALL, None)
-        _keepalive.append((mdef, encoded))  # the function object points at both, forever
+        # The function object points at both, and CPython reads the method definition when it
+        # traverses or frees the function (its flags say whether a class reference follows).
+        # A list of this module is emptied when the interpreter shuts down, before the final
+        # garbage collection frees functions held in reference cycles: that collection read
+        # freed memory and crashed (a segmentation fault after a test run). Both objects are
+        # therefore given a reference that is never released.
+        for obj in (mdef, encoded):
+            _incref(ctypes.py_object(obj))
+        _keepalive.append((mdef, encoded))
         return _new_cfunction(ctypes.addressof(mdef), None, None)
 
 

@@ -154,3 +154,38 @@ def test_kernel_families_run_as_native_objects():
         meta, _ = mod._cached.read_native(name)
         runtime = [s for s in meta["imports"] if s.startswith(("numba_", "NRT_"))]
         assert not runtime, (desc, name, runtime)
+
+
+_TEARDOWN_SCRIPT = """
+import ctypes, gc
+import jitgraph, jitgraph.tensor as T
+from jitgraph.backend_cpu import native
+x = T.dvector("x")
+f = jitgraph.function([x], x * 2 + 1)
+address = native._keepalive[-1][0].ml_meth
+cycles = []
+for i in range(300):
+    d = {"fn": native.python_function(address, f"k{i}")}
+    d["self"] = d
+    cycles.append(d)
+del d
+native._keepalive.clear()  # what the interpreter's shutdown does to the module's list
+junk = [ctypes.create_string_buffer(b"\\xff" * 31) for _ in range(20000)]
+del cycles
+gc.collect()  # traverses and frees the functions: reads their method definitions
+print("collected")
+"""
+
+
+def test_functions_survive_the_modules_teardown(tmp_path):
+    """Builtin functions made for kernels keep their method definitions alive even when the
+    module's list holding them is emptied (interpreter shutdown, before the last garbage
+    collection): the collection read freed memory and crashed after a full test run."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    res = subprocess.run([sys.executable, "-c", _TEARDOWN_SCRIPT], capture_output=True,
+                         text=True, timeout=300, env=env)
+    assert res.returncode == 0 and "collected" in res.stdout, res.stderr[-2000:]
