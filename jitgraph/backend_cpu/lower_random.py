@@ -140,7 +140,7 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     # the driver's direct call relies on these checks (run_mrg makes them before calling)
     w(1, "if ns < 1 or state.shape[1] != 6:")
     w(2, 'raise ValueError("mrg_uniform: the state must be an (n_streams, 6) int32 matrix")')
-    w(1, "if sc.shape[0] != 6 or sc.shape[1] < ns:")
+    w(1, "if sc.shape[0] != 6 or sc.shape[1] < ns:")  # a new number of streams
     w(2, 'raise ValueError("mrg_uniform: the scratch matrix is smaller than the state")')
     for name, value in _CONSTANTS.items():
         w(1, f"{name} = np.uint32({value})")
@@ -277,10 +277,14 @@ def _direct_call_lines(nc: Any, kern: str, st: str, out: str, shape: tuple, dtyp
                        buf: str, scratch: str, general: str) -> list[str]:
     """The in-place draw of a constant ``shape`` on one thread, called straight from the
     driver (a small draw's call is about a microsecond; :func:`run_mrg`'s Python was most of
-    it): the kernel's entry checks the arrays' types (a TypeError, before any work, for a state
-    that is not C-contiguous) and the kernel the state's shape and the scratch matrix's. The
-    first call and a state of a new number of streams go through :func:`run_mrg`."""
-    sc, flat = nc.local("sc"), nc.local("flat")
+    it). Whatever the direct call cannot take fails before any work and goes through
+    :func:`run_mrg`, which raises the error a bad state deserves: the kernel's entry refuses
+    a scratch matrix not made yet (the first call) and a state that is not C-contiguous
+    (TypeError), the kernel a state of another width or a scratch matrix of fewer streams
+    (a new number of streams; ValueError, or KernelError from a native kernel)."""
+    from jitgraph.backend_cpu.native import KernelError
+
+    flat = nc.local("flat")
     n = int(np.prod(shape))
     if buf == "None":
         alloc = [f"{flat} = empty({n}, {dtype})"]
@@ -289,17 +293,15 @@ def _direct_call_lines(nc: Any, kern: str, st: str, out: str, shape: tuple, dtyp
                  f"    {flat} = {buf}[0] = empty({n}, {dtype})"]
     shaped = (f"{out} = {flat}" if len(shape) == 1 else
               f"{out} = {flat}.reshape({nc.b.new_global(shape, 'shape')})")
+    refused = nc.b.new_global((TypeError, ValueError, KernelError), "refused")
     # (every local is bound on every path: the driver deletes them after the node)
-    return [f"{st} = {nc.inp(0)}", f"{sc} = {scratch}[0]", *alloc,
-            f"if {sc} is None or {sc}.shape[1] != {st}.shape[0]:",
+    return [f"{st} = {nc.inp(0)}", *alloc,
+            "try:",
+            f"    {kern}({st}, {flat}, {scratch}[0], 0, {_ALL_GROUPS})",
+            f"except {refused}:",
             f"    {general}",
             "else:",
-            "    try:",
-            f"        {kern}({st}, {flat}, {sc}, 0, {_ALL_GROUPS})",
-            "    except TypeError:  # a strided state",
-            f"        {general}",
-            "    else:",
-            f"        {shaped}"]
+            f"    {shaped}"]
 
 
 #: an ``end_group`` past every stream (the kernel stops at its number of streams)
