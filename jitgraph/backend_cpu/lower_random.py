@@ -7,7 +7,8 @@ output is written in its own order, round after round (each round one contiguous
 which drew all the rounds of a block of 256 streams at once (1 KB runs ``n_streams`` samples
 apart), ran at about half the speed. The states are held in a scratch ``(6, n_streams)``
 uint32 matrix (one row per state word, about 360 KB for 15360 streams: it stays in L2) that the
-inner loop reads and writes contiguously. A step does not shift the three words of a component:
+inner loop reads and writes contiguously (float64 adds a seventh row, see the round loop). A
+step does not shift the three words of a component:
 the new word overwrites the oldest, so which row holds ``x[n-1]``, ``x[n-2]``, ``x[n-3]``
 rotates with the round modulo 3 (three copies of the loop); the state is written back in its
 order at the end. The arithmetic is shift-and-add only (the multiplications modulo ``m1`` and
@@ -129,10 +130,16 @@ def _by_phase(w: _Writer, d: int, phase: str, body: Any) -> None:
         body(w, d + 1, p)
 
 
+def scratch_rows(dtype: Any) -> int:
+    """Rows of the scratch matrix: the six state words, and for float64 a row holding a
+    round's integers before their conversion."""
+    return 6 if np.dtype(dtype) == np.float32 else 7
+
+
 def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     """The kernel ``kernel(state, out, sc, first_group, end_group)``: streams
     ``[first_group * GROUP, end_group * GROUP)`` draw their samples of ``out``, through the
-    scratch matrix ``sc`` (uint32, shape (6, n_streams))."""
+    scratch matrix ``sc`` (uint32, shape (:func:`scratch_rows`, n_streams))."""
     w = _Writer()
     w(0, "def kernel(state, out, sc, first_group, end_group):")
     w(1, "ns = state.shape[0]")
@@ -140,7 +147,7 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     # the driver's direct call relies on these checks (run_mrg makes them before calling)
     w(1, "if ns < 1 or state.shape[1] != 6:")
     w(2, 'raise ValueError("mrg_uniform: the state must be an (n_streams, 6) int32 matrix")')
-    w(1, "if sc.shape[0] != 6 or sc.shape[1] < ns:")  # a new number of streams
+    w(1, f"if sc.shape[0] != {scratch_rows(dtype)} or sc.shape[1] < ns:")  # new stream count
     w(2, 'raise ValueError("mrg_uniform: the scratch matrix is smaller than the state")')
     for name, value in _CONSTANTS.items():
         w(1, f"{name} = np.uint32({value})")
@@ -162,6 +169,15 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
             w(d, f"for j in range(first, {stop}):")
             w(d + 1, "i = np.uint64(j)")
             _step_lines(w, d + 1, p)
+            if dtype == "float32":
+                w(d + 1, f"out[np.uint64(base + j)] = {_convert(dtype)}")
+                return
+            # float64: the integers of the round go to the scratch's last row and are
+            # converted by a second loop; in one loop the 64-bit floats would set the vector
+            # width, and the 32-bit step would run on half as many lanes
+            w(d + 1, "sc[6, i] = z")
+            w(d, f"for j in range(first, {stop}):")
+            w(d + 1, "z = sc[6, np.uint64(j)]")
             w(d + 1, f"out[np.uint64(base + j)] = {_convert(dtype)}")
         return body
 
@@ -187,7 +203,7 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     sig = signature_text([numba_array_type("int32", 2, "C"), numba_array_type(dtype, 1, "C"),
                           numba_array_type("uint32", 2, "C"), "_nt.int64", "_nt.int64"])
     text = "\n".join([HEADER, f"SIG_kernel = {sig}", "", "", *w.lines, ""])
-    key = ("mrg31k3p", 9, dtype, GROUP, options.key())
+    key = ("mrg31k3p", 10, dtype, GROUP, options.key())
     return KernelSource(key, text, ("kernel",), options, f"mrg31k3p uniform {dtype}")
 
 
@@ -221,11 +237,11 @@ def run_mrg(kernel: Any, run_chunks: Any, state: np.ndarray, size: Any, dtype: A
             out = buf[0] = np.empty(n, dtype)
     ns = work.shape[0]
     if scratch is None:
-        sc = np.empty((6, ns), dtype=_UINT32)
+        sc = np.empty((scratch_rows(dtype), ns), dtype=_UINT32)
     else:
         sc = scratch[0]
         if sc is None or sc.shape[1] != ns:
-            sc = scratch[0] = np.empty((6, ns), dtype=_UINT32)
+            sc = scratch[0] = np.empty((scratch_rows(dtype), ns), dtype=_UINT32)
     groups = -(-ns // GROUP)
     if parallel_min and n >= parallel_min and groups > 1:
         run_chunks(kernel, (work, out, sc), groups)
