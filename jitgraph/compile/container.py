@@ -56,4 +56,34 @@ class Container:
                          self.strict, self.allow_downcast, self.name)
 
 
-__all__ = ["Container"]
+class SharedContainer(Container):
+    """A shared variable's container (Theano's ``shared_var.container``): its value is the
+    variable's (setting it checks the value as ``set_value`` does)."""
+
+    def __init__(self, variable: Any) -> None:
+        super().__init__(variable, [None], strict=variable.strict,
+                         allow_downcast=variable.allow_downcast)
+        self.variable = variable
+
+    def _get(self) -> Any:
+        return self.variable._value
+
+    def _set(self, value: Any) -> None:
+        if self.readonly:
+            raise ValueError(f"cannot set the read-only container {self.name!r}")
+        self.variable.set_value(value, borrow=True)
+
+    value = property(_get, _set)
+    data = property(_get, _set)
+
+    @property
+    def storage(self) -> list:
+        """A one-element list holding the value (a snapshot: set ``value`` to change it)."""
+        return [self.variable._value]
+
+    @storage.setter
+    def storage(self, cell: list) -> None:  # Container.__init__ sets it; the value is the variable's
+        pass
+
+
+__all__ = ["Container", "SharedContainer"]

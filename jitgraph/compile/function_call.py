@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.compile.function_storage import FunctionStorage
 from jitgraph.graph.basic import Constant, Variable
 
 
-class Function:
+class Function(FunctionStorage):
     """A compiled function. Call it with values for its inputs (positionally or by name).
 
     ``f.maker.fgraph`` is the rewritten graph, ``f.maker.mode`` the mode, ``f.trust_input``

@@ -31,6 +31,17 @@ class SharedVariable(Variable):
         """The current value (a copy unless ``borrow``)."""
         return self._value if borrow else copy.deepcopy(self._value)
 
+    @property
+    def container(self) -> Any:
+        """The variable's container (the same object every time; functions' ``input_storage``
+        list it): its ``value`` is the variable's value."""
+        made = self.__dict__.get("_container")
+        if made is None:
+            from jitgraph.compile.container import SharedContainer
+
+            made = self.__dict__["_container"] = SharedContainer(self)
+        return made
+
     def set_value(self, new_value: Any, borrow: bool = False) -> None:
         """Replace the value; it is checked against the variable's type."""
         value = self.type.filter(new_value, strict=self.strict, allow_downcast=self.allow_downcast)
@@ -45,6 +56,7 @@ class SharedVariable(Variable):
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state.pop("_eval_cache", None)
+        state.pop("_container", None)  # a view, made again when asked for
         return state
 
 

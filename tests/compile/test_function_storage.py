@@ -1,0 +1,84 @@
+"""Theano's storage-level API of a compiled function (jitgraph.compile.function_storage): the
+expected values were printed by Theano 1.0.5 for the same programs (theano-oracle)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import jitgraph
+import jitgraph.tensor as T
+
+
+def test_fn_runs_on_the_input_storage_and_leaves_outputs_there():
+    x = T.dscalar("x")
+    h = jitgraph.function([x], x * 2)
+    h.input_storage[0].data = 3.0
+    # Theano 1.0.5: [array(6.)] 6.0 3.0 <class 'numpy.ndarray'>
+    assert h.fn() == [6.0]
+    assert h.output_storage[0].data == 6.0 and h.input_storage[0].data == 3.0
+    assert type(h.input_storage[0].data) is np.ndarray
+    # the fast trick of Theano users: write the cell, run fn
+    h.input_storage[0].storage[0] = np.array(5.0)
+    h.fn()
+    assert h.output_storage[0].storage[0] == 10.0
+    assert h(1.0) == 2.0  # a normal call still works afterwards
+
+
+def test_fn_applies_updates_and_needs_its_inputs():
+    x = T.dscalar("x")
+    s = jitgraph.shared(0.0, "s")
+    f = jitgraph.function([x], updates=[(s, s + x)])
+    with pytest.raises(TypeError, match="holds no value"):
+        f.fn()
+    f.input_storage[0].data = 2.0
+    assert f.fn() == [] and s.get_value() == 2.0
+    f.fn()
+    assert s.get_value() == 4.0
+    # Theano 1.0.5: a function without outputs returns [] (return_none False)
+    assert f(1.0) == [] and f.return_none is False and s.get_value() == 5.0
+
+
+def test_defaults_finder_and_container():
+    x, y = T.dscalar("x"), T.dscalar("y")
+    s = jitgraph.shared(0.0, "s")
+    k = jitgraph.function([x, jitgraph.In(y, value=1.5)], x + y + s)
+    # Theano 1.0.5: [(True, False, None), (False, True, 1.5), (False, False, None)]
+    assert [row[:2] for row in k.defaults] == [(True, False), (False, True), (False, False)]
+    assert k.defaults[1][2] == 1.5 and k.defaults[2][2] is None
+    # keys: the three variables, positions 0-2 and the names 'x', 'y', 's'
+    assert sorted(type(key).__name__ for key in k.finder) == \
+        ["ScalarSharedVariable", "TensorVariable", "TensorVariable", "int", "int", "int",
+         "str", "str", "str"]
+    assert k.container["y"].value == 1.5 and k.container[x].value is None
+    assert s in k.container and k.get_shared() == [s]
+    assert k.container[2] is s.container and k.input_storage[2] is s.container
+    k.container["y"].value = 4.0  # sets the default
+    assert k(1.0) == 5.0
+    with pytest.raises(TypeError, match="unknown input"):
+        k.container["nothing"]
+    assert k.inv_finder[k.input_storage[0]].variable is x
+
+
+def test_shared_container_is_the_variables_value():
+    s = jitgraph.shared(np.zeros(2), "s")
+    assert s.container is s.container
+    s.container.value = np.ones(2)
+    np.testing.assert_array_equal(s.get_value(), np.ones(2))
+    assert s.container.storage[0] is s.get_value(borrow=True)
+    with pytest.raises(TypeError):
+        s.container.value = np.ones((2, 2))
+    t = pickle.loads(pickle.dumps(s))
+    np.testing.assert_array_equal(t.container.value, np.ones(2))
+
+
+def test_ambiguous_names_find_nothing_and_simple_attributes():
+    a, b = T.dscalar("v"), T.dscalar("v")
+    f = jitgraph.function([a, b], a - b)
+    assert "v" not in f.container and f.inv_finder[f.container[0]].variable is a
+    assert f.unpack_single and f.output_keys is None
+    f.sync_shared()
+    g = jitgraph.function([a], {"out": a * 3})
+    assert g.output_keys == ["out"]
