@@ -3,7 +3,9 @@
 
     /work/shared/tools/theano-oracle tests/programs/record_theano.py [program ...]
 
-(with THEANO_FLAGS=cxx= for the programs with scan: lstm_imdb, rnnslu, rnnrbm, rbm, dbn)
+(with THEANO_FLAGS=cxx= for the programs with scan: lstm_imdb, rnnslu, rnnrbm, rbm, dbn; not
+for convolutional_mlp, whose ConvOp has no working Python implementation in the oracle; with
+floatX=float32 for the *_float32 records)
 """
 
 from __future__ import print_function
@@ -17,7 +19,7 @@ import theano
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = ['logistic_sgd', 'mlp', 'autoencoders', 'logistic_cg', 'lstm_imdb', 'rnnslu', 'rnnrbm',
-            'rbm', 'dbn']
+            'rbm', 'dbn', 'convolutional_mlp']
 
 
 def record(name):

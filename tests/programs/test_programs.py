@@ -52,7 +52,9 @@ def assert_same_results(got, expected, where: str = "", rtol: float = 1e-6,
         assert sorted(got) == sorted(expected), where
         for key in expected:
             assert_same_results(got[key], expected[key], f"{where}.{key}", rtol, atol)
-    elif isinstance(expected, int) and not isinstance(expected, bool):
+    elif isinstance(expected, int) and not isinstance(expected, bool) \
+            or isinstance(expected, str) \
+            or isinstance(expected, list) and expected and isinstance(expected[0], str):
         assert got == expected, where
     else:
         np.testing.assert_allclose(np.asarray(got, dtype="float64"),

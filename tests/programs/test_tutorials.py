@@ -1,12 +1,14 @@
 """The deeplearning.net Deep Learning Tutorials beyond logistic regression, the MLP and the
 autoencoders (``test_programs.py``): the LSTM sentiment classifier (``lstm_imdb.py``), the
-Elman RNN for slot filling (``rnnslu.py``), the RNN-RBM (``rnnrbm.py``) and the Deep Belief
-Network (``dbn.py``, with the RBM of ``rbm.py``), run unchanged with ``theano`` meaning jitgraph
-and compared with what Theano 1.0.5 computed for the same files (``expected/<name>.json``,
-recorded by ``record_theano.py`` under the oracle with ``cxx=``, since they use scan).
+Elman RNN for slot filling (``rnnslu.py``), the RNN-RBM (``rnnrbm.py``), the RBM
+(``rbm.py``), the Deep Belief Network (``dbn.py``) and LeNet (``convolutional_mlp.py``), run
+unchanged with ``theano`` meaning jitgraph and compared with what Theano 1.0.5 computed for
+the same files (``expected/<name>.json``, recorded by ``record_theano.py`` under the oracle;
+``<name>_float32.json`` under floatX=float32, as the LSTM and LeNet tutorials were run).
 
-The other tutorials are tested elsewhere: LeNet in tests/tensor/test_user_programs.py, the RBM,
-SdA and HMC samplers in tests/random/random_scan_programs.py, dA and cA in autoencoders.py."""
+Tested elsewhere: another LeNet in tests/tensor/test_conv_lenet.py, the SdA and HMC
+tutorials (and another RBM) in tests/random/random_scan_programs.py, dA and cA in
+autoencoders.py."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 # the LSTM compiles about twenty functions with scan gradients: ~15 s on an empty compiledir
 @pytest.mark.parametrize("name", [pytest.param("lstm_imdb", marks=pytest.mark.slow), "rnnslu",
-                                  "rnnrbm", "rbm", "dbn"])
+                                  "rnnrbm", "rbm", "dbn", "convolutional_mlp"])
 def test_tutorial_matches_theano(name):
     expected = json.loads((HERE / "expected" / f"{name}.json").read_text())
     results, printed = run_program(name)
@@ -41,3 +43,13 @@ def test_lstm_under_floatx_float32_matches_theano():
     # float32: the libraries round sums in different orders
     assert_same_results(results, expected, "lstm_imdb float32", rtol=2e-4,
                         atol=1e-6)
+
+
+def test_lenet_under_floatx_float32_matches_theano():
+    """The LeNet tutorial with THEANO_FLAGS=floatX=float32: float32 parameters and costs."""
+    import jitgraph
+
+    expected = json.loads((HERE / "expected" / "convolutional_mlp_float32.json").read_text())
+    with jitgraph.config.change_flags(floatX="float32"):
+        results, _ = run_program("convolutional_mlp")
+    assert_same_results(results, expected, "convolutional_mlp float32", rtol=2e-4, atol=1e-5)
