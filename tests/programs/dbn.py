@@ -171,7 +171,11 @@ def test_DBN(finetune_lr=0.1, pretraining_epochs=2, pretrain_lr=0.01, k=2,
     print('Optimization complete with best validation score of %f %%, obtained at '
           'iteration %i, with test performance %f %%' % (
               best_validation_loss * 100., best_iter + 1, test_score * 100.))
+    dtypes = [str(pretraining_fns[1](0).dtype), str(train_fn(0).dtype),
+              str(numpy.asarray(validate_model()[0]).dtype)] + \
+        [str(p.get_value().dtype) for p in dbn.params]
     return {'pretrain_costs': pretrain_costs, 'finetune_costs': finetune_costs,
+            'dtypes': dtypes,
             'validation': validation, 'best': [float(best_validation_loss), best_iter,
                                                float(test_score)],
             'params': {'%d_%s' % (i, p.name): p.get_value().tolist()

@@ -368,6 +368,8 @@ def train_lstm(dim_proj=8, patience=2, max_epochs=3, dispFreq=4, decay_c=0.,
         'test_probs': pred_probs(f_pred_prob, test, kf_test).tolist(),
         'f_cost': float(f_cost(x_last, mask_last, y_last)),
         'grad_norms': [float(numpy.sqrt((g ** 2).sum())) for g in gradients],
+        'dtypes': [str(cost_value.dtype)] + [str(g.dtype) for g in gradients] +
+                  [str(v.dtype) for v in best_p.values()],
         'params': {k: [float(v.sum()), float(numpy.abs(v).sum())] for k, v in best_p.items()},
     }
 

@@ -178,7 +178,9 @@ def test_rbm(learning_rate=0.1, training_epochs=3, batch_size=10, n_chains=4,
         vis_mf, vis_sample = sample_fn()
         print(' ... plotting sample %d' % idx)
         samples.append(vis_mf.tolist())
-    return {'pcd_costs': costs, 'samples': samples,
+    dtypes = [str(mean_cost[-1].dtype), str(vis_mf.dtype), str(vis_sample.dtype)] + \
+        [str(p.get_value().dtype) for p in rbm.params + [persistent_chain]]
+    return {'pcd_costs': costs, 'samples': samples, 'dtypes': dtypes,
             'chain_end': persistent_vis_chain.get_value().tolist(),
             'params': {p.name: p.get_value().tolist() for p in rbm.params}}
 

@@ -144,6 +144,8 @@ def test_rnnrbm(batch_size=10, num_epochs=3):
     return {
         'monitor': history,
         'generated': [g.tolist() for g in generated],
+        'dtypes': [str(generated[0].dtype), str(model.train_function(generated[0]).dtype)] +
+                  [str(p.get_value().dtype) for p in model.params],
         'params': [[float(p.get_value().sum()), float(numpy.abs(p.get_value()).sum())]
                    for p in model.params],
     }

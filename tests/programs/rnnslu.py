@@ -203,6 +203,8 @@ def main_loop(lastword=False, nepochs=4, seed=345, win=3, nhidden=10, emb_dimens
         'best': [param['be'], param['vf1'], param['tf1']],
         'predictions_test': numpy.concatenate(predictions_test).tolist(),
         'emb_row_norms': numpy.sqrt((emb ** 2).sum(axis=1)).tolist(),
+        'dtypes': [str(numpy.asarray(nlls[-1]).dtype), str(predictions_test[0].dtype)] +
+                  [str(v.dtype) for v in rnn.values()],
         'params': [[float(v.sum()), float(numpy.abs(v).sum())] for v in rnn.values()],
     }
 

@@ -32,24 +32,15 @@ def test_tutorial_matches_theano(name):
     assert printed.strip(), "the program reports its progress"
 
 
-@pytest.mark.slow
-def test_lstm_under_floatx_float32_matches_theano():
-    """The LSTM tutorial as its README runs it, with THEANO_FLAGS=floatX=float32."""
+@pytest.mark.parametrize("name", [pytest.param("lstm_imdb", marks=pytest.mark.slow),
+                                  "convolutional_mlp", "rnnslu", "rnnrbm", "rbm", "dbn"])
+def test_tutorial_under_floatx_float32_matches_theano(name):
+    """With THEANO_FLAGS=floatX=float32, as the tutorials were run for the GPU (the LSTM's and
+    LeNet's READMEs say so): float32 parameters, data, draws and costs."""
     import jitgraph
 
-    expected = json.loads((HERE / "expected" / "lstm_imdb_float32.json").read_text())
+    expected = json.loads((HERE / "expected" / f"{name}_float32.json").read_text())
     with jitgraph.config.change_flags(floatX="float32"):
-        results, _ = run_program("lstm_imdb")
+        results, _ = run_program(name)
     # float32: the libraries round sums in different orders
-    assert_same_results(results, expected, "lstm_imdb float32", rtol=2e-4,
-                        atol=1e-6)
-
-
-def test_lenet_under_floatx_float32_matches_theano():
-    """The LeNet tutorial with THEANO_FLAGS=floatX=float32: float32 parameters and costs."""
-    import jitgraph
-
-    expected = json.loads((HERE / "expected" / "convolutional_mlp_float32.json").read_text())
-    with jitgraph.config.change_flags(floatX="float32"):
-        results, _ = run_program("convolutional_mlp")
-    assert_same_results(results, expected, "convolutional_mlp float32", rtol=2e-4, atol=1e-5)
+    assert_same_results(results, expected, f"{name} float32", rtol=2e-4, atol=1e-5)
