@@ -70,9 +70,26 @@ def upcast_out(*dtypes: str) -> str:
     return dt.upcast(*dtypes)
 
 
-def upcast_out_nobool(*dtypes: str) -> str:
+def upcast_out_min8(*dtypes: str) -> str:
+    """The common dtype, bool promoted to int8 (``True ** True`` counts)."""
     out = dt.upcast(*dtypes)
     return "int8" if out == "bool" else out
+
+
+def upcast_out_nobool(*dtypes: str) -> str:
+    """The common dtype; a bool result is refused when the graph is built (Theano 1.0.5:
+    ``TypeError: bool output not supported`` for the difference of two bools)."""
+    out = dt.upcast(*dtypes)
+    if out == "bool":
+        raise TypeError("bool output not supported")
+    return out
+
+
+def same_out_nobool(*dtypes: str) -> str:
+    """The input's dtype; a bool input is refused (``-b``: use ``~b``)."""
+    if dtypes[0] == "bool":
+        raise TypeError("bool input not supported")
+    return dtypes[0]
 
 
 def float_out(*dtypes: str) -> str:
@@ -466,10 +483,10 @@ def _build_table() -> None:
     entries = [
         # name, nin, NumPy reference, dtype rule, gradient, expression, extra
         ("identity", 1, _identity, same_out, u(lambda x, o, g: g), _same, {}),
-        ("neg", 1, np.negative, same_out, u(lambda x, o, g: -g), lambda x: -x, {}),
+        ("neg", 1, np.negative, same_out_nobool, u(lambda x, o, g: -g), lambda x: -x, {}),
         ("abs", 1, np.abs, real_out, u(lambda x, o, g: g * T().sgn(x)), abs,
          {"cast_inputs": "none"}),
-        ("sgn", 1, _sgn, same_out, None, _sign_expr, {"differentiable": False}),
+        ("sgn", 1, _sgn, same_out_nobool, None, _sign_expr, {"differentiable": False}),
         ("exp", 1, np.exp, float_out, u(lambda x, o, g: g * o), E.exp, {}),
         ("exp2", 1, np.exp2, float_out,
          u(lambda x, o, g: g * o * T().const_like(np.log(2.0), o)), E.exp2, {}),
@@ -481,7 +498,7 @@ def _build_table() -> None:
          u(lambda x, o, g: g / (x * T().const_like(np.log(10.0), o))), E.log10, {}),
         ("log1p", 1, np.log1p, float_out, u(lambda x, o, g: g / (1 + x)), E.log1p, {}),
         ("sqrt", 1, np.sqrt, float_out, u(lambda x, o, g: g / (2 * o)), E.sqrt, {}),
-        ("sqr", 1, np.square, upcast_out_nobool, u(lambda x, o, g: g * 2 * x),
+        ("sqr", 1, _square, upcast_out, u(lambda x, o, g: g * 2 * x),
          lambda x: x * x, {}),
         ("reciprocal", 1, np.reciprocal, float_out, u(lambda x, o, g: -g * o * o),
          lambda x: 1 / x, {}),
@@ -526,18 +543,18 @@ def _build_table() -> None:
         ("invert", 1, np.invert, discrete_or_bool_out, None, lambda x: ~x,
          {"differentiable": False}),
         # binary and n-ary
-        ("add", -1, _nary_add, upcast_out_nobool, _add_grad, E.add,
+        ("add", -1, _nary_add, upcast_out, _add_grad, E.add,
          {"commutative": True, "associative": True, "identity": 0}),
-        ("mul", -1, _nary_mul, upcast_out_nobool, _mul_grad, E.mul,
+        ("mul", -1, _nary_mul, upcast_out, _mul_grad, E.mul,
          {"commutative": True, "associative": True, "identity": 1}),
         ("sub", 2, np.subtract, upcast_out_nobool, binary_grad(lambda x, y, o, g: (g, -g)),
          lambda x, y: x - y, {}),
         ("true_div", 2, np.true_divide, true_div_out,
          binary_grad(lambda x, y, o, g: (g / y, -g * o / y)), lambda x, y: x / y, {}),
-        ("int_div", 2, _int_div_impl, upcast_out_nobool, _zero_grad, lambda x, y: x // y, {}),
-        ("mod", 2, np.mod, upcast_out_nobool,
+        ("int_div", 2, _int_div_impl, upcast_out, _zero_grad, lambda x, y: x // y, {}),
+        ("mod", 2, np.mod, upcast_out,
          binary_grad(lambda x, y, o, g: (g, -g * T().int_div(x, y))), lambda x, y: x % y, {}),
-        ("pow", 2, np.power, upcast_out_nobool, binary_grad(_pow_grad), lambda x, y: x ** y, {}),
+        ("pow", 2, np.power, upcast_out_min8, binary_grad(_pow_grad), lambda x, y: x ** y, {}),
         ("maximum", 2, np.maximum, upcast_out, binary_grad(_maxmin_grad), E.maximum,
          {"commutative": True, "associative": True, "identity": -np.inf}),
         ("minimum", 2, np.minimum, upcast_out, binary_grad(_maxmin_grad), E.minimum,
@@ -611,6 +628,11 @@ def _nary_add(*xs):
     for x in xs[1:]:
         out = np.add(out, x)
     return out
+
+
+def _square(x):
+    # NumPy squares bools into int8; Theano's sqr of a bool is the bool itself
+    return x.copy() if getattr(x, "dtype", None) == np.bool_ else np.square(x)
 
 
 def _nary_mul(*xs):

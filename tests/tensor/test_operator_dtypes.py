@@ -19,10 +19,6 @@ RECORDED = {"float64": DATA / "theano_operator_dtypes.json",
 
 #: where jitgraph deliberately differs from Theano 1.0.5, and why
 DIFFERENT = {
-    # bool arithmetic computes in int8 (True + True is 2, not True; subtraction and negation of
-    # booleans work): NumPy-style bool results would silently saturate sums of masks
-    **{f"bool{op}bool": "int8" for op in ("+", "*", "//", "%", "-")},
-    "boolsqr": "int8", "boolceil_intdiv": "int8", "boolneg": "bool", "boolsgn": "bool",
     # rounding an integer returns it (Theano raises TypeError)
     **{f"{d}round": d for d in ("bool", "int8", "uint8", "int16", "int32", "int64", "uint32")},
 }
