@@ -19,7 +19,7 @@ import theano
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = ['logistic_sgd', 'mlp', 'autoencoders', 'logistic_cg', 'lstm_imdb', 'rnnslu', 'rnnrbm',
-            'rbm', 'dbn', 'convolutional_mlp']
+            'rbm', 'dbn', 'convolutional_mlp', 'dA', 'SdA']
 
 
 def record(name):
