@@ -19,7 +19,8 @@ import theano
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = ['logistic_sgd', 'mlp', 'autoencoders', 'logistic_cg', 'lstm_imdb', 'rnnslu', 'rnnrbm',
-            'rbm', 'dbn', 'convolutional_mlp', 'dA', 'SdA']
+            'rbm', 'dbn', 'convolutional_mlp', 'dA', 'SdA',
+            'hmc']
 
 
 def record(name):

@@ -24,7 +24,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 # the LSTM compiles about twenty functions with scan gradients: ~15 s on an empty compiledir
 @pytest.mark.parametrize("name", [pytest.param("lstm_imdb", marks=pytest.mark.slow), "rnnslu",
-                                  "rnnrbm", "rbm", "dbn", "convolutional_mlp", "dA", "SdA"])
+                                  "rnnrbm", "rbm", "dbn", "convolutional_mlp", "dA", "SdA",
+                                  "hmc"])
 def test_tutorial_matches_theano(name):
     expected = json.loads((HERE / "expected" / f"{name}.json").read_text())
     results, printed = run_program(name)
@@ -34,7 +35,7 @@ def test_tutorial_matches_theano(name):
 
 @pytest.mark.parametrize("name", [pytest.param("lstm_imdb", marks=pytest.mark.slow),
                                   "convolutional_mlp", "rnnslu", "rnnrbm", "rbm", "dbn", "dA",
-                                  "SdA"])
+                                  "SdA", "hmc"])
 def test_tutorial_under_floatx_float32_matches_theano(name):
     """With THEANO_FLAGS=floatX=float32, as the tutorials were run for the GPU (the LSTM's and
     LeNet's READMEs say so): float32 parameters, data, draws and costs."""
