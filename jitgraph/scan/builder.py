@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from jitgraph.graph.basic import Variable
-from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan
+from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan, non_sequences_as_inputs
 from jitgraph.scan.returns import split_step_return
 from jitgraph.scan.shared_recurrent import recur_shared_tensors
 from jitgraph.scan.updates import OrderedUpdates
@@ -83,7 +83,8 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
             rec.new_value = out
             order.append(("rec", len(spec.recs)))
             spec.recs.append(rec)
-    spec.shared_updates = _shared_updates(updates, outputs, cond)
+    spec.shared_updates = _shared_updates(updates, outputs, cond, non_seqs)
+    non_sequences_as_inputs(spec)
     shared_recs = recur_shared_tensors(spec)  # Theano keeps shared tensors' states per step
     outer = build_scan(spec)
     return _results(spec, outer, order, return_list, shared_recs)
@@ -248,18 +249,22 @@ def _recurrent_placeholders(out_specs: list) -> tuple[dict[int, Recurrent], list
     return recs, args
 
 
-def _shared_updates(updates: OrderedUpdates, outputs: list, cond: Any) -> list:
+def _shared_updates(updates: OrderedUpdates, outputs: list, cond: Any,
+                    non_seqs: Sequence[Variable] = ()) -> list:
     """The step's explicit updates, then the default updates of the shared variables the step
-    uses (random streams), as Theano collects them."""
+    uses (random streams), as Theano collects them: not those that only the non-sequences read
+    (a dropout mask drawn before the loop and passed in), since the loop takes those as
+    inputs."""
     from jitgraph.compile.sharedvalue import SharedVariable
     from jitgraph.graph.basic import graph_inputs
 
     pairs = list(updates.items())
     seen = {var for var, _ in pairs}
     pending = list(outputs) + [new for _, new in pairs] + ([cond] if cond is not None else [])
+    blockers = [v for v in non_seqs if not isinstance(v, SharedVariable)]
     while pending:
         fresh = []
-        for var in graph_inputs([p for p in pending if isinstance(p, Variable)]):
+        for var in graph_inputs([p for p in pending if isinstance(p, Variable)], blockers):
             default = getattr(var, "default_update", None)
             if isinstance(var, SharedVariable) and default is not None and var not in seen:
                 pairs.append((var, default))

@@ -50,6 +50,9 @@ class LoopSpec:
     #: with strict, shared variables used by the step must be among these
     strict: bool = False
     declared: list[Variable] = field(default_factory=list)
+    #: placeholder in the step graph -> the non-sequence it stands for (see
+    #: :func:`non_sequences_as_inputs`)
+    non_seq_inputs: dict[Variable, Variable] = field(default_factory=dict)
 
 
 class MissingNonSequenceError(MissingInputError):
@@ -83,15 +86,50 @@ def build_scan(spec: LoopSpec) -> list[Variable]:
     replace.update(zip(boundary, boundary_ph))
     inner_outputs = clone_replace(outputs, replace) if replace else list(outputs)
     inner_inputs = placeholders + state_ph + boundary_ph
+    # outside the loop, a non-sequence's placeholder is the non-sequence again
+    outer_boundary = (clone_replace(boundary, spec.non_seq_inputs) if spec.non_seq_inputs
+                      else boundary)
     info = ScanInfo(n_seqs=len(spec.seqs), rec_taps=tuple(r.taps for r in spec.recs),
                     n_nit_sot=len(spec.nits), n_shared=len(shared_states),
                     n_non_seqs=len(boundary), as_while=spec.condition is not None)
     op = Scan(info, InnerGraph(inner_inputs, inner_outputs), mode=spec.mode, name=spec.name,
               truncate_gradient=spec.truncate_gradient, profile=spec.profile)
     outer = ([spec.n_steps] + [s for s, _ in spec.seqs] + [r.init for r in spec.recs]
-             + shared_states + boundary)
+             + shared_states + outer_boundary)
     node = op.make_node(*outer)
     return list(node.outputs)
+
+
+def non_sequences_as_inputs(spec: LoopSpec) -> None:
+    """Theano gives each non-sequence to the loop as an input, computed once before the first
+    step, even when it is an expression of a shared variable the step updates: a dropout mask
+    drawn from a random stream that the step also advances keeps its value over the steps.
+    Such non-sequences (the others are computed outside the loop anyway) become placeholders
+    in the step's outputs and updates; :func:`build_scan` maps them back outside."""
+    from jitgraph.compile.sharedvalue import SharedVariable
+
+    updated = {var for var, _ in spec.shared_updates}
+    stand_ins = {}
+    for var in dict.fromkeys(spec.declared):
+        if isinstance(var, (SharedVariable, Constant)) or var.owner is None \
+                or not updated.intersection(graph_inputs([var])):
+            continue
+        stand_ins[var] = var.type.make_variable(f"{var.name}_copy" if var.name else None)
+    if not stand_ins:
+        return
+    n_rec, n_nit, n_sh = len(spec.recs), len(spec.nits), len(spec.shared_updates)
+    everything = ([r.new_value for r in spec.recs] + list(spec.nits)
+                  + [new for _, new in spec.shared_updates]
+                  + ([spec.condition] if spec.condition is not None else []))
+    rebuilt = clone_replace(everything, stand_ins)
+    for rec, value in zip(spec.recs, rebuilt[:n_rec]):
+        rec.new_value = value
+    spec.nits = rebuilt[n_rec:n_rec + n_nit]
+    spec.shared_updates = [(var, new) for (var, _), new in
+                           zip(spec.shared_updates, rebuilt[n_rec + n_nit:n_rec + n_nit + n_sh])]
+    if spec.condition is not None:
+        spec.condition = rebuilt[-1]
+    spec.non_seq_inputs.update((ph, var) for var, ph in stand_ins.items())
 
 
 def _boundary(outputs: list[Variable], varying: set[Variable]) -> list[Variable]:
