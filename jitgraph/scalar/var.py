@@ -85,7 +85,9 @@ class _ScalarOperators:
     def __ge__(self, other): return _op("ge")(self, other)
 
     def __bool__(self) -> bool:
-        raise TypeError("a symbolic scalar has no truth value; use switch, eq, ...")
+        # Theano 1.0.5: every scalar variable is true, comparisons included (only tensor
+        # comparisons refuse a truth value)
+        return True
 
     def zeros_like(self, dtype: str | None = None) -> "ScalarVariable":
         zero = constant(np.zeros((), dtype=dtype or self.dtype))

@@ -38,7 +38,9 @@ class _SparseOperators:
     def __rdot__(self, other): return _ops().structured_dot(other, self)
 
     def __bool__(self) -> bool:
-        raise TypeError("a symbolic sparse matrix has no truth value")
+        # Theano 1.0.5: every sparse variable is true, comparisons included (programs test
+        # ``if not x:`` for a default argument)
+        return True
 
     # -- attributes -----------------------------------------------------------------------
     @property

@@ -84,3 +84,9 @@ def test_truth_value_is_theanos():
             bool(var)
     with pytest.raises(TypeError):
         x < x < x
+    # scalar and sparse variables are always true in Theano, comparisons included
+    import jitgraph.scalar as S
+    import jitgraph.sparse as sparse
+
+    a, m = S.float64("a"), sparse.csr_matrix("m")
+    assert all(bool(v) for v in (a, a < 1, a >= S.float64("b"), m, m + m, m > m))
