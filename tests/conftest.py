@@ -32,26 +32,3 @@ def jitgraph_rewrites_only(monkeypatch):
     from jitgraph.rewrite import db
 
     monkeypatch.setattr(db, "changed_outside_jitgraph", False)
-
-
-# The test process ends with os._exit once pytest is done (summary printed, status known):
-# in a clean-clone CI run with an empty compiledir, the interpreter's own shutdown after an
-# all-passing session crashed with a segmentation fault (rc 139; stop 24, not reproduced with a
-# warm compiledir nor with the BLAS thread chooser off). Until that crash is found (run the suite
-# with `python -X faulthandler` on an empty compiledir), the suite's status is what it reports.
-# JITGRAPH_TEST_NORMAL_EXIT=1 keeps the normal shutdown, to look for the crash.
-_SESSION_STATUS: list[int] = []
-
-
-def pytest_sessionfinish(session, exitstatus):
-    _SESSION_STATUS.append(int(exitstatus))
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config):
-    if _SESSION_STATUS and os.environ.get("JITGRAPH_TEST_NORMAL_EXIT") != "1":
-        import sys
-
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(_SESSION_STATUS[-1])
