@@ -140,14 +140,8 @@ class Function(FunctionStorage):
                     cells[k][0] = self._filters[k](value)
                 except (TypeError, ValueError) as exc:
                     raise _bad_input(self.maker.inputs[k], k, value, exc) from None
-        for var, cell in self._shared_cells:
-            cell[0] = var._value
         t1 = time.perf_counter() if profile is not None else 0.0
-        if self._needs_errstate:
-            with np.errstate(**self._seterr):
-                self._run()
-        else:
-            self._run()
+        self._execute()
         t2 = time.perf_counter() if profile is not None else 0.0
         outputs = []
         for cell, needs_copy, download in zip(self._output_cells, self._copy_output,
@@ -157,10 +151,7 @@ class Function(FunctionStorage):
                 outputs.append(value.get())
                 continue
             outputs.append(value.copy() if needs_copy and hasattr(value, "copy") else value)
-        for (var, cell), download in zip(self._update_cells, self._update_download):
-            var._value = cell[0].get() if download else cell[0]
-        for k, cell, download in self._input_update_cells:
-            self._defaults[k] = cell[0].get() if download else cell[0]
+        self._store_updates()
         for cell in self._cells_to_clear:
             cell[0] = None
         if profile is not None:

@@ -61,6 +61,12 @@ class FunctionStorage:
                 inp = self.maker.inputs[k]
                 raise TypeError(f"input {k} ({inp.name or inp.variable}) of function "
                                 f"{self.name} holds no value: set f.input_storage[{k}].data")
+        self._execute()
+        self._store_updates()
+        return [cell[0] for cell in self._output_cells]
+
+    def _execute(self) -> None:
+        """Run the program on the input cells, the shared variables' values read first."""
         for var, cell in self._shared_cells:
             cell[0] = var._value
         if self._needs_errstate:
@@ -68,11 +74,14 @@ class FunctionStorage:
                 self._run()
         else:
             self._run()
+
+    def _store_updates(self) -> None:
+        """The updated values become the shared variables' and the ``In(update=...)``
+        inputs' (downloaded from the device where the program left them there)."""
         for (var, cell), download in zip(self._update_cells, self._update_download):
             var._value = cell[0].get() if download else cell[0]
         for k, cell, download in self._input_update_cells:
             self._defaults[k] = cell[0].get() if download else cell[0]
-        return [cell[0] for cell in self._output_cells]
 
     @property
     def finder(self) -> dict:
