@@ -80,7 +80,8 @@ _LAZY = {
 }
 _SUBMODULES = {"tensor", "compile", "graph", "rewrite", "printing", "gradient", "cache",
                "backend_cpu", "backend_gpu", "scalar", "gof", "scan", "scan_module", "ifelse",
-               "random", "sandbox", "sparse", "misc", "configparser"}
+               "random", "sandbox", "sparse", "misc", "configparser", "compat", "configdefaults",
+               "updates", "version"}
 # Submodules reached as attributes but left out of __all__: importing them needs an optional
 # extra (``jitgraph.dask`` imports Dask), so ``from jitgraph import *`` must not touch them.
 _OPTIONAL_SUBMODULES = {"dask"}
