@@ -62,12 +62,6 @@ NOT_PROVIDED: dict[str, str] = {
     "theano.sandbox.solve": "not written yet",
     "theano.scalar.basic_sympy": "not written yet",
     "theano.scalar.sharedvar": "not written yet",
-    "theano.scan_module.scan": "not written yet",
-    "theano.scan_module.scan_checkpoints": "not written yet",
-    "theano.scan_module.scan_op": "not written yet",
-    "theano.scan_module.scan_opt": "not written yet",
-    "theano.scan_module.scan_utils": "not written yet",
-    "theano.scan_module.scan_views": "not written yet",
     "theano.sparse.sandbox": "not written yet",
     "theano.sparse.sandbox.sp": "not written yet",
     "theano.sparse.sandbox.sp2": "not written yet",
@@ -81,10 +75,6 @@ NOT_PROVIDED: dict[str, str] = {
     "theano.tensor.fourier": "not written yet",
     "theano.tensor.inc_code": "not written yet",
     "theano.tensor.opt_uncanonicalize": "not written yet",
-    "theano.typed_list": "not written yet",
-    "theano.typed_list.basic": "not written yet",
-    "theano.typed_list.opt": "not written yet",
-    "theano.typed_list.type": "not written yet",
 }
 
 
@@ -230,3 +220,137 @@ def test_configdefaults():
     assert configdefaults.config is theano.config
     assert configdefaults.local_bitwidth() in (32, 64)
     assert configdefaults.default_compiledir() == theano.config.compiledir
+
+
+# -- theano.scan_module.* -------------------------------------------------------------------
+
+def test_scan_module_submodules_reexport_jitgraphs_scan():
+    from jitgraph.scan.op import Scan
+    from jitgraph.scan_module import scan_op, scan_opt, scan_utils, scan_views
+
+    # as in Theano, the package's attribute ``scan`` is the function, not the module
+    scan = importlib.import_module("jitgraph.scan_module.scan")
+    assert scan.scan is theano.scan.scan and scan_op.Scan is Scan
+    assert scan_views.map is theano.map and scan_views.foldr is theano.foldr
+    scan_checkpoints = importlib.import_module("jitgraph.scan_module.scan_checkpoints")
+    assert scan_checkpoints.scan_checkpoints is theano.scan_checkpoints
+    assert scan_utils.until is theano.scan_module.until
+    assert callable(scan_opt.save_mem)
+    out, _ = theano.scan(lambda v: v * 2, sequences=[T.vector()])
+    assert any(isinstance(n.op, scan_op.Scan) for n in theano.gof.graph.io_toposort(
+        theano.gof.graph.inputs([out]), [out]))
+
+
+def test_scan_utils_helpers():
+    """Compared with theano.scan_module.scan_utils of Theano 1.0.5."""
+    from jitgraph.scan_module import scan_utils as su
+
+    x = T.vector("x")
+    s = theano.shared(np.float64(1), name="s")
+    cond, outs, updates = su.get_updates_and_outputs([x, {s: s + 1}, su.until(x.sum() > 0)])
+    assert cond.type.dtype == "bool" and outs == [x] and list(updates) == [s]
+    assert su.get_updates_and_outputs(x) == (None, [x], {})
+    assert su.get_updates_and_outputs((x, x))[1] == [x, x]
+    assert su.get_updates_and_outputs({s: s + 1})[1] == []
+    new = su.safe_new(x, "_copy")
+    assert new is not x and new.name == "x_copy" and new.type == x.type and new.owner is None
+    assert su.safe_new(x, dtype="float32").type.dtype == "float32"
+    assert not isinstance(su.safe_new(s), theano.compile.SharedVariable)
+    assert [su.isNaN_or_Inf_or_None(v) for v in (None, T.constant(np.nan), np.inf, 1.0, x)] \
+        == [True, True, True, False, False]
+    assert su.hash_listsDictsTuples([1, {2: 3}, (4,)]) == su.hash_listsDictsTuples(
+        [1, {2: 3}, (4,)])
+    f = theano.function([x], su.expand_empty(x, 2))
+    assert f(np.array([1.0, 2.0])).shape == (4,)  # Theano's new rows were uninitialised
+    z = T.vector("z")
+    replaced = su.forced_replace(x * 2 + 1, x * 2, z)
+    assert theano.function([z], replaced)(np.array([1.0])).tolist() == [2.0]
+
+
+# -- theano.typed_list --------------------------------------------------------------------
+
+F32 = "float32"
+
+
+def _typed_list_case():
+    from jitgraph.typed_list import TypedListType
+
+    return (TypedListType(T.fvector)(), T.fvector("x"), T.lscalar("i"),
+            [np.array([1, 2], F32), np.array([3], F32)])
+
+
+def _values(result):
+    return [v.tolist() for v in result] if isinstance(result, list) else result.tolist()
+
+
+@pytest.mark.parametrize("build, args, expected", [
+    # Theano 1.0.5's outputs for the list [[1, 2], [3]] of float32 vectors
+    (lambda tl, l, x, i: tl.append(l, x), "x9", [[1, 2], [3], [9]]),
+    (lambda tl, l, x, i: tl.extend(l, l), "", [[1, 2], [3], [1, 2], [3]]),
+    (lambda tl, l, x, i: tl.insert(l, i, x), "i1x9", [[1, 2], [9], [3]]),
+    (lambda tl, l, x, i: tl.remove(l, x), "x3", [[1, 2]]),
+    (lambda tl, l, x, i: tl.remove(l, x), "x7", [[1, 2], [3]]),  # absent: unchanged
+    (lambda tl, l, x, i: tl.reverse(l), "", [[3], [1, 2]]),
+    (lambda tl, l, x, i: tl.index_(l, x), "x3", 1.0),
+    (lambda tl, l, x, i: tl.count(l, x), "x3", 1.0),
+    (lambda tl, l, x, i: tl.length(l), "", 2),
+    (lambda tl, l, x, i: tl.getitem(l, i), "i1", [3]),
+    (lambda tl, l, x, i: l[i], "i-1", [3]),
+    (lambda tl, l, x, i: l[1:], "", [[3]]),
+    (lambda tl, l, x, i: l.append(x), "x9", [[1, 2], [3], [9]]),
+    (lambda tl, l, x, i: tl.reverse(tl.append(tl.append(l, x), x)), "x9",
+     [[9], [9], [3], [1, 2]]),
+])
+def test_typed_list_ops_match_theano(build, args, expected):
+    import jitgraph.typed_list as tl
+
+    lst, x, i, values = _typed_list_case()
+    out = build(tl, lst, x, i)
+    inputs, call = [lst], [values]
+    if "i" in args:
+        inputs.append(i)
+        call.append(int(args.split("i")[1].split("x")[0]))
+    if "x" in args:
+        inputs.append(x)
+        call.append(np.array([float(args.split("x")[1])], F32))
+    result = theano.function(inputs, out)(*call)
+    assert _values(result) == expected
+    assert [v.tolist() for v in values] == [[1, 2], [3]]  # the input list is not changed
+
+
+def test_typed_list_types_and_errors():
+    import jitgraph.typed_list as tl
+
+    lst, x, i, values = _typed_list_case()
+    assert str(lst.type) == "TypedList <TensorType(float32, vector)>"
+    assert str(tl.TypedListType(T.fvector, 1)) == \
+        "TypedList <TypedList <TensorType(float32, vector)>>"
+    assert tl.TypedListType(T.fvector, 1).get_depth() == 1 and lst.type.get_depth() == 0
+    assert lst.ttype == T.fvector and isinstance(lst, tl.TypedListVariable)
+    assert [str(v.type) for v in (tl.length(lst), tl.index_(lst, x), tl.count(lst, x))] == \
+        ["TensorType(int64, scalar)", f"TensorType({theano.config.floatX}, scalar)",
+         f"TensorType({theano.config.floatX}, scalar)"]
+    assert lst[1:].type == lst.type and lst[i].type == T.fvector
+    assert [str(op) for op in (tl.append, tl.getitem, tl.make_list, tl.index_)] == \
+        ["Append", "GetItem", "MakeList", "Index"]
+    made = tl.make_list([T.fvector(), T.fvector()])
+    assert made.type == lst.type
+    with pytest.raises(TypeError, match="element type"):
+        tl.append(lst, T.dvector())
+    with pytest.raises(TypeError, match="same type"):
+        tl.make_list([T.fvector(), T.dvector()])
+    with pytest.raises(ValueError, match="not in the list"):
+        theano.function([lst, x], tl.index_(lst, x))(values, np.array([7], F32))
+    with pytest.raises(IndexError):
+        theano.function([lst, i], lst[i])(values, 5)
+    with pytest.raises(TypeError):  # float64 values are not float32 vectors
+        theano.function([lst], lst)([np.array([1.0, 2.0])])
+
+
+def test_typed_list_inplace_rewrite():
+    import jitgraph.typed_list as tl
+
+    lst, x, _, values = _typed_list_case()
+    f = theano.function([lst, x], tl.reverse(tl.append(tl.append(lst, x), x)))
+    flags = [n.op.inplace for n in f.maker.fgraph.toposort()]
+    assert flags == [False, True, True]  # the input list itself is never overwritten
