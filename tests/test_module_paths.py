@@ -25,22 +25,7 @@ NOT_PROVIDED: dict[str, str] = {
     "theano.d3viz": "not written yet",
     "theano.d3viz.d3viz": "not written yet",
     "theano.d3viz.formatting": "not written yet",
-    "theano.gof.callcache": "not written yet",
-    "theano.gof.cc": "not written yet",
-    "theano.gof.cmodule": "not written yet",
-    "theano.gof.compiledir": "not written yet",
-    "theano.gof.compilelock": "not written yet",
-    "theano.gof.cutils": "not written yet",
-    "theano.gof.destroyhandler": "not written yet",
-    "theano.gof.lazylinker_c": "not written yet",
-    "theano.gof.link": "not written yet",
-    "theano.gof.null_type": "not written yet",
-    "theano.gof.optdb": "not written yet",
-    "theano.gof.params_type": "not written yet",
-    "theano.gof.sched": "not written yet",
-    "theano.gof.toolbox": "not written yet",
     "theano.gof.unify": "not written yet",
-    "theano.gof.vm": "not written yet",
     "theano.misc.buildbot_filter": "not written yet",
     "theano.misc.burn_gpu": "not written yet",
     "theano.misc.check_blas": "not written yet",
@@ -354,3 +339,102 @@ def test_typed_list_inplace_rewrite():
     f = theano.function([lst, x], tl.reverse(tl.append(tl.append(lst, x), x)))
     flags = [n.op.inplace for n in f.maker.fgraph.toposort()]
     assert flags == [False, True, True]  # the input list itself is never overwritten
+
+
+# -- theano.gof.* -------------------------------------------------------------------------
+
+def test_gof_modules_reexport_jitgraphs_classes():
+    from jitgraph.gof import cc, destroyhandler, link, null_type, optdb, vm
+    from jitgraph.graph.gradient_types import NullType
+    from jitgraph.rewrite.destroyhandler import DestroyHandler
+
+    assert null_type.NullType is NullType and null_type.null_type().type == NullType()
+    assert destroyhandler.DestroyHandler is DestroyHandler
+    assert cc.CLinker is theano.CLinker and cc.OpWiseCLinker is theano.OpWiseCLinker
+    assert link.PerformLinker is theano.PerformLinker and link.Container is theano.Container
+    assert vm.VM_Linker().name == "vm"
+    assert issubclass(optdb.SequenceDB, optdb.DB)
+    assert theano.gradient.NullType is NullType  # the type of undefined gradients
+
+
+def test_c_toolchain_names_raise_when_used():
+    from jitgraph.gof import cmodule, lazylinker_c
+    from jitgraph.gof.cc import CodeBlock, HideC
+    from jitgraph.unavailable import NotAvailableError
+
+    with pytest.raises(NotAvailableError, match="GCC_compiler is not available.*Numba"):
+        cmodule.GCC_compiler.compile_str("mod", "code")
+    with pytest.raises(NotAvailableError, match="CodeBlock"):
+        CodeBlock("a", "b", "c", "d")
+    with pytest.raises(NotAvailableError):
+        lazylinker_c.get_version()
+    assert not isinstance(object(), cmodule.ModuleCache)
+    assert issubclass(cmodule.MissingGXX, Exception)
+
+    class HiddenC(HideC, theano.Op):  # a mixin as in Theano's GPU ops
+        pass
+
+
+def test_toolbox_features():
+    from jitgraph.gof import toolbox
+    from jitgraph.graph.fg import FunctionGraph
+
+    x = T.vector("x")
+    y = T.exp(x)
+    y.name = "y"
+    fg = FunctionGraph([x], [y * 2], clone=False)
+    finder = toolbox.NodeFinder()
+    fg.attach_feature(finder)
+    fg.attach_feature(toolbox.PreserveNames())
+    fg.attach_feature(toolbox.ReplaceValidate())
+    exp_op = y.owner.op
+    assert fg.get_nodes(exp_op) == [y.owner]
+    z = T.log(x)
+    fg.replace_validate(y, z, reason="test")
+    assert z.name == "y" and fg.get_nodes(exp_op) == []
+    assert fg.consistent()
+
+    inplace = T.vector("w")
+    fg2 = FunctionGraph([inplace], [T.exp(inplace)], clone=False)
+    fg2.attach_feature(toolbox.NoOutputFromInplace())
+    fg2.validate()
+
+
+def test_sched_orders_nodes():
+    from jitgraph.gof.sched import key_to_cmp, posort, sort_apply_nodes, sort_schedule_fn
+
+    assert posort([1, 5, 3, 2], key_to_cmp(lambda v: v)) == [1, 2, 3, 5]
+    assert posort([3, 1, 2], lambda a, b: 0) == [3, 1, 2]
+    with pytest.raises(ValueError, match="cycle"):
+        before = {(1, 2), (2, 3), (3, 1)}
+        posort([1, 2, 3], lambda a, b: -1 if (a, b) in before else (b, a) in before)
+    x = T.vector("x")
+    out = T.exp(x) + T.log(x)
+    by_name_desc = key_to_cmp(lambda n: [-ord(c) for c in str(n.op)])
+    nodes = sort_apply_nodes([x], [out], [by_name_desc])
+    assert [str(n.op).split("{")[1][:3] for n in nodes] == ["log", "exp", "add"]
+    f = theano.function([x], out, mode=theano.Mode(linker=theano.gof.CLinker(
+        schedule=sort_schedule_fn(by_name_desc))))
+    assert np.allclose(f(np.array([1.0])), [np.e])
+
+
+def test_compilelock_nests(tmp_path):
+    from jitgraph.gof import compilelock
+
+    with compilelock.lock_ctx(lock_dir=tmp_path):
+        with compilelock.lock_ctx(lock_dir=tmp_path):
+            assert compilelock._depth == 2
+        assert compilelock._depth == 1
+    assert compilelock._depth == 0
+    assert compilelock.force_unlock(tmp_path) >= 0
+
+
+def test_callcache(tmp_path):
+    from jitgraph.gof.callcache import CallCache
+
+    calls = []
+    cache = CallCache(str(tmp_path / "cache.pkl"))
+    assert cache.call(lambda v: calls.append(v) or v * 2, (3,), key="k") == 6
+    assert cache.call(lambda v: calls.append(v) or v * 2, (3,), key="k") == 6
+    cache.persist()
+    assert calls == [3] and CallCache(str(tmp_path / "cache.pkl")).cache == {"k": 6}
