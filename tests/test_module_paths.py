@@ -575,3 +575,13 @@ def test_small_misc_modules(monkeypatch):
     assert theano.function([x], minimal(x, x))(np.array([1.0])) == 0
     seconds, ran = execute(verbose=False, M=8, N=8, K=8, iters=1)
     assert seconds >= 0 and ran
+
+
+def test_submodules_reached_as_attributes():
+    """``import theano`` loaded these, so code reads them as attributes without importing."""
+    assert theano.gof.toolbox.Feature is theano.gof.Feature
+    assert theano.gof.null_type.NullType is theano.gradient.NullType
+    assert theano.scan_module.scan_utils.until is theano.scan_module.until
+    assert theano.scan_module.scan_op.Scan is theano.scan_module.Scan
+    assert theano.updates.OrderedUpdates is theano.OrderedUpdates
+    assert theano.compat.OrderedDict is __import__("collections").OrderedDict

@@ -40,7 +40,14 @@ __all__ = ["Apply", "Constant", "Variable", "Op", "OpenMPOp", "Type", "Generic",
            "type", "utils", *_LAZY]
 
 
+# Theano's gof submodules that ``import theano`` loaded: attributes, imported on first use.
+_SUBMODULES = {"toolbox", "destroyhandler", "link", "vm", "optdb", "null_type", "sched",
+               "callcache", "compiledir", "compilelock", "params_type", "cc", "cmodule"}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY:
         module, attr = _LAZY[name]
         value = getattr(importlib.import_module(module), attr)

@@ -7,3 +7,13 @@ from jitgraph.scan import (OrderedUpdates, Scan, foldl, foldr, map, reduce,  # n
 
 __all__ = ["scan", "map", "reduce", "foldl", "foldr", "scan_checkpoints", "until", "Scan",
            "OrderedUpdates", "clone"]
+
+
+def __getattr__(name: str):  # noqa: ANN202
+    """Theano's scan submodules (``scan_utils``, ``scan_op``, ...), loaded on first use as
+    ``import theano`` had loaded them."""
+    if name in ("scan_op", "scan_utils", "scan_views", "scan_checkpoints", "scan_opt"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
