@@ -585,3 +585,18 @@ def test_submodules_reached_as_attributes():
     assert theano.scan_module.scan_op.Scan is theano.scan_module.Scan
     assert theano.updates.OrderedUpdates is theano.OrderedUpdates
     assert theano.compat.OrderedDict is __import__("collections").OrderedDict
+
+
+def test_reexports_and_placeholders_of_theano_names():
+    import jitgraph.sparse as S
+    import jitgraph.typed_list as tl
+    from jitgraph.scan_module import scan_utils
+    from jitgraph.sparse.sandbox import sp2
+    from jitgraph.unavailable import NotAvailableError
+
+    assert tl.SliceType is theano.tensor.type_other.SliceType and tl.Op is theano.Op
+    assert sp2.mul_s_d is S.mul_s_d  # Theano's sp2 re-exported theano.sparse's names
+    with pytest.raises(NotAvailableError, match="inner input/output lists"):
+        scan_utils.scan_args([], [], [], {})
+    with pytest.raises(NotAvailableError, match="clone_replace"):
+        scan_utils.map_variables(lambda v: v, [])

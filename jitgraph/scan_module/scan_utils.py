@@ -3,8 +3,9 @@
 ``forced_replace``, ``expand_empty``, ``isNaN_or_Inf_or_None``, ``hash_listsDictsTuples``.
 
 The helpers that read the inner lists of Theano's ``Scan`` op (``scan_args``,
-``compress_outs``, ``scan_can_remove_outs``, ``reconstruct_graph``, ``Validator``) have no
-meaning for jitgraph's op (see :mod:`jitgraph.scan_module.scan_op`) and are not provided.
+``compress_outs``, ``scan_can_remove_outs``, ``reconstruct_graph``, ``Validator``,
+``infer_shape``, ``map_variables``, ``traverse``) have no meaning for jitgraph's op (see
+:mod:`jitgraph.scan_module.scan_op`): they raise ``NotAvailableError`` when used.
 """
 
 from __future__ import annotations
@@ -18,6 +19,17 @@ import numpy as np
 from jitgraph.graph.basic import Constant, Variable, ancestors, clone_replace, equal_computations
 from jitgraph.graph.replace import clone
 from jitgraph.scan.returns import split_step_return, until
+from jitgraph.unavailable import unavailable_names
+
+_INNER = ("it reads the inner input/output lists of Theano's Scan op, which jitgraph's Scan "
+          "(jitgraph.scan.op, with a ScanInfo) does not have")
+unavailable_names(__name__, {name: _INNER for name in (
+    "scan_args", "compress_outs", "scan_can_remove_outs", "reconstruct_graph", "Validator")},
+    globals())
+unavailable_names(__name__, {name: "a helper of Theano's scan internals that jitgraph does not "
+                             "have; replace variables with jitgraph.graph.basic.clone_replace"
+                             for name in ("infer_shape", "map_variables", "traverse")},
+                  globals())
 
 
 def get_updates_and_outputs(ls: Any) -> tuple[Variable | None, list[Variable], OrderedDict]:

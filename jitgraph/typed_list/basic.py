@@ -16,6 +16,7 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.op import Op
+from jitgraph.tensor.type_other import SliceType  # noqa: F401  (Theano's module exported it)
 from jitgraph.typed_list.type import TypedListType
 
 
@@ -85,7 +86,7 @@ class GetItem(_ListOp):
     __props__ = ()
 
     def make_node(self, x: Any, index: Any) -> Apply:
-        from jitgraph.tensor.type_other import SliceType, slicetype
+        from jitgraph.tensor.type_other import slicetype
 
         x = _as_list_variable(x, "GetItem")
         if isinstance(index, slice):

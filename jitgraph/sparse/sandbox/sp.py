@@ -19,3 +19,8 @@ unavailable_names(__name__, {name: "Theano's experimental convolution by sparse 
 __all__ = ["ColScaleCSC", "Diag", "EnsureSortedIndices", "Remove0", "RowScaleCSC", "SpSum",
            "SquareDiagonal", "clean", "col_scale", "diag", "ensure_sorted_indices", "remove0",
            "row_scale", "sp_sum", "square_diagonal"]
+
+# Theano's module also re-exported theano.sparse's names: look the others up there.
+from jitgraph.lazy_exports import alias_module  # noqa: E402
+
+__getattr__, __dir__ = alias_module(__name__, ["jitgraph.sparse"])

@@ -128,3 +128,8 @@ multinomial = Multinomial()
 
 __all__ = ["Poisson", "poisson", "Binomial", "csr_fbinomial", "csc_fbinomial",
            "csr_dbinomial", "csc_dbinomial", "Multinomial", "multinomial"]
+
+# Theano's module also re-exported theano.sparse's names: look the others up there.
+from jitgraph.lazy_exports import alias_module  # noqa: E402
+
+__getattr__, __dir__ = alias_module(__name__, ["jitgraph.sparse"])
