@@ -16,6 +16,11 @@ class NotAvailableError(NotImplementedError):
     """A Theano name that jitgraph cannot provide was used."""
 
 
+class NotAvailableAttributeError(NotAvailableError, AttributeError):
+    """An attribute of such a name was read: also an ``AttributeError``, so that ``hasattr``
+    and ``getattr(x, name, default)`` (introspection tools) see a missing attribute."""
+
+
 class _UnavailableMeta(type):
     def __call__(cls, *args: Any, **kwargs: Any) -> NoReturn:
         raise NotAvailableError(cls._message)
@@ -23,7 +28,7 @@ class _UnavailableMeta(type):
     def __getattr__(cls, attr: str) -> NoReturn:
         if attr.startswith("__"):
             raise AttributeError(attr)
-        raise NotAvailableError(cls._message)
+        raise NotAvailableAttributeError(f"{cls._message} (reading .{attr})")
 
     def __repr__(cls) -> str:
         return f"<unavailable {cls.__module__}.{cls.__qualname__}>"
@@ -42,4 +47,5 @@ def unavailable_names(module: str, names: dict[str, str], namespace: dict[str, A
         namespace[name] = unavailable(module, name, reason)
 
 
-__all__ = ["NotAvailableError", "unavailable", "unavailable_names"]
+__all__ = ["NotAvailableError", "NotAvailableAttributeError", "unavailable",
+           "unavailable_names"]

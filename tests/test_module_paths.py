@@ -348,6 +348,7 @@ def test_c_toolchain_names_raise_when_used():
     with pytest.raises(NotAvailableError):
         lazylinker_c.get_version()
     assert not isinstance(object(), cmodule.ModuleCache)
+    assert not hasattr(cmodule.GCC_compiler, "version")  # introspection sees nothing there
     assert issubclass(cmodule.MissingGXX, Exception)
 
     class HiddenC(HideC, theano.Op):  # a mixin as in Theano's GPU ops
