@@ -46,13 +46,17 @@ nothing appears, the dot source is below.<pre>{escaped_dot}</pre></div>
 <script>
 var dotGraph = {dot_json};
 (function () {{
-  if (typeof d3 === "undefined" || typeof dagreD3 === "undefined") return;
+  if (typeof d3 === "undefined" || typeof dagreD3 === "undefined" ||
+      typeof graphlibDot === "undefined") return;
   document.getElementById("nojs").style.display = "none";
   var g = graphlibDot.read(dotGraph);
   g.nodes().forEach(function (v) {{
     var n = g.node(v);
     n.label = (n.label || v).replace(/\\\\n/g, "\\n");
     n.style = "fill: " + (n.fillcolor || "white");
+    // dagre-d3 draws rect, ellipse, circle and diamond; Graphviz's box is its rect
+    n.shape = {{box: "rect", ellipse: "ellipse", circle: "circle", diamond: "diamond"}}[n.shape]
+      || "rect";
   }});
   var svg = d3.select("svg"), inner = svg.select("g");
   svg.call(d3.behavior.zoom().on("zoom", function () {{
