@@ -9,6 +9,7 @@ import importlib
 import json
 import os
 import pickle
+import sys
 import warnings
 from pathlib import Path
 
@@ -440,12 +441,15 @@ def test_c_only_modules_raise_when_used():
     from jitgraph.tensor import blas_headers, elemwise_cgen, inc_code
     from jitgraph.unavailable import NotAvailableError
 
+    # as in Theano, the package's name inc_code is the function, not the module
+    assert callable(inc_code) and sys.modules["jitgraph.tensor.inc_code"].inc_code is inc_code
+
     with pytest.raises(NotAvailableError, match="Numba"):
         elemwise_cgen.make_loop()
     with pytest.raises(NotAvailableError):
         blas_headers.blas_header_text()
     with pytest.raises(CCodeUnavailableError):
-        inc_code.inc_code()
+        inc_code()
 
 
 def test_tensor_fourier_matches_theano():

@@ -5,7 +5,10 @@ from typing import Any as _Any
 
 from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Constant, Variable
-from jitgraph.graph.c_code import ParamsType, inc_code
+# Theano's module theano.tensor.inc_code is loaded first, so that the function below keeps the
+# package's name (importing the module later would otherwise rebind it to the module)
+from jitgraph.tensor import inc_code as _inc_code_module  # noqa: F401
+from jitgraph.graph.c_code import ParamsType, inc_code  # noqa: E402
 from jitgraph.graph.op import Op
 from jitgraph.graph.type import GenericType as Generic
 from jitgraph.graph.type import Type
