@@ -90,7 +90,13 @@ def shared(value: Any, name: str | None = None, strict: bool = False,
                    borrow=borrow, **kwargs)
         if var is not None:
             return var
-    raise TypeError(f"no shared-variable type for a value of type {type(value).__name__}")
+    if kwargs:
+        raise TypeError(f"no shared-variable type for a value of type {type(value).__name__} "
+                        f"takes the options {sorted(kwargs)}")
+    # any other Python object (a list, a dict, None, ...) is held as it is, as in Theano
+    from jitgraph.graph.type import generic
+
+    return SharedVariable(generic, value, name, strict, allow_downcast, borrow)
 
 
 @shared_constructor

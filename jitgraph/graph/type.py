@@ -64,7 +64,7 @@ class GenericType(Type):
         return data
 
     def __str__(self) -> str:
-        return "generic"
+        return "Generic"  # as Theano prints it
 
     def value_signature(self, data: Any) -> Any:
         try:

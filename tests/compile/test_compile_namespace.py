@@ -468,15 +468,17 @@ def test_shared_constructor_and_variable():
             return None
         from jitgraph.graph.type import generic
 
-        return C.SharedVariable(generic, value, name)
+        return C.SharedVariable(generic, value, "boxed")
 
     C.shared_constructor(box_constructor)
     try:
-        assert isinstance(C.shared(Box()).get_value(), Box)
+        boxed = C.shared(Box())
+        assert isinstance(boxed.get_value(), Box) and boxed.name == "boxed"
     finally:
         C.shared_constructor(box_constructor, remove=True)  # Theano's signature
-    with pytest.raises(TypeError, match="no shared-variable type"):
-        C.shared(Box())
+    # without it, Theano's fallback: a Generic shared variable holding the object
+    plain = C.shared(Box())
+    assert plain.name is None and isinstance(plain.get_value(), Box)
 
 
 def test_gradient_types_are_reexported():
