@@ -32,9 +32,10 @@ KERAS_MARKS = [
 ]
 
 
-def run_section(script: str, section: str) -> dict:
-    """The JSON results ``script`` prints for ``section`` under jitgraph."""
-    env = dict(os.environ, JITGRAPH_AS_THEANO="1", KERAS_BACKEND="theano")
+def run_section(script: str, section: str, extra_env: dict | None = None) -> dict:
+    """The JSON results ``script`` prints for ``section`` under jitgraph (``extra_env`` added
+    to the environment)."""
+    env = dict(os.environ, JITGRAPH_AS_THEANO="1", KERAS_BACKEND="theano", **(extra_env or {}))
     run = subprocess.run([sys.executable, str(HERE / script), section],
                          capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]

@@ -1,5 +1,6 @@
 """What a Keras 2.3.1 script needs before ``import keras`` (imported by ``keras_models.py`` and
-``keras_more.py``, which run under jitgraph and under the real Theano 1.0.5):
+``keras_more.py``, which run under jitgraph and under the real Theano 1.0.5; Keras 1.2.2's
+``keras1_programs.py`` imports it too, with its own few shims):
 
 - ``theano`` names jitgraph when ``JITGRAPH_AS_THEANO=1`` (else the real Theano runs, with its
   Scan on the Python loop: its Cython part does not build on Python 3.11, while other ops keep
