@@ -110,3 +110,62 @@ def test_signature_of_a_function():
     x = T.dscalar("x")
     f = jitgraph.function([x], x + 1)
     assert callable(f) and list(inspect.signature(f).parameters) == ["args", "kwargs"]
+
+
+def _fused(f) -> bool:
+    """Whether the generated call runs the driver's lines itself (no call of run())."""
+    return "_fc_run" not in f._call.__code__.co_names
+
+
+def test_driver_lines_run_inside_the_call_and_results_stay_in_locals():
+    x = T.dvector("x")
+    s = jitgraph.shared(np.zeros(3), name="s")
+    f = jitgraph.function([x], [x * 2, x * 2, x, T.constant(np.ones(2))],
+                          updates=[(s, s + x)])
+    assert _fused(f)
+    for k in range(3):
+        a, b, c, d = f(np.arange(3.0) + k)
+        np.testing.assert_array_equal(a, (np.arange(3.0) + k) * 2)
+        np.testing.assert_array_equal(b, a)
+        np.testing.assert_array_equal(c, np.arange(3.0) + k)
+        np.testing.assert_array_equal(d, np.ones(2))
+    np.testing.assert_array_equal(s.get_value(), 3 * np.arange(3.0) + 3)
+
+
+def test_outputs_computed_by_perform_nodes_and_loops():
+    """A perform node or a loop fills its output cells itself: those are read back."""
+    x = T.dvector("x")
+    ys, _ = jitgraph.scan(lambda v, acc: acc + v, sequences=x, outputs_info=T.constant(np.float64(0.0)))
+    f = jitgraph.function([x], [ys, T.sort(x)])
+    got_ys, got_sorted = f(np.array([3.0, 1.0, 2.0]))
+    np.testing.assert_array_equal(got_ys, [3.0, 4.0, 6.0])
+    np.testing.assert_array_equal(got_sorted, [1.0, 2.0, 3.0])
+
+
+def test_without_gc_output_cells_hold_the_last_results():
+    x = T.dvector("x")
+    with jitgraph.config.change_flags(allow_gc=False):
+        f = jitgraph.function([x], x + 1)
+    assert _fused(f)
+    f(np.zeros(2))
+    np.testing.assert_array_equal(f.output_storage[0].data, np.ones(2))
+
+
+def test_errors_inside_the_driver_name_the_node():
+    x, y = T.dvectors("x", "y")
+    f = jitgraph.function([x, y], x + y)
+    assert _fused(f)
+    with pytest.raises(ValueError, match="Apply node that caused the error"):
+        f(np.zeros(2), np.zeros(3))
+
+
+def test_guarded_and_monitored_programs_run_their_own_loop():
+    from jitgraph.compile.monitormode import MonitorMode
+    from jitgraph.compile.nanguardmode import NanGuardMode
+
+    x = T.dvector("x")
+    for mode in (NanGuardMode(nan_is_error=True),
+                 MonitorMode(post_func=lambda i, node, fn: None)):
+        f = jitgraph.function([x], x * 2, mode=mode)
+        assert not _fused(f)
+        np.testing.assert_array_equal(f(np.ones(2)), [2.0, 2.0])
