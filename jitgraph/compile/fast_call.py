@@ -100,6 +100,8 @@ def _driver_body(fn: Any) -> tuple[list[str], dict[str, Any]] | None:
     namespace it runs in; None when the program is not such a driver run as generated (a
     monitored, guarded or GPU program)."""
     program, run = fn._program, fn._run
+    if type(program).__module__ != "jitgraph.backend_cpu.program":  # the CPU driver only
+        return None
     source = getattr(program, "driver_source", None)
     ns = getattr(run, "__globals__", None)
     if not isinstance(source, str) or ns is None or ns.get("run") is not run or any(
