@@ -130,6 +130,7 @@ def _run_lines(fn: Any, driver: tuple[list[str], dict[str, Any]], results: list[
     # cells handed over as objects (the output cells of a perform node or a loop, in a list)
     handed = {id(item) for obj in driver_ns.values() if type(obj) in (list, tuple)
               for item in obj if type(item) is list}
+    uses = _cell_uses(text, {names[id(cell)] for cell in results if id(cell) in names})
     local: dict[int, str] = {}
     exprs = []
     for k, cell in enumerate(results):
@@ -138,16 +139,18 @@ def _run_lines(fn: Any, driver: tuple[list[str], dict[str, Any]], results: list[
             continue
         name = names.get(id(cell))
         # kept in its cell: not the driver's, an input's own cell, one handed to an object,
-        # or one whose value is not set by a line of its own every time the driver runs
-        if name is None or id(cell) in inputs or id(cell) in handed or not re.search(
-                rf"^        {name}\[0\] = ", text, re.MULTILINE) or re.search(
-                rf"\b{name}\b(?!\[0\])", text):
+        # one used other than as ``cell[0]``, or one whose value is not set by a line of its
+        # own every time the driver runs
+        if name is None or id(cell) in inputs or id(cell) in handed or uses[name] != "set":
             ns[f"_fc_r{k}"] = cell
             exprs.append(f"_fc_r{k}[0]")
             continue
         local[id(cell)] = f"_fc_l_{name}"
-        text = re.sub(rf"\b{name}\[0\]", local[id(cell)], text)
         exprs.append(local[id(cell)])
+    if local:  # one pass over the text for all the substitutions
+        subst = {name[len("_fc_l_"):]: name for name in local.values()}
+        text = re.sub(r"\b(\w+)\[0\]",
+                      lambda m: subst.get(m.group(1), m.group(0)), text)
     keep = not fn._cells_to_clear and fn.maker.mode.linker.allow_gc is False
     lines = ["    _n = 0", "    try:"]
     indent = ""
@@ -161,6 +164,19 @@ def _run_lines(fn: Any, driver: tuple[list[str], dict[str, Any]], results: list[
         lines += [f"    {names[key]}[0] = {var}" for key, var in local.items()]
     substituted.update(local)
     return exprs + [lines]
+
+
+def _cell_uses(text: str, names: set[str]) -> dict[str, str]:
+    """Per cell name: "set" when the text only uses it as ``name[0]`` and sets it on a line
+    of its own at the driver's top level (every run), else "other"."""
+    uses = dict.fromkeys(names, "unset")
+    for match in re.finditer(r"^( *)(\w+)\[0\] = |\b(\w+)\b(\[0\])?", text, re.MULTILINE):
+        if match.group(2) in uses:  # an assignment at the start of a line
+            if len(match.group(1)) == 8 and uses[match.group(2)] == "unset":
+                uses[match.group(2)] = "set"
+        elif match.group(3) in uses and match.group(4) is None:
+            uses[match.group(3)] = "other"
+    return {name: ("set" if use == "set" else "other") for name, use in uses.items()}
 
 
 def _input_lines(fn: Any, k: int, ns: dict[str, Any]) -> list[str]:

@@ -98,6 +98,8 @@ class Function(FunctionStorage):
 
     @trust_input.setter
     def trust_input(self, value: bool) -> None:
+        if bool(value) == self._trust_input and "_call" in self.__dict__:
+            return  # the generated path already fits
         self._trust_input = bool(value)
         self._call = self._calling_path()
 
