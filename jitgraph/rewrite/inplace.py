@@ -83,10 +83,21 @@ class InplaceElemwise(GraphRewriter):
 
     def make_inplace(self, fgraph: FunctionGraph, node: Apply, ctx: RewriteContext,
                      handler: DestroyHandler | None) -> Apply:
-        """Give each output of ``node`` the first acceptable input; returns the final node."""
+        """Give each output of ``node`` the first acceptable input; returns the final node.
+
+        Each try replaces every output of the node, so a node with many outputs costs the
+        square of its outputs: 0-d results of a node with several outputs (a fused node
+        computing hundreds of slice bounds, from Keras 1's LocallyConnected2D, spent minutes
+        here) are left out of place, where overwriting saves nothing, unless they update a
+        shared variable. Single-output nodes are made in place as Theano does (its printed
+        graphs show ``Elemwise{Add}[(0, 0)]`` on scalars)."""
+        updated = _updated_outputs(fgraph) if len(node.outputs) > 1 else set()
         for out_idx in range(len(node.outputs)):
             pattern = dict(node.op.inplace_pattern)
             if out_idx in pattern:
+                continue
+            out = node.outputs[out_idx]
+            if len(node.outputs) > 1 and out.ndim == 0 and out not in updated:
                 continue
             candidates = elemwise_candidates(node, out_idx, set(pattern.values()))
             for i in _updated_first(fgraph, node.outputs[out_idx], node, candidates, handler):
@@ -101,6 +112,12 @@ class InplaceElemwise(GraphRewriter):
                     node = new_node
                     break
         return node
+
+
+def _updated_outputs(fgraph: FunctionGraph) -> set[Variable]:
+    """The graph outputs that are new values of updated shared variables."""
+    updates = getattr(fgraph, "update_mapping", None) or {}
+    return {fgraph.outputs[o] for o in updates}
 
 
 def _updated_first(fgraph: FunctionGraph, out: Variable, node: Apply, candidates: list[int],

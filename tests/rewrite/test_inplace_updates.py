@@ -68,3 +68,26 @@ def test_the_update_mapping_names_each_update_output_s_input():
     # outputs: a + u, then the update of In b, then the shared updates in the given order
     assert [(o, str(fgraph.inputs[i])) for o, i in sorted(fgraph.update_mapping.items())] == \
         [(1, "b"), (2, "v"), (3, "u")]
+
+
+def test_zero_d_results_of_multi_output_nodes_stay_out_of_place():
+    """Each in-place try replaces every output of a node: a fused node of hundreds of 0-d
+    slice bounds (Keras 1's LocallyConnected2D) took minutes. Its 0-d results are left out of
+    place (nothing to save); single-output scalar nodes are made in place as in Theano."""
+    import jitgraph.scalar as S
+    from jitgraph.scalar import Composite
+    from jitgraph.tensor.elemwise import Elemwise
+
+    u, w = T.dvectors("u", "w")
+    xs, ys = S.float64(), S.float64()
+    two = Elemwise(Composite([xs, ys], [xs + ys, xs * ys]))
+    a, b = two(T.dot(u, u), T.dot(w, w))  # 0-d results of other nodes: destroyable
+    f = theano.function([u, w], [a, b])
+    multi = [n for n in f.maker.fgraph.apply_nodes
+             if type(n.op).__name__ == "Elemwise" and len(n.outputs) > 1]
+    assert multi and not any(n.op.destroy_map for n in multi)
+    np.testing.assert_allclose(f(np.ones(2), np.ones(3)), [5.0, 6.0])
+    v = T.dvector("v")
+    g = theano.function([v], T.dot(v, v) + 1)  # the 0-d dot result is overwritten
+    assert any(n.op.destroy_map for n in g.maker.fgraph.apply_nodes
+               if type(n.op).__name__ == "Elemwise")
