@@ -55,21 +55,18 @@ def make_fast_call(fn: Any) -> Callable[..., Any] | None:
         ns[f"_fc_sv{j}"], ns[f"_fc_sc{j}"] = var, cell
         lines.append(f"    _fc_sc{j}[0] = _fc_sv{j}._value")
     # the cells the program leaves its results in, read back after it ran
-    results = [cell for cell in fn._output_cells] + [cell for _, cell in fn._update_cells]
-    substituted: dict[int, str] = {}  # result cells the inlined driver never writes
-    held = _run_lines(fn, driver, results, ns, substituted) if driver else None
-    if held is None:  # the program's run(), its results read from their cells
-        run = ["    _fc_run()"]
-        if fn._needs_errstate:
-            ns["_fc_errstate"], ns["_fc_seterr"] = np.errstate, dict(fn._seterr)
-            run = ["    with _fc_errstate(**_fc_seterr):", "        _fc_run()"]
-        lines += run
-        held = []
+    results = list(fn._output_cells) + [cell for _, cell in fn._update_cells]
+    if driver is None:  # the program's run(), its results read from their cells
+        held, run, substituted = [], ["    _fc_run()"], {}
         for k, cell in enumerate(results):
             ns[f"_fc_r{k}"] = cell
             held.append(f"_fc_r{k}[0]")
     else:
-        lines += held.pop()
+        held, run, substituted = _inlined_run(fn, driver, results, ns)
+    lines += _in_errstate(fn, ns, run)
+    if not fn.maker.mode.linker.allow_gc:
+        # without gc the cells hold the last results, as after the program's run()
+        lines += [f"    {driver_cell}[0] = {var}" for driver_cell, var in substituted.values()]
     n_out = len(fn._output_cells)
     for k, copy in enumerate(fn._copy_output):
         lines.append(f"    _fc_o{k} = {held[k]}")
@@ -80,7 +77,7 @@ def make_fast_call(fn: Any) -> Callable[..., Any] | None:
         ns[f"_fc_uv{j}"] = var
         lines.append(f"    _fc_uv{j}._value = {held[n_out + j]}")
     for j, cell in enumerate(fn._cells_to_clear):
-        if id(cell) not in substituted:
+        if id(cell) not in substituted:  # a result kept in a local never reaches its cell
             ns[f"_fc_clr{j}"] = cell
             lines.append(f"    _fc_clr{j}[0] = None")
     outputs = [f"_fc_o{k}" for k in range(n_out)]
@@ -117,12 +114,10 @@ def _driver_body(fn: Any) -> tuple[list[str], dict[str, Any]] | None:
     return lines[start + 1:stop], ns
 
 
-def _run_lines(fn: Any, driver: tuple[list[str], dict[str, Any]], results: list[list],
-               ns: dict[str, Any], substituted: dict[int, str]) -> list | None:
-    """The driver's lines inlined, the results it writes kept in locals (their cells' ids go
-    to ``substituted``); returns the expression of each result and, last, the lines. None
-    when a result cell is used other than through ``cell[0]`` (a perform node handed its
-    output cell, ...)."""
+def _inlined_run(fn: Any, driver: tuple[list[str], dict[str, Any]], results: list[list],
+                 ns: dict[str, Any]) -> tuple[list[str], list[str], dict[int, tuple[str, str]]]:
+    """The driver's lines inlined, the results it writes kept in locals: the expression of
+    each result, the lines, and per result cell kept in a local its (cell name, local)."""
     body, driver_ns = driver
     text = "\n".join(body)
     names = {id(obj): name for name, obj in driver_ns.items() if type(obj) is list}
@@ -131,12 +126,9 @@ def _run_lines(fn: Any, driver: tuple[list[str], dict[str, Any]], results: list[
     handed = {id(item) for obj in driver_ns.values() if type(obj) in (list, tuple)
               for item in obj if type(item) is list}
     uses = _cell_uses(text, {names[id(cell)] for cell in results if id(cell) in names})
-    local: dict[int, str] = {}
+    local: dict[int, tuple[str, str]] = {}
     exprs = []
     for k, cell in enumerate(results):
-        if id(cell) in local:  # a result listed twice
-            exprs.append(local[id(cell)])
-            continue
         name = names.get(id(cell))
         # kept in its cell: not the driver's, an input's own cell, one handed to an object,
         # one used other than as ``cell[0]``, or one whose value is not set by a line of its
@@ -145,25 +137,23 @@ def _run_lines(fn: Any, driver: tuple[list[str], dict[str, Any]], results: list[
             ns[f"_fc_r{k}"] = cell
             exprs.append(f"_fc_r{k}[0]")
             continue
-        local[id(cell)] = f"_fc_l_{name}"
-        exprs.append(local[id(cell)])
+        local[id(cell)] = (name, f"_fc_l_{name}")  # (a result listed twice: the same local)
+        exprs.append(f"_fc_l_{name}")
     if local:  # one pass over the text for all the substitutions
-        subst = {name[len("_fc_l_"):]: name for name in local.values()}
-        text = re.sub(r"\b(\w+)\[0\]",
-                      lambda m: subst.get(m.group(1), m.group(0)), text)
-    keep = not fn._cells_to_clear and fn.maker.mode.linker.allow_gc is False
-    lines = ["    _n = 0", "    try:"]
-    indent = ""
-    if fn._needs_errstate:
-        ns["_fc_errstate"], ns["_fc_seterr"] = np.errstate, dict(fn._seterr)
-        lines = ["    _n = 0", "    with _fc_errstate(**_fc_seterr):", "        try:"]
-        indent = "    "
-    lines += [indent + line for line in text.split("\n")]
-    lines += [f"{indent}    except Exception as _exc:", f"{indent}        _fail(_exc, _n)"]
-    if keep:  # without gc the cells hold the last results, as after the program's run()
-        lines += [f"    {names[key]}[0] = {var}" for key, var in local.items()]
-    substituted.update(local)
-    return exprs + [lines]
+        subst = dict(local.values())
+        text = re.sub(r"\b(\w+)\[0\]", lambda m: subst.get(m.group(1), m.group(0)), text)
+    lines = ["    _n = 0", "    try:", *text.split("\n"),
+             "    except Exception as _exc:", "        _fail(_exc, _n)"]
+    return exprs, lines, local
+
+
+def _in_errstate(fn: Any, ns: dict[str, Any], lines: list[str]) -> list[str]:
+    """``lines`` (indented by 4) under ``np.errstate`` when the function's seterr flags
+    need it."""
+    if not fn._needs_errstate:
+        return lines
+    ns["_fc_errstate"], ns["_fc_seterr"] = np.errstate, dict(fn._seterr)
+    return ["    with _fc_errstate(**_fc_seterr):"] + ["    " + line for line in lines]
 
 
 def _cell_uses(text: str, names: set[str]) -> dict[str, str]:
