@@ -18,6 +18,15 @@ from jitgraph.config import config  # noqa: E402  (config first: everything read
 change_flags = config.change_flags
 
 from jitgraph.logging_setup import disable_log_handler, has_handlers  # noqa: E402
+from jitgraph import services as _services  # noqa: E402
+
+# What lower layers ask for by name (jitgraph.services) and which higher layer provides it.
+_services.provide("function",
+                  lambda: importlib.import_module("jitgraph.compile.function").function)
+_services.provide("as_tensor_variable", lambda: importlib.import_module(
+    "jitgraph.tensor.conversion").as_tensor_variable)
+_services.provide("apply_scalar_op", lambda: importlib.import_module(
+    "jitgraph.scalar.apply").apply_scalar_op)  # a table op called on scalar variables
 
 # public name -> (module, attribute), imported on first use. A name whose module or attribute
 # does not exist (yet) is left out of __all__/dir() and raises AttributeError, never a stub.
@@ -38,7 +47,7 @@ _LAZY = {
     "ProfileStats": ("jitgraph.compile.profiling", "ProfileStats"),
     "OpFromGraph": ("jitgraph.compile.builders", "OpFromGraph"),
     "as_op": ("jitgraph.compile.ops", "as_op"),
-    "Container": ("jitgraph.compile.container", "Container"),
+    "Container": ("jitgraph.graph.container", "Container"),
     "Linker": ("jitgraph.compile.linker", "Linker"),
     "LocalLinker": ("jitgraph.compile.linker", "Linker"),  # every jitgraph linker is local
     "PerformLinker": ("jitgraph.compile.linker", "PerformLinker"),

@@ -4,7 +4,7 @@ mapping that ``scan`` returns and ``function(updates=...)`` accepts (defined in
 
 from collections import OrderedDict
 
-from jitgraph.compile.sharedvalue import SharedVariable
+from jitgraph.graph.shared import SharedVariable
 from jitgraph.scan.updates import OrderedUpdates
 
 __all__ = ["OrderedUpdates", "OrderedDict", "SharedVariable"]

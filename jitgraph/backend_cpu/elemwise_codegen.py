@@ -36,8 +36,8 @@ from jitgraph.backend_cpu.kernels import (HEADER, KernelSource, numba_array_type
                                           numba_scalar_type, signature_text)
 from jitgraph.backend_cpu.options import CodegenOptions
 from jitgraph.backend_cpu.scalar_templates import Body, StageCall, helper_source
-from jitgraph.scalar_expr.elemwise_structure import ElemwiseStructure as SharedStructure
-from jitgraph.scalar_expr.render import emit_scalar_program
+from jitgraph.codegen.elemwise_structure import ElemwiseStructure as SharedStructure
+from jitgraph.codegen.render import emit_scalar_program
 
 __all__ = ["BLOCK", "ElemwiseStructure", "check_program", "elemwise_source",
            "emit_scalar_program"]

@@ -40,7 +40,7 @@ from typing import Any
 from jitgraph.scalar_expr.expr import (COMPLEX_DTYPES, SUPPORTED_DTYPES, Expr, Unsupported,
                                        check_dtypes, component, is_complex, is_float,
                                        is_signed, is_unsigned)
-from jitgraph.scalar_expr.render import OPERATORS, Dialect, ScalarBody, template_of
+from jitgraph.codegen.render import OPERATORS, Dialect, ScalarBody, template_of
 
 __all__ = ["Body", "StageCall", "Unsupported", "SUPPORTED_DTYPES", "check_dtypes", "cv",
            "get_template", "helper_source", "lit", "wrap"]

@@ -25,8 +25,8 @@ from typing import Sequence
 from jitgraph.backend_gpu.cuda_types import C_TYPES, check_dtypes
 from jitgraph.backend_gpu.helpers_cuda import helper_sources
 from jitgraph.backend_gpu.scalar_templates import Body
-from jitgraph.scalar_expr.elemwise_structure import ElemwiseStructure as SharedStructure
-from jitgraph.scalar_expr.render import emit_scalar_program
+from jitgraph.codegen.elemwise_structure import ElemwiseStructure as SharedStructure
+from jitgraph.codegen.render import emit_scalar_program
 
 __all__ = ["KERNEL_C", "KERNEL_S", "ElemwiseStructure", "check_program", "coalesce",
            "contiguous_source", "emit_scalar_program", "needs_error_flag", "scalar_body",

@@ -25,7 +25,7 @@ from jitgraph.backend_gpu import helpers_cuda as H
 from jitgraph.backend_gpu.cuda_types import (C_TYPES, ULL, Unsupported, cv, is_float,
                                              is_signed, is_unsigned, lit, math_fn)
 from jitgraph.scalar_expr.expr import Expr
-from jitgraph.scalar_expr.render import OPERATORS, Dialect, ScalarBody, template_of
+from jitgraph.codegen.render import OPERATORS, Dialect, ScalarBody, template_of
 
 _DEF = re.compile(r"const [\w ]+? (\w+) = ")
 _REF = re.compile(r"\b[a-z]\d+\b")

@@ -35,7 +35,7 @@ from jitgraph.graph.op import Op, _as_input
 
 
 def _shared_variable_class() -> type:
-    from jitgraph.compile.sharedvalue import SharedVariable
+    from jitgraph.graph.shared import SharedVariable
 
     return SharedVariable
 

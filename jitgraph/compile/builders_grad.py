@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from jitgraph.graph.basic import Variable
+from jitgraph.graph.gradient_types import DisconnectedType, NullType
+from jitgraph.tensor.rop import Rop
 
 if TYPE_CHECKING:
     from jitgraph.compile.builders import OpFromGraph
@@ -27,10 +29,6 @@ _ENTRY_HELP = ("'default', a callable, an OpFromGraph, or a variable of NullType
 def special_kind(value: Any) -> str | None:
     """'null' or 'disconnected' for a variable of NullType / DisconnectedType, else None."""
     if not isinstance(value, Variable):
-        return None
-    try:
-        from jitgraph.gradient import DisconnectedType, NullType
-    except ImportError:  # the gradient module does not define them (yet)
         return None
     if isinstance(value.type, NullType):
         return "null"
@@ -81,11 +79,7 @@ def _zeros_like(var: Variable) -> Variable:
     return zeros_like(var)
 
 
-def _disconnected() -> Variable | None:
-    try:
-        from jitgraph.gradient import DisconnectedType
-    except ImportError:
-        return None  # jitgraph's grad reads None as "no gradient through this input"
+def _disconnected() -> Variable:
     return DisconnectedType()()
 
 
@@ -290,10 +284,5 @@ def _inner_gradients(inputs: list[Variable], outputs: list[Variable], gplace: li
 
 def _inner_rop(inputs: list[Variable], outputs: list[Variable], eplace: list[Variable]
                ) -> list[Variable | None]:
-    try:
-        from jitgraph.gradient import Rop
-    except ImportError as exc:
-        raise NotImplementedError("the R_op of an OpFromGraph needs jitgraph.gradient.Rop, "
-                                  "which is not available") from exc
     result = Rop(list(outputs), list(inputs), list(eplace))
     return list(result) if isinstance(result, (list, tuple)) else [result]

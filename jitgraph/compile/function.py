@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from jitgraph.compile.givens import Substitution, normalize_givens
 from jitgraph.compile.io import In, Out, SymbolicInput, SymbolicOutput
 from jitgraph.compile.mode import Mode, get_mode
-from jitgraph.compile.sharedvalue import SharedVariable
+from jitgraph.graph.shared import SharedVariable
 from jitgraph.graph.basic import Constant, Variable, ancestors, graph_inputs
 from jitgraph.graph.fg import FunctionGraph, MissingInputError
 

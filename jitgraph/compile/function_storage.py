@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from jitgraph.compile.container import Container
+from jitgraph.graph.container import Container
 
 
 class FunctionStorage:

@@ -16,7 +16,7 @@ from jitgraph.graph.basic import Constant, Variable, io_toposort
 
 
 def _shared_class() -> type:
-    from jitgraph.compile.sharedvalue import SharedVariable
+    from jitgraph.graph.shared import SharedVariable
 
     return SharedVariable
 

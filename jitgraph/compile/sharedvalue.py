@@ -1,140 +1,21 @@
-"""Shared variables: graph inputs whose values live between function calls."""
+"""``theano.compile.sharedvalue``: shared variables as the compile step sees them.
+
+The classes and the constructor registry live below the compile layer
+(:mod:`jitgraph.graph.shared`, :mod:`jitgraph.tensor.sharedvar`); this module adds the
+constructors that hand a value to another part of jitgraph only when the value needs it (a GPU
+array, a ``RandomState``, a SciPy sparse matrix), so ``shared()`` takes each of them right after
+``import jitgraph`` without importing those parts before they are used.
+"""
 
 from __future__ import annotations
 
-import copy
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from jitgraph.graph.basic import Variable
-from jitgraph.tensor.type import TensorType
-from jitgraph.tensor.var import _TensorOperators
-
-
-class SharedVariable(Variable):
-    """A variable with a persistent value, an implicit input of every function that uses it.
-
-    ``default_update``, when set, is applied by every function using the variable unless the
-    function lists its own update for it or is built with ``no_default_updates``.
-    """
-
-    def __init__(self, type: Any, value: Any, name: str | None = None, strict: bool = False,
-                 allow_downcast: bool | None = None, borrow: bool = False) -> None:
-        super().__init__(type, None, None, name)
-        self.strict = strict
-        self.allow_downcast = allow_downcast
-        self._value = type.filter(value if borrow else copy.deepcopy(value), strict=strict,
-                                  allow_downcast=allow_downcast)
-
-    def get_value(self, borrow: bool = False, return_internal_type: bool = False) -> Any:
-        """The current value (a copy unless ``borrow``)."""
-        return self._value if borrow else copy.deepcopy(self._value)
-
-    @property
-    def container(self) -> Any:
-        """The variable's container (the same object every time; functions' ``input_storage``
-        list it): its ``value`` is the variable's value."""
-        made = self.__dict__.get("_container")
-        if made is None:
-            from jitgraph.compile.container import SharedContainer
-
-            made = self.__dict__["_container"] = SharedContainer(self)
-        return made
-
-    def set_value(self, new_value: Any, borrow: bool = False) -> None:
-        """Replace the value; it is checked against the variable's type."""
-        value = self.type.filter(new_value, strict=self.strict, allow_downcast=self.allow_downcast)
-        if not borrow and value is new_value:
-            value = copy.deepcopy(value)
-        self._value = value
-
-    def clone(self) -> "SharedVariable":
-        # A clone shares the value container: functions over a cloned graph update the original.
-        return self
-
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        state.pop("_eval_cache", None)
-        state.pop("_container", None)  # a view, made again when asked for
-        return state
-
-
-class TensorSharedVariable(_TensorOperators, SharedVariable):
-    """A shared ndarray. Its broadcastable pattern is all False unless given, so that
-    ``set_value`` may later change any dimension. A new value of another dtype is kept when
-    the variable's dtype holds it without loss (an int8 array in a float32 variable), as
-    Theano's does; otherwise ``set_value`` raises."""
-
-
-_CONSTRUCTORS: list[Callable[..., SharedVariable | None]] = []
-
-
-def shared_constructor(fn: Callable[..., SharedVariable | None], remove: bool = False
-                       ) -> Callable:
-    """Register a constructor tried (most recent first) by :func:`shared`; with ``remove``,
-    unregister it."""
-    if remove:
-        _CONSTRUCTORS.remove(fn)
-    else:
-        _CONSTRUCTORS.insert(0, fn)
-    return fn
-
-
-def shared(value: Any, name: str | None = None, strict: bool = False,
-           allow_downcast: bool | None = None, borrow: bool = False, **kwargs: Any
-           ) -> SharedVariable:
-    """A shared variable holding ``value`` (copied unless ``borrow``)."""
-    for ctor in _CONSTRUCTORS:
-        var = ctor(value, name=name, strict=strict, allow_downcast=allow_downcast,
-                   borrow=borrow, **kwargs)
-        if var is not None:
-            return var
-    if kwargs:
-        raise TypeError(f"no shared-variable type for a value of type {type(value).__name__} "
-                        f"takes the options {sorted(kwargs)}")
-    # any other Python object (a list, a dict, None, ...) is held as it is, as in Theano
-    from jitgraph.graph.type import generic
-
-    return SharedVariable(generic, value, name, strict, allow_downcast, borrow)
-
-
-@shared_constructor
-def tensor_constructor(value: Any, name: str | None = None, strict: bool = False,
-                       allow_downcast: bool | None = None, borrow: bool = False,
-                       broadcastable: Any = None, shape: Any = None, target: str | None = None
-                       ) -> TensorSharedVariable | None:
-    if target not in (None, "cpu"):
-        return None
-    if isinstance(value, (bool, int, float, complex, np.generic)):
-        value = np.asarray(value)
-    if not isinstance(value, np.ndarray):
-        return None
-    if broadcastable is None:
-        broadcastable = [False] * value.ndim if shape is None else [s == 1 for s in shape]
-    ttype = TensorType(value.dtype.name, broadcastable)
-    return TensorSharedVariable(ttype, value, name, strict, allow_downcast, borrow)
-
-
-class ScalarSharedVariable(TensorSharedVariable):
-    """A shared 0-d tensor made from a Python or NumPy scalar (``shared(0.1)``), Theano's class
-    for them; it behaves as any :class:`TensorSharedVariable`."""
-
-
-@shared_constructor
-def scalar_constructor(value: Any, name: str | None = None, strict: bool = False,
-                       allow_downcast: bool | None = None, borrow: bool = False,
-                       target: str | None = None, **tensor_options: Any
-                       ) -> ScalarSharedVariable | None:
-    """A :class:`ScalarSharedVariable` for a Python or NumPy scalar (None for anything else,
-    for a device target -- the device constructor decides those -- and when tensor options
-    such as ``broadcastable`` are given: :func:`tensor_constructor` takes them)."""
-    if tensor_options or target not in (None, "cpu") or \
-            not isinstance(value, (bool, int, float, complex, np.generic)):
-        return None
-    value = np.asarray(value)
-    return ScalarSharedVariable(TensorType(value.dtype.name, []), value, name, strict,
-                                allow_downcast, borrow)
+from jitgraph.graph.shared import SharedVariable, shared, shared_constructor
+from jitgraph.tensor.sharedvar import (ScalarSharedVariable, TensorSharedVariable,
+                                       scalar_constructor, tensor_constructor)
 
 
 def _gpu_wanted(target: Any) -> bool:
@@ -192,3 +73,8 @@ def sparse_matrix_constructor(value: Any, name: str | None = None, strict: bool 
 
     return sparse_constructor(value, name=name, strict=strict, allow_downcast=allow_downcast,
                               borrow=borrow, **kwargs)
+
+
+__all__ = ["ScalarSharedVariable", "SharedVariable", "TensorSharedVariable", "device_constructor",
+           "random_state_constructor", "scalar_constructor", "shared", "shared_constructor",
+           "sparse_matrix_constructor", "tensor_constructor"]

@@ -44,7 +44,7 @@ def _user_graph(function: Any) -> tuple[list, list, list]:
     the rewritten graph has fused and specialised ops, the user's has the ops the locality
     rules know."""
     from jitgraph.compile.givens import Substitution, normalize_givens
-    from jitgraph.compile.sharedvalue import SharedVariable
+    from jitgraph.graph.shared import SharedVariable
     from jitgraph.graph.basic import graph_inputs
 
     maker = function.maker

@@ -71,7 +71,7 @@ class DataParallelSGD:
                  update_rule: Callable[[list, list], Any] | None = None,
                  combine: str = "mean", mode: Any = None, name: str = "gradients") -> None:
         import jitgraph
-        from jitgraph.compile.sharedvalue import SharedVariable
+        from jitgraph.graph.shared import SharedVariable
         from jitgraph.gradient import grad
 
         if combine not in ("mean", "sum"):

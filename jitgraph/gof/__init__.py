@@ -23,7 +23,7 @@ from jitgraph.graph.utils import MethodNotDefined, hashtype, object2
 
 # Names whose modules import the compiler: loaded on first use.
 _LAZY = {
-    "Container": ("jitgraph.compile.container", "Container"),
+    "Container": ("jitgraph.graph.container", "Container"),
     "Linker": ("jitgraph.compile.linker", "Linker"),
     "LocalLinker": ("jitgraph.compile.linker", "Linker"),
     "PerformLinker": ("jitgraph.compile.linker", "PerformLinker"),

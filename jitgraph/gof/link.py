@@ -1,11 +1,11 @@
 """``theano.gof.link``: the linker classes and ``Container`` (:mod:`jitgraph.compile.linker`,
-:mod:`jitgraph.compile.container`). Every jitgraph linker runs nodes from Python, so
+:mod:`jitgraph.graph.container`). Every jitgraph linker runs nodes from Python, so
 ``LocalLinker`` is ``Linker``. Theano's helpers for building thunks by hand (``map_storage``,
 ``streamline``, ``gc_helper``, ``raise_with_op``) are part of how its linkers worked inside;
 jitgraph's build a program with :func:`jitgraph.compile.linker.make_program` instead, and
 these names raise ``NotAvailableError`` when used."""
 
-from jitgraph.compile.container import Container
+from jitgraph.graph.container import Container
 from jitgraph.compile.linker import Linker, PerformLinker
 from jitgraph.compile.monitormode import WrapLinker
 from jitgraph.unavailable import unavailable_names

@@ -11,6 +11,8 @@ import sys
 import traceback
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
+from jitgraph import services
+
 if TYPE_CHECKING:
     from jitgraph.graph.op import Op
     from jitgraph.graph.type import Type
@@ -87,8 +89,7 @@ class Variable:
 
     def eval(self, inputs_to_values: dict | None = None) -> Any:
         """Compile and run the graph computing this variable (memoised per set of inputs)."""
-        from jitgraph.compile.function import function
-
+        function = services.get("function")
         inputs_to_values = inputs_to_values or {}
         inputs = tuple(sorted(inputs_to_values, key=id))
         cache = self.__dict__.setdefault("_eval_cache", {})

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from jitgraph import services
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 
@@ -32,9 +33,7 @@ def _print_fn(op: "Print", xin: Any) -> None:
 def _as_variable(x: Any) -> Variable:
     if isinstance(x, Variable):
         return x
-    from jitgraph.tensor.conversion import as_tensor_variable  # a value: make it a constant
-
-    return as_tensor_variable(x)
+    return services.get("as_tensor_variable")(x)  # a value: make it a constant
 
 
 class Print(Op):

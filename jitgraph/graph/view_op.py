@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from jitgraph import services
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 
@@ -26,9 +27,7 @@ class ViewOp(Op):
 
     def make_node(self, x: Any) -> Apply:
         if not isinstance(x, Variable):
-            from jitgraph.tensor.conversion import as_tensor_variable
-
-            x = as_tensor_variable(x)
+            x = services.get("as_tensor_variable")(x)
         return Apply(self, [x], [x.type.make_variable()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:

@@ -151,7 +151,7 @@ class PersistentSharedVariableID(PersistentGpuArrayID):
 
     def __init__(self, zip_file: zipfile.ZipFile, allow_unnamed: bool = True,
                  allow_duplicates: bool = True) -> None:
-        from jitgraph.compile.sharedvalue import SharedVariable
+        from jitgraph.graph.shared import SharedVariable
 
         super().__init__(zip_file)
         self._shared_class = SharedVariable  # called for every object pickled: no import there
@@ -199,7 +199,7 @@ class _ZipPickler(pickle.Pickler):
     variable, as a ``gpuarray`` entry (Theano's layout for GPU shared variables)."""
 
     def __init__(self, file: IO[bytes], protocol: int | None) -> None:
-        from jitgraph.compile.sharedvalue import SharedVariable
+        from jitgraph.graph.shared import SharedVariable
 
         super().__init__(file, protocol)
         self._shared_class = SharedVariable  # called for every object pickled: no import there

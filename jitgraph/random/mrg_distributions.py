@@ -23,7 +23,7 @@ from jitgraph.graph.basic import Variable
 from jitgraph.random.multinomial import ChoiceFromUniform, MultinomialFromUniform
 from jitgraph.random.muladd import mul_add
 from jitgraph.random.truncation import outside, truncated_pack
-from jitgraph.gradient.blocking import undefined_grad
+from jitgraph.tensor.grad_ops import undefined_grad
 
 #: the standard deviation of a standard normal truncated to [-2, 2]
 TRUNCATED_STD = 0.87962566103423978

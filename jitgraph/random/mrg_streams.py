@@ -21,7 +21,7 @@ from jitgraph.random import mrg31k3p
 from jitgraph.random.mrg_distributions import DistributionsMixin, _is_constant, _is_int
 from jitgraph.random.mrg_op import mrg_uniform
 from jitgraph.random.muladd import mul_add
-from jitgraph.gradient.blocking import undefined_grad
+from jitgraph.tensor.grad_ops import undefined_grad
 
 #: the most streams one draw uses (Theano's choice: 60 blocks of 256 GPU threads)
 MAX_STREAMS = 60 * 256

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from jitgraph.compile.sharedvalue import SharedVariable
+from jitgraph.graph.shared import SharedVariable
 from jitgraph.graph.type import Type
 
 
@@ -62,4 +62,5 @@ def randomstate_constructor(value: Any, name: str | None = None, strict: bool = 
     return RandomStateSharedVariable(random_state_type, value, name=name, strict=strict,
                                      allow_downcast=allow_downcast, borrow=borrow)
 
-# registered by jitgraph.compile.sharedvalue, which imports this module for such a value
+# registered (as a lazy trampoline) by jitgraph.compile.sharedvalue, which imports this module
+# for such a value

@@ -18,7 +18,7 @@ from jitgraph.random.mrg_steps import (A1p72, A1p134, A2p72, A2p134, MASK2,  # n
                                        MASK12, MASK13, MULT2, NORM, np_int32_vals)
 from jitgraph.random.mrg_streams import MRG_RandomStreams, guess_n_streams  # noqa: F401
 from jitgraph.random.rewrites import mrg_random_make_inplace  # noqa: F401
-from jitgraph.gradient.blocking import undefined_grad  # noqa: F401
+from jitgraph.tensor.grad_ops import undefined_grad  # noqa: F401
 from jitgraph.rewrite.phases import optdb  # noqa: F401
 from jitgraph.rewrite.theano_api import local_optimizer  # noqa: F401
 from jitgraph.scalar.type import bool_ as bool_t  # noqa: F401

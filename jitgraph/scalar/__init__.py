@@ -27,7 +27,7 @@ from jitgraph.scalar.bridge import (ScalarFromTensor, TensorFromScalar, scalar_f
                                     tensor_from_scalar)
 from jitgraph.scalar.composite import Composite
 from jitgraph.scalar.custom import BUILTIN_CLASSES, BinaryScalarOp, ScalarOp, UnaryScalarOp
-from jitgraph.scalar.errors import ComplexError
+from jitgraph.tensor.errors import ComplexError
 from jitgraph.scalar.type import (ScalarType, all_types, bool_, complex64, complex128,
                                   complex_types, complexs, complexs64, complexs128,
                                   continuous_types, discrete_types, float16, float32, float64,

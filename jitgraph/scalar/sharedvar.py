@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from jitgraph.compile.sharedvalue import SharedVariable
+from jitgraph.graph.shared import SharedVariable
 from jitgraph.scalar.type import ScalarType
 from jitgraph.scalar.var import _ScalarOperators
 

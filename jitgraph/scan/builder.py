@@ -255,7 +255,7 @@ def _shared_updates(updates: OrderedUpdates, outputs: list, cond: Any,
     uses (random streams), as Theano collects them: not those that only the non-sequences read
     (a dropout mask drawn before the loop and passed in), since the loop takes those as
     inputs."""
-    from jitgraph.compile.sharedvalue import SharedVariable
+    from jitgraph.graph.shared import SharedVariable
     from jitgraph.graph.basic import graph_inputs
 
     pairs = list(updates.items())

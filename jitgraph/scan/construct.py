@@ -106,7 +106,7 @@ def non_sequences_as_inputs(spec: LoopSpec) -> None:
     drawn from a random stream that the step also advances keeps its value over the steps.
     Such non-sequences (the others are computed outside the loop anyway) become placeholders
     in the step's outputs and updates; :func:`build_scan` maps them back outside."""
-    from jitgraph.compile.sharedvalue import SharedVariable
+    from jitgraph.graph.shared import SharedVariable
 
     updated = {var for var, _ in spec.shared_updates}
     stand_ins = {}
@@ -153,7 +153,7 @@ def _boundary(outputs: list[Variable], varying: set[Variable]) -> list[Variable]
 
 
 def _check_strict(boundary: list[Variable], declared: list[Variable]) -> None:
-    from jitgraph.compile.sharedvalue import SharedVariable
+    from jitgraph.graph.shared import SharedVariable
 
     allowed = set(declared)
     for var in graph_inputs(boundary, list(allowed)):

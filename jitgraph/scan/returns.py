@@ -29,7 +29,7 @@ class until:  # noqa: N801 - Theano's name
 
 
 def _is_updates(value: Any) -> bool:
-    from jitgraph.compile.sharedvalue import SharedVariable
+    from jitgraph.graph.shared import SharedVariable
 
     if isinstance(value, dict):
         return True

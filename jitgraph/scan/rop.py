@@ -16,7 +16,7 @@ from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan
 
 
 def scan_rop(op: Any, inputs: list[Variable], eval_points: list[Any]) -> list[Variable | None]:
-    from jitgraph.gradient import Rop
+    from jitgraph.tensor.rop import Rop
     from jitgraph.tensor.basic import zeros_like
 
     info = op.info

@@ -23,7 +23,7 @@ class OrderedUpdates(OrderedDict):
             self.update(*args, **kwargs)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        from jitgraph.compile.sharedvalue import SharedVariable
+        from jitgraph.graph.shared import SharedVariable
 
         if not isinstance(key, SharedVariable):
             raise TypeError(f"OrderedUpdates keys must be shared variables, got {key!r} "

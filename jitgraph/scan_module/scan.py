@@ -2,7 +2,7 @@
 
 from collections import OrderedDict
 
-from jitgraph.compile.sharedvalue import SharedVariable
+from jitgraph.graph.shared import SharedVariable
 from jitgraph.config import config
 from jitgraph.scan.builder import scan
 from jitgraph.scan.updates import OrderedUpdates

@@ -10,6 +10,7 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.sparse.scipy_support import format_class, is_sparse_value
 from jitgraph.sparse.type import SparseType
+from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.type import TensorType
 
 
@@ -108,6 +109,4 @@ def rows_cols(value: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def upcast(*dtypes: str) -> str:
-    from jitgraph.scalar import upcast as scalar_upcast
-
-    return scalar_upcast(*dtypes)
+    return dt.upcast(*dtypes)

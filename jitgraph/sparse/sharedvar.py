@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from jitgraph.compile.sharedvalue import SharedVariable
+from jitgraph.graph.shared import SharedVariable
 from jitgraph.sparse.scipy_support import is_sparse_value
 from jitgraph.sparse.type import SparseType, format_of
 from jitgraph.sparse.variable import _SparseOperators

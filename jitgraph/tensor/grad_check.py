@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jitgraph import services
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable, constant
@@ -202,9 +203,7 @@ def _runner(inputs: list[Variable], outputs: list[Variable], mode: Any) -> Calla
         from jitgraph.graph.evaluate import evaluate
 
         return lambda values: evaluate(outputs, dict(zip(inputs, values)))
-    from jitgraph.compile.function import function
-
-    fn = function(inputs, outputs, mode=mode, on_unused_input="ignore")
+    fn = services.get("function")(inputs, outputs, mode=mode, on_unused_input="ignore")
     return lambda values: fn(*values)
 
 

@@ -205,7 +205,7 @@ class CAReduce(Op):
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
         if self.pre_op is not None:  # fused form: the R-op of the unfused graph
-            from jitgraph.gradient.rop import Rop
+            from jitgraph.tensor.rop import Rop
 
             y = _unfuse(self.pre_op, list(inputs))
             moving = [(x, v) for x, v in zip(inputs, eval_points) if v is not None]

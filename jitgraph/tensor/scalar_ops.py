@@ -54,6 +54,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jitgraph import services
 from jitgraph.scalar_expr import expr as E
 from jitgraph.tensor import dtypes as dt
 
@@ -192,9 +193,7 @@ class ScalarOp:
         from jitgraph.graph.basic import Variable
 
         if any(isinstance(v, Variable) for v in values):  # theano.scalar.add(x, y): a graph
-            from jitgraph.scalar.apply import apply_scalar_op
-
-            return apply_scalar_op(self, *values)
+            return services.get("apply_scalar_op")(self, *values)
         return self.impl(*values)
 
     def prepare_inputs(self, values: Sequence[Any], out_dtype: str) -> list:

@@ -1,6 +1,6 @@
 """Theano's ``theano.tensor.shared_randomstreams``: re-exports :mod:`jitgraph.random.streams`."""
 
-from jitgraph.compile.sharedvalue import SharedVariable, shared, shared_constructor
+from jitgraph.compile.sharedvalue import SharedVariable, shared, shared_constructor  # noqa: F401
 from jitgraph.random.random_state import RandomStateSharedVariable, randomstate_constructor
 from jitgraph.random.streams import RandomStreams
 
