@@ -25,6 +25,26 @@ _services.provide("function",
                   lambda: importlib.import_module("jitgraph.compile.function").function)
 _services.provide("as_tensor_variable", lambda: importlib.import_module(
     "jitgraph.tensor.conversion").as_tensor_variable)
+#: the modules that register rewrites into the rewrite engine's database, imported before the
+#: first graph is rewritten (the engine sits below them and does not name them)
+REWRITE_MODULES: tuple[str, ...] = (
+    "jitgraph.tensor.rewriting.canonicalize",
+    "jitgraph.tensor.rewriting.shape",
+    "jitgraph.tensor.rewriting.sigmoid",
+    "jitgraph.tensor.rewriting.stabilize",
+    "jitgraph.tensor.rewriting.specialize",
+    "jitgraph.tensor.rewriting.blas",
+    "jitgraph.tensor.rewriting.conv",
+    "jitgraph.tensor.rewriting.fusion",
+    "jitgraph.tensor.rewriting.inplace",
+    "jitgraph.rewrite.gpu",
+    "jitgraph.rewrite.view_ops",
+    "jitgraph.scan.rewrites",
+    "jitgraph.ifelse.lazy",
+    "jitgraph.ifelse.rewrites",
+    "jitgraph.tensor.rewriting.crossentropy",
+)
+_services.provide("rewrite_modules", lambda: REWRITE_MODULES)
 _services.provide("apply_scalar_op", lambda: importlib.import_module(
     "jitgraph.scalar.apply").apply_scalar_op)  # a table op called on scalar variables
 

@@ -2,7 +2,7 @@
 around NumPy's BLAS, run by :class:`.conv_gemm.CorrRunner` from the driver.
 
 The abstract convolution ops have no lowering of their own: the ``conv_gemm`` rewrite
-(:mod:`jitgraph.rewrite.conv`) turns those it can into correlations, and the rest run their
+(:mod:`jitgraph.tensor.rewriting.conv`) turns those it can into correlations, and the rest run their
 ``perform``. A node whose arrays are not all of one float dtype also runs its ``perform``.
 """
 
@@ -30,7 +30,7 @@ _ENTRY = {"forward": "im2col_c", "grad_weights": "im2col_c", "grad_inputs": "col
 
 def _read_reversed(node: Any, ctx: Any) -> bool:
     """Whether every use of a kernel gradient reverses its spatial axes (the kernel gradient
-    of a convolution that flips its kernel, :mod:`jitgraph.rewrite.conv`). The runner then
+    of a convolution that flips its kernel, :mod:`jitgraph.tensor.rewriting.conv`). The runner then
     lays it out so that the reversed view is the C-contiguous one: what reads it (an SGD
     update) runs its contiguous kernel instead of compiling the strided one."""
     if not isinstance(node.op, (K.CorrMM_gradWeights, K.Corr3dMM_gradWeights)):

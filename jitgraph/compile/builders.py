@@ -194,7 +194,7 @@ class OpFromGraph(Op):
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple | None]:
         """The output shapes from the inner graph's shapes, in terms of the node's inputs."""
-        from jitgraph.rewrite.shape import ShapeFeature
+        from jitgraph.tensor.rewriting.shape import ShapeFeature
 
         feature = ShapeFeature()
         replace: dict[Variable, Any] = dict(zip(self.local_inputs, node.inputs))

@@ -1,6 +1,6 @@
 """Output shapes of a graph for given input shapes, by shape inference (no trial call).
 
-The graph's :class:`~jitgraph.rewrite.shape.ShapeFeature` gives every output's shape as small
+The graph's :class:`~jitgraph.tensor.rewriting.shape.ShapeFeature` gives every output's shape as small
 integer graphs over the inputs' dims (``Shape_i(k)(x)``); those dims are given their values and
 the integer graphs evaluated with the ops' NumPy ``perform``. An op without ``infer_shape``
 leaves a dim that only running the graph could tell: that is reported, naming the op.
@@ -27,7 +27,7 @@ class ShapeInference:
     graph must be among ``inputs``); :meth:`evaluate` turns them into tuples of ints."""
 
     def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
-        from jitgraph.rewrite.shape import ShapeFeature
+        from jitgraph.tensor.rewriting.shape import ShapeFeature
 
         self.fgraph = FunctionGraph(list(inputs), list(outputs), clone=True)
         feature = ShapeFeature()

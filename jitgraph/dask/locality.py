@@ -144,7 +144,7 @@ def _register_all() -> None:
 
 
 def _elemwise(op: Any, node: Apply, states: list[State]) -> list[State]:
-    from jitgraph.rewrite.tensor_utils import scalar_op_name
+    from jitgraph.tensor.rewriting.utils import scalar_op_name
 
     name = scalar_op_name(node)
     kinds = {type(s) for s in states if s is not FREE}

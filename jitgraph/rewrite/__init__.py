@@ -2,8 +2,9 @@
 
 Importing this package is cheap (no numba, no scipy): its names are imported from their
 submodules on first use. The tensor rewrite modules register
-themselves into ``optdb`` when imported; :func:`load_tensor_rewrites` imports the ones listed in
-:data:`TENSOR_REWRITE_MODULES`, and :func:`rewrite_fgraph` calls it before the first rewrite.
+themselves into ``optdb`` when imported; :func:`load_tensor_rewrites` imports the ones the
+package root lists (the ``rewrite_modules`` service), and :func:`rewrite_fgraph` calls it before
+the first rewrite.
 
 Compile step::
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import importlib
 
+from jitgraph import services
 from jitgraph.lazy_exports import lazy_exports
 
 #: public name -> the submodule defining it (imported on first use: PEP 562), so that
@@ -86,29 +88,13 @@ _EXPORTS: dict[str, str] = {
 }
 
 
-#: modules (dotted names) that register the tensor rewrites; imported by load_tensor_rewrites()
-TENSOR_REWRITE_MODULES: tuple[str, ...] = (
-    "jitgraph.rewrite.canonicalize",
-    "jitgraph.rewrite.shape",
-    "jitgraph.rewrite.sigmoid",
-    "jitgraph.rewrite.stabilize",
-    "jitgraph.rewrite.specialize",
-    "jitgraph.rewrite.blas",
-    "jitgraph.rewrite.conv",
-    "jitgraph.rewrite.fusion",
-    "jitgraph.rewrite.inplace",
-    "jitgraph.rewrite.gpu",
-    "jitgraph.rewrite.view_ops",
-    "jitgraph.scan.rewrites",
-    "jitgraph.ifelse.lazy",
-    "jitgraph.ifelse.rewrites",
-    "jitgraph.rewrite.crossentropy",
-)
-
-
 def load_tensor_rewrites() -> None:
-    """Import the rewrite modules of :data:`TENSOR_REWRITE_MODULES` (once; later calls are free)."""
-    for module in TENSOR_REWRITE_MODULES:
+    """Import the modules that register rewrites into ``optdb`` (once; later calls are free).
+
+    They live above this engine (``jitgraph.tensor.rewriting``, scan's, ifelse's, the GPU
+    backend's), so the engine does not name them: the package root provides their list as the
+    ``rewrite_modules`` service (:mod:`jitgraph.services`)."""
+    for module in services.get("rewrite_modules"):
         importlib.import_module(module)
 
 
@@ -121,7 +107,7 @@ __all__ = [
     "LocalGroupDB", "MAX_FOLD_BYTES", "MergeGraphRewriter", "NodeRewriter", "NodeRewriterGroup",
     "PatternNodeRewriter", "RewriteContext", "RewriteDatabase", "RewriteDatabaseQuery",
     "RewriteStats", "RewriteWarning", "SequenceDB", "SequentialGraphRewriter", "StackTraceError",
-    "TENSOR_REWRITE_MODULES", "WalkingGraphRewriter", "apply_config_flags", "build_optdb",
+    "WalkingGraphRewriter", "apply_config_flags", "build_optdb",
     "check_graph", "constant_folding", "copy_stack_trace", "ensure_destroy_handler",
     "fgraph_orderings", "fold_node", "get_destroy_handler", "get_history", "get_query",
     "in_to_out", "load_tensor_rewrites", "node_rewriter", "optdb", "out_to_in", "pattern_table",

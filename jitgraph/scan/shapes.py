@@ -46,7 +46,7 @@ def scan_output_shapes(op: Any, node: Apply, input_shapes: Sequence[Sequence[Any
 def _inner_output_shapes(op: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                          ) -> list[tuple | None]:
     """Per inner output, its shape written with the outer inputs' shapes, or None."""
-    from jitgraph.rewrite.shape import ShapeFeature
+    from jitgraph.tensor.rewriting.shape import ShapeFeature
     from jitgraph.tensor.shape import Shape_i
 
     info = op.info

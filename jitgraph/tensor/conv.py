@@ -4,7 +4,7 @@
 spatial axes, 2 or 3); :class:`AbstractConv_gradWeights` and :class:`AbstractConv_gradInputs`
 are its gradients with respect to the kernel and to the image, ops of their own with their own
 gradients (so second derivatives work) and R-operators. They say *what* is computed; the
-rewrites of :mod:`jitgraph.rewrite.conv` choose *how* (the im2col + BLAS ops of
+rewrites of :mod:`jitgraph.tensor.rewriting.conv` choose *how* (the im2col + BLAS ops of
 :mod:`jitgraph.tensor.corr`), and ``perform`` is the NumPy reference
 (:mod:`jitgraph.tensor.conv_reference`).
 

@@ -2,7 +2,7 @@
 ``theano.tensor.nnet.corr``/``corr3d``).
 
 They compute what the abstract convolution ops compute with ``filter_flip=False``: the rewrites
-of :mod:`jitgraph.rewrite.conv` replace an abstract convolution by one of these (flipping the
+of :mod:`jitgraph.tensor.rewriting.conv` replace an abstract convolution by one of these (flipping the
 kernel in the graph when the convolution flips it), and the CPU backend runs them as
 generated im2col/col2im kernels around one BLAS ``gemm`` per chunk of images
 (:mod:`jitgraph.backend_cpu.lower_conv`). Their ``perform`` is the NumPy reference, so a graph

@@ -8,5 +8,5 @@ are in :mod:`jitgraph.rewrite`."""
 from jitgraph.lazy_exports import alias_module
 
 __getattr__, __dir__ = alias_module(__name__, [
-    "jitgraph.rewrite.phases", "jitgraph.rewrite.theano_api", "jitgraph.rewrite.shape",
+    "jitgraph.rewrite.phases", "jitgraph.rewrite.theano_api", "jitgraph.tensor.rewriting.shape",
     "jitgraph.rewrite", "jitgraph.tensor", "jitgraph.gof"])

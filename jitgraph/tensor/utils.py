@@ -119,7 +119,7 @@ def shape_of_variables(fgraph: "FunctionGraph", input_shapes: Mapping["Variable"
     """
     from jitgraph.graph.basic import ancestors
     from jitgraph.graph.evaluate import evaluate
-    from jitgraph.rewrite.shape import get_shape_feature
+    from jitgraph.tensor.rewriting.shape import get_shape_feature
 
     shapes = _check_input_shapes(fgraph, input_shapes)
     feature = get_shape_feature(fgraph)

@@ -273,7 +273,7 @@ def test_ops_without_complex_code_path_run_perform(name):
 
 def test_rows_refuse_complex_unless_marked():
     from jitgraph.backend_cpu.scalar_templates import Body
-    from jitgraph.scalar_expr.render import render_op
+    from jitgraph.codegen.render import render_op
 
     marked = {op.name for op in S.all_scalar_ops() if op.complex_expr}
     assert {"add", "sub", "mul", "true_div", "neg", "abs", "exp", "log", "sqrt", "sin",
@@ -286,7 +286,7 @@ def test_rows_refuse_complex_unless_marked():
 
 def test_gpu_renderer_refuses_complex():
     from jitgraph.backend_gpu.scalar_templates import Body
-    from jitgraph.scalar_expr.render import emit_scalar_program, render_op
+    from jitgraph.codegen.render import emit_scalar_program, render_op
 
     for name, n in (("exp", 1), ("add", 2), ("real", 1)):
         with pytest.raises(Unsupported):

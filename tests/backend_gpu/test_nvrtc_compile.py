@@ -37,7 +37,7 @@ def _elemwise_sources(outputs: list) -> list:
 def _calls_helpers(op) -> bool:
     """Whether the row's expression calls a helper function (test_python_to_cuda's domain)."""
     from jitgraph.backend_gpu.scalar_templates import Body
-    from jitgraph.scalar_expr.render import render_op
+    from jitgraph.codegen.render import render_op
 
     body = Body()
     try:

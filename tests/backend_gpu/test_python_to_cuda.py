@@ -75,7 +75,7 @@ def _source(fn, dtype: str = "float64") -> str:
 def _helper_rows() -> list:
     """The registered rows whose expression calls a helper function."""
     from jitgraph.backend_gpu.scalar_templates import Body
-    from jitgraph.scalar_expr.render import render_op
+    from jitgraph.codegen.render import render_op
     from jitgraph.tensor import scalar_ops
 
     rows = []

@@ -26,7 +26,7 @@ CHILD = textwrap.dedent('''
                       "llvmlite": "llvmlite" in sys.modules,
                       "graph_cached": f.maker.graph_from_cache,
                       "program_restored": getattr(f.maker.program, "restored", False),
-                      "rewrite_modules": "jitgraph.rewrite.fusion" in sys.modules,
+                      "rewrite_modules": "jitgraph.tensor.rewriting.fusion" in sys.modules,
                       "lowerings": [m for m in ("jitgraph.backend_cpu.lower_elemwise",
                                                 "jitgraph.backend_cpu.elemwise_codegen",
                                                 "jitgraph.backend_cpu.reduce_codegen")

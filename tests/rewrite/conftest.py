@@ -6,41 +6,17 @@ from typing import Any
 
 import pytest
 
-from jitgraph.rewrite import _flags
-
-#: the values the tests assume unless a test overrides them (whatever the user's environment says)
-TEST_FLAGS: dict[str, Any] = {
-    "on_opt_error": "warn",
-    "optimizer_verbose": False,
-    "profile_optimizer": False,
-    "check_stack_trace": "off",
-    "cycle_detection": "regular",
-    "optdb.max_use_ratio": 8.0,
-    "optdb.position_cutoff": float("inf"),
-    "optimizer_including": "",
-    "optimizer_excluding": "",
-    "optimizer_requiring": "",
-    "tensor.local_elemwise_fusion": True,
-}
-
 
 @pytest.fixture(autouse=True)
-def flags(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """A dict of flag overrides read by the rewrite engine (the real config is left alone).
+def _rewrite_flags(rewrite_flags: dict[str, Any]) -> dict[str, Any]:
+    """Every rewrite test runs with the deterministic flags of ``rewrite_flags`` (root conftest)."""
+    return rewrite_flags
 
-    Going through the engine's single flag reader lets the tests set flags that are read-only in
-    the config (``optimizer_including``...) without touching global state.
-    """
-    overrides = dict(TEST_FLAGS)
-    real = _flags.flag
 
-    def fake(path: str) -> Any:
-        return overrides[path] if path in overrides else real(path)
-
-    monkeypatch.setattr(_flags, "flag", fake)
-    # Flags faked here are invisible to the config, which keys the cache of rewritten graphs.
-    monkeypatch.setenv("JITGRAPH_GRAPH_CACHE", "0")
-    return overrides
+@pytest.fixture
+def flags(rewrite_flags: dict[str, Any]) -> dict[str, Any]:
+    """The flag overrides of this test (a dict: set a flag to change what the engine reads)."""
+    return rewrite_flags
 
 
 @pytest.fixture

@@ -27,11 +27,16 @@ def test_import_is_cheap():
 
 
 def test_load_tensor_rewrites_imports_the_listed_modules(monkeypatch):
+    import jitgraph
     import jitgraph.rewrite as rw
+    from jitgraph import services
 
-    monkeypatch.setattr(rw, "TENSOR_REWRITE_MODULES", ("colorsys",))
     monkeypatch.delitem(sys.modules, "colorsys", raising=False)
-    rw.load_tensor_rewrites()
+    services.provide("rewrite_modules", lambda: ("colorsys",))
+    try:
+        rw.load_tensor_rewrites()
+    finally:
+        services.provide("rewrite_modules", lambda: jitgraph.REWRITE_MODULES)
     assert "colorsys" in sys.modules
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import jitgraph
-from jitgraph.rewrite.conv import local_abstractconv_gemm
+from jitgraph.tensor.rewriting.conv import local_abstractconv_gemm
 from jitgraph.tensor.nnet import blocksparse, opt
 from jitgraph.tensor.type import TensorType
 

@@ -415,7 +415,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(("crossentropy_to_crossentropy_with_softmax",
                      "crossentropy_to_crossentropy_with_softmax_with_bias",
                      "graph_merge_softmax_with_crossentropy_softmax", "softmax_simplifier"),
-                    "jitgraph.rewrite.crossentropy"),
+                    "jitgraph.tensor.rewriting.crossentropy"),
     **dict.fromkeys(("abstract_conv2d", "scalar_sigmoid", "sigmoid_inplace"),
                     "jitgraph.tensor.nnet.theano_names"),
 }

@@ -6,7 +6,7 @@ How they map onto jitgraph:
   (:mod:`jitgraph.tensor.nnet.blocksparse`, in-place phase).
 * ``local_abstractconv_gemm`` and its five siblings (``local_abstractconv3d_gemm``,
   ``local_abstractconv[3d]_gradweight_gemm``, ``local_abstractconv[3d]_gradinputs_gemm``) --
-  all one rewrite here, :func:`jitgraph.rewrite.conv.local_abstractconv_gemm`, which lowers
+  all one rewrite here, :func:`jitgraph.tensor.rewriting.conv.local_abstractconv_gemm`, which lowers
   2-d and 3-d abstract convolutions and both their gradients to the im2col + gemm ``CorrMM``
   ops (tag ``conv_gemm``, as in Theano: ``optimizer_excluding=conv_gemm`` still works).
 * ``local_conv2d_cpu``, ``local_conv2d_gradweight_cpu``, ``local_conv2d_gradinputs_cpu`` (to
@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 from jitgraph.rewrite.context import copy_stack_trace
-from jitgraph.rewrite.conv import local_abstractconv_gemm
+from jitgraph.tensor.rewriting.conv import local_abstractconv_gemm
 from jitgraph.rewrite.db import LocalGroupDB
 from jitgraph.rewrite.theano_api import local_optimizer, register_specialize_device
 from jitgraph.tensor.conv import (AbstractConv2d, AbstractConv2d_gradInputs,

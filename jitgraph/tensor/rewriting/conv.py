@@ -19,7 +19,7 @@ from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.context import copy_stack_trace
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_specialize
-from jitgraph.rewrite.tensor_utils import broadcast_like
+from jitgraph.tensor.rewriting.utils import broadcast_like
 from jitgraph.tensor.conv import (AbstractConv, AbstractConv_gradInputs,
                                   AbstractConv_gradWeights)
 from jitgraph.tensor.corr import (Corr3dMM, Corr3dMM_gradInputs, Corr3dMM_gradWeights, CorrMM,

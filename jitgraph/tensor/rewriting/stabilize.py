@@ -2,7 +2,7 @@
 their gradients.
 
 Registered in ``stabilize`` (position 1.5, tag fast_run). The sigmoid family (``1/(1+exp(-x))``,
-``1 - sigmoid``, ``log(sigmoid)``) lives in :mod:`jitgraph.rewrite.sigmoid`; binary cross-entropy
+``1 - sigmoid``, ``log(sigmoid)``) lives in :mod:`jitgraph.tensor.rewriting.sigmoid`; binary cross-entropy
 of a sigmoid is stabilised by those rewrites.
 
 * ``local_log1p``: ``log(1 + x)`` -> ``log1p(x)``, ``log(1 - x)`` -> ``log1p(-x)``;
@@ -35,7 +35,7 @@ from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.merge import MergeGraphRewriter
 from jitgraph.rewrite.phases import register_stabilize
-from jitgraph.rewrite.tensor_utils import (broadcast_like, elemwise, is_constant_value, mul_factors,
+from jitgraph.tensor.rewriting.utils import (broadcast_like, elemwise, is_constant_value, mul_factors,
                                            is_elemwise, same_expression, scalar_constant,
                                            scalar_op_name, shape_of)
 from jitgraph.tensor import dtypes as dt

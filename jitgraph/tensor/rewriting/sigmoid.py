@@ -14,7 +14,7 @@ from typing import Any
 
 from jitgraph.graph.basic import Variable
 from jitgraph.rewrite import copy_stack_trace, node_rewriter, register_stabilize
-from jitgraph.rewrite.tensor_utils import (broadcast_like, is_constant_value, mul_factors,
+from jitgraph.tensor.rewriting.utils import (broadcast_like, is_constant_value, mul_factors,
                                            scalar_op_name)
 from jitgraph.tensor.elemwise import Elemwise
 

@@ -47,7 +47,7 @@ from jitgraph.rewrite.context import RewriteContext, shape_error
 from jitgraph.rewrite.engine import GraphRewriter, node_rewriter
 from jitgraph.rewrite.phases import (optdb, register_canonicalize, register_specialize,
                                      register_useless)
-from jitgraph.rewrite.tensor_utils import (broadcast_like, get_constant, same_dim,
+from jitgraph.tensor.rewriting.utils import (broadcast_like, get_constant, same_dim,
                                            scalar_op_name)
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.basic import Alloc, MakeVector, alloc, make_vector

@@ -22,7 +22,7 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
-from jitgraph.rewrite.canonicalize import (local_collect_constants, local_dimshuffle_merge,
+from jitgraph.tensor.rewriting.canonicalize import (local_collect_constants, local_dimshuffle_merge,
                                            local_int_div_one, local_maximum_of_nonnegative,
                                            local_neg_mul_constant, local_neg_neg,
                                            local_sub_canonical, local_useless_cast,
@@ -31,7 +31,7 @@ from jitgraph.rewrite.canonicalize import (local_collect_constants, local_dimshu
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.merge import MergeGraphRewriter
 from jitgraph.rewrite.phases import register_specialize
-from jitgraph.rewrite.tensor_utils import (broadcast_like, const_like_var, elemwise,
+from jitgraph.tensor.rewriting.utils import (broadcast_like, const_like_var, elemwise,
                                            get_constant, scalar_constant, scalar_op_name)
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.composite import Composite

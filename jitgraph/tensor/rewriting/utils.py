@@ -161,7 +161,7 @@ def shape_of(fgraph: FunctionGraph | None, var: Variable) -> tuple[Variable, ...
     """The symbolic shape of ``var``: from the graph's ShapeFeature (attached on demand), or
     ``Shape_i`` nodes when there is no graph. Broadcastable dims are the constant 1."""
     if fgraph is not None:
-        from jitgraph.rewrite.shape import get_shape_feature
+        from jitgraph.tensor.rewriting.shape import get_shape_feature
 
         return get_shape_feature(fgraph).get_shape(var)
     return tuple(constant(np.int64(1)) if b else Shape_i(d)(var)

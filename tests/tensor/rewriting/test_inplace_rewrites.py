@@ -12,7 +12,7 @@ from jitgraph.compile.io import In
 from jitgraph.compile.mode import Mode
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite import DestroyHandler, rewrite_graph
-from jitgraph.rewrite.inplace import elemwise_candidates, inplace_ops
+from jitgraph.tensor.rewriting.inplace import elemwise_candidates, inplace_ops
 from jitgraph.tensor.blas import Gemm, Gemv, Ger, gemm, gemv
 from jitgraph.tensor.elemwise import Elemwise
 from jitgraph.tensor.subtensor_ops import AdvancedIncSubtensor1, IncSubtensor

@@ -52,7 +52,7 @@ from jitgraph.tensor.reduction import CAReduce
 from jitgraph.tensor.scalar_ops import ScalarOp
 from jitgraph.tensor.type import TensorType
 
-_logger = logging.getLogger("jitgraph.rewrite.fusion")
+_logger = logging.getLogger("jitgraph.tensor.rewriting.fusion")
 
 #: most inputs a fused node may have (keeps generated kernels small and quick to compile)
 MAX_FUSION_INPUTS = 32

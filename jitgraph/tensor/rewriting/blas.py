@@ -28,7 +28,7 @@ from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_specialize
-from jitgraph.rewrite.tensor_utils import (as_scalar, broadcast_like, const_like_var, elemwise,
+from jitgraph.tensor.rewriting.utils import (as_scalar, broadcast_like, const_like_var, elemwise,
                                            get_constant, is_scalar_like, scalar_op_name,
                                            shape_of, single_client)
 from jitgraph.tensor.basic import alloc

@@ -2,7 +2,7 @@
 (``theano.tensor.nnet``'s names), and ``softmax_simplifier``.
 
 jitgraph's default pipeline stabilizes ``crossentropy_categorical_1hot(softmax(x), y)`` into a
-``log_softmax`` read (:mod:`jitgraph.rewrite.stabilize`); these rewrites give Theano's fused-op
+``log_softmax`` read (:mod:`jitgraph.tensor.rewriting.stabilize`); these rewrites give Theano's fused-op
 form instead. They are registered in optdb as the database ``xent`` (position 2.01, after
 stabilize) and selected with ``optimizer_including=xent``:
 
@@ -96,7 +96,7 @@ def graph_merge_softmax_with_crossentropy_softmax(fgraph: FunctionGraph, node: A
 
 
 def _is_exp(v: Variable) -> bool:
-    from jitgraph.rewrite.tensor_utils import is_elemwise
+    from jitgraph.tensor.rewriting.utils import is_elemwise
 
     return is_elemwise(v, "exp")
 

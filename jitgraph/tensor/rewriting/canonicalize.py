@@ -26,7 +26,7 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_canonicalize, register_useless
-from jitgraph.rewrite.tensor_utils import (broadcast_like, const_like_var, elemwise, fill,
+from jitgraph.tensor.rewriting.utils import (broadcast_like, const_like_var, elemwise, fill,
                                            get_constant, is_constant_value, is_elemwise,
                                            is_scalar_like, same_dim, same_expression,
                                            same_shape, scalar_constant, scalar_op_name,

@@ -17,7 +17,7 @@ from jitgraph.compile.mode import Mode
 from jitgraph.graph.basic import Constant
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite import rewrite_graph
-from jitgraph.rewrite.fusion import MAX_FUSION_INPUTS, find_fusion_groups
+from jitgraph.tensor.rewriting.fusion import MAX_FUSION_INPUTS, find_fusion_groups
 from jitgraph.tensor.composite import Composite
 from jitgraph.tensor.elemwise import Elemwise
 from jitgraph.tensor.reduction import CAReduce

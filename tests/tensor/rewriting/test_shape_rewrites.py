@@ -13,8 +13,8 @@ from jitgraph.graph.basic import Apply, Constant, graph_inputs, io_toposort
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.graph.op import Op
 from jitgraph.rewrite import RewriteWarning, rewrite_graph
-from jitgraph.rewrite.shape import ShapeFeature, get_shape_feature
-from jitgraph.rewrite.tensor_utils import same_dim
+from jitgraph.tensor.rewriting.shape import ShapeFeature, get_shape_feature
+from jitgraph.tensor.rewriting.utils import same_dim
 from jitgraph.tensor.basic import Alloc
 from jitgraph.tensor.elemwise import Elemwise
 from jitgraph.tensor.shape import Shape, Shape_i, SpecifyShape
