@@ -19,6 +19,11 @@ change_flags = config.change_flags
 
 from jitgraph.logging_setup import disable_log_handler, has_handlers  # noqa: E402
 
+#: The backends: modules that each register one ``jitgraph.compile.backend.Backend`` when
+#: imported. The compiler names none of them; it imports these (all of them, before it hands
+#: out the first linker), as it would load entry points. Neither imports Numba nor CuPy.
+BACKEND_MODULES = ("jitgraph.backend_cpu.backend", "jitgraph.backend_gpu.backend")
+
 # public name -> (module, attribute), imported on first use. A name whose module or attribute
 # does not exist (yet) is left out of __all__/dir() and raises AttributeError, never a stub.
 # To export a name at the top level, add one line here (and its test in tests/test_namespaces.py).

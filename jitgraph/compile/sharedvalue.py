@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from jitgraph.compile.backend import backends
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor.type import TensorType
 from jitgraph.tensor.var import _TensorOperators
@@ -137,36 +138,20 @@ def scalar_constructor(value: Any, name: str | None = None, strict: bool = False
                                 allow_downcast, borrow)
 
 
-def _gpu_wanted(target: Any) -> bool:
-    """Whether a shared array may go to the GPU; reads flags only (imports nothing)."""
-    if isinstance(target, str):
-        return target.startswith(("cuda", "gpu", "dev"))
-    if target is not None:
-        return False
-    import sys
-
-    from jitgraph.config import config, parse_device
-
-    if parse_device(str(config.device))[0] == "cuda":
-        return True
-    device = sys.modules.get("jitgraph.backend_gpu.device")
-    return device is not None and device.active() is not None
-
-
 @shared_constructor
 def device_constructor(value: Any, name: str | None = None, strict: bool = False,
                        allow_downcast: bool | None = None, borrow: bool = False,
                        broadcastable: Any = None, shape: Any = None, target: str | None = None
                        ) -> SharedVariable | None:
-    """Arrays on the GPU (``device=cuda*``: float32 ones; ``target='cuda'``: any), through the
-    GPU backend, which is imported only when a GPU is requested."""
-    if not _gpu_wanted(target):
-        return None
-    from jitgraph.backend_gpu.sharedvar import gpu_constructor
-
-    return gpu_constructor(value, name=name, strict=strict, allow_downcast=allow_downcast,
-                           borrow=borrow, broadcastable=broadcastable, shape=shape,
-                           target=target)
+    """Arrays on a backend's device (the GPU's: ``device=cuda*``: float32 ones;
+    ``target='cuda'``: any), made by the backend (:meth:`~.backend.Backend.make_shared`)."""
+    for backend in backends():
+        var = backend.make_shared(value, name=name, strict=strict,
+                                  allow_downcast=allow_downcast, borrow=borrow,
+                                  broadcastable=broadcastable, shape=shape, target=target)
+        if var is not None:
+            return var
+    return None
 
 
 @shared_constructor

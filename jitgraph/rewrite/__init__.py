@@ -97,7 +97,6 @@ TENSOR_REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.rewrite.conv",
     "jitgraph.rewrite.fusion",
     "jitgraph.rewrite.inplace",
-    "jitgraph.rewrite.gpu",
     "jitgraph.rewrite.view_ops",
     "jitgraph.scan.rewrites",
     "jitgraph.ifelse.lazy",
