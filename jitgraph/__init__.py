@@ -37,7 +37,6 @@ REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.tensor.rewriting.conv",
     "jitgraph.tensor.rewriting.fusion",
     "jitgraph.tensor.rewriting.inplace",
-    "jitgraph.rewrite.gpu",
     "jitgraph.rewrite.view_ops",
     "jitgraph.scan.rewrites",
     "jitgraph.ifelse.lazy",
@@ -47,6 +46,12 @@ REWRITE_MODULES: tuple[str, ...] = (
 _services.provide("rewrite_modules", lambda: REWRITE_MODULES)
 _services.provide("apply_scalar_op", lambda: importlib.import_module(
     "jitgraph.scalar.apply").apply_scalar_op)  # a table op called on scalar variables
+
+#: The backends: modules that each register one ``jitgraph.compile.backend.Backend`` when
+#: imported. The compiler names none of them; it imports these (all of them, before it hands
+#: out the first linker), as it would load entry points. Neither imports Numba nor CuPy.
+BACKEND_MODULES: tuple[str, ...] = ("jitgraph.backend_cpu.backend", "jitgraph.backend_gpu.backend")
+_services.provide("backend_modules", lambda: BACKEND_MODULES)
 
 # public name -> (module, attribute), imported on first use. A name whose module or attribute
 # does not exist (yet) is left out of __all__/dir() and raises AttributeError, never a stub.

@@ -21,8 +21,8 @@ Pipeline (one module per step):
   Python function calling the kernels with preallocated cells.
 * :mod:`.parallel` -- ``openmp=True``: the same kernels on chunks of the outer axis, on threads.
 * :mod:`.options` -- ``cxx``/``gcc.cxxflags``/``cmodule.*`` mapped to Numba/LLVM options.
-* :mod:`.linker` -- the ``cvm``, ``cvm_nogc``, ``c|py``, ``c|py_nogc`` and ``c`` linkers
-  (registered when imported; ``jitgraph.compile.linker`` imports it lazily).
+* :mod:`.linker` -- the ``cvm``, ``cvm_nogc``, ``c|py``, ``c|py_nogc`` and ``c`` linkers;
+  :mod:`.backend` -- the backend as the compiler sees it (registered when imported).
 
 Importing this package does not import Numba; neither does running kernels loaded from the
 compiledir.
@@ -32,11 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["build_program", "register_lowering", "lower", "compile_stats", "kernel_keys",
-           "LINKER_MODULE"]
-
-#: the module to list in ``jitgraph.compile.linker._BACKEND_LINKER_MODULES``
-LINKER_MODULE = "jitgraph.backend_cpu.linker"
+__all__ = ["build_program", "register_lowering", "lower", "compile_stats", "kernel_keys"]
 
 
 def build_program(fgraph: Any, allow_gc: bool = True, order: Any = None, strict: bool = False

@@ -63,16 +63,7 @@ class CorrRunner:
     def out_size(self, image: Sequence[int], kernel: Sequence[int], who: str
                  ) -> tuple[tuple, tuple]:
         """(the paddings, the output's spatial shape); raises when the kernel does not fit."""
-        pads = self.op.pads(kernel)
-        out = []
-        for i, k, (lo, hi), s, d in zip(image, kernel, pads, self.stride, self.dilation):
-            dk = (k - 1) * d + 1
-            if dk > i + lo + hi:
-                raise ValueError(f"{who}: the kernel (spatial shape {tuple(kernel)}, dilation "
-                                 f"{self.dilation}) is larger than the padded image (spatial "
-                                 f"shape {tuple(image)}, padding {pads})")
-            out.append((i + lo + hi - dk) // s + 1)
-        return pads, tuple(out)
+        return self.op.checked_out_size(image, kernel, who)
 
     def geometry(self, channels: int, image: Sequence[int], kernel: Sequence[int],
                  pads: Sequence[tuple[int, int]], out: Sequence[int]) -> np.ndarray:

@@ -28,7 +28,8 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
 
-from jitgraph.backend_cpu.program import CompiledProgram, describe, from_driver  # noqa: F401
+from jitgraph.backend_cpu.program import (CompiledProgram, InlinableRun, describe,  # noqa: F401
+                                          from_driver, placeholder)
 from jitgraph.backend_cpu.registry import NUMBA, PY, Lowered, load_lowerings, lower
 from jitgraph.backend_cpu.scalar_templates import Unsupported
 
@@ -56,6 +57,14 @@ class BuildContext:
         self.escaping: set[Variable] = set()
         #: variable -> name of its destination cell (see :func:`_destinations`)
         self.dests: dict[Variable, str] = {}
+        #: graph outputs computed by a node -> their placeholder's number: the driver's text
+        #: writes their values as placeholders, so that a function's call may inline the
+        #: driver with them in locals (:class:`~.program.InlinableRun`)
+        self.results: dict[Variable, int] = {}
+        #: results set by a line of their own at a node's top level (every run sets them)
+        self.set_every_run: set[Variable] = set()
+        #: results whose cell a line names other than through its value
+        self.cell_named: set[Variable] = set()
 
     def ref(self, obj: Any, hint: str = "g") -> str:
         """A global name of the driver bound to ``obj`` (one name per object)."""
@@ -87,6 +96,15 @@ class NodeContext:
         self.node = node
         self.index = index
         self.locals: list[str] = []
+        #: (output, line) of every set_out (see :meth:`emit`)
+        self.sets: list[tuple[Variable, str]] = []
+
+    def emit(self, lowered: Lowered) -> list[str]:
+        """The node's lines; notes the results they set on a top-level line of their own."""
+        lines = list(lowered.emit(self))
+        top_level = set(lines)
+        self.b.set_every_run.update(var for var, line in self.sets if line in top_level)
+        return lines
 
     def local(self, hint: str) -> str:
         name = f"{hint}_{self.index}_{len(self.locals)}"
@@ -94,16 +112,31 @@ class NodeContext:
         return name
 
     def cell(self, var: Variable) -> str:
+        """The global name of ``var``'s cell (the cell itself, as an object)."""
+        if var in self.b.results:
+            self.b.cell_named.add(var)
+        return self._cell_name(var)
+
+    def _cell_name(self, var: Variable) -> str:
         return self.b.ref(self.b.storage[var], "c")
+
+    def value(self, var: Variable) -> str:
+        """The expression reading or writing ``var``'s current value (``cell[0]``)."""
+        name = self._cell_name(var)  # (named here: names follow the order of first use)
+        number = self.b.results.get(var)
+        return f"{name}[0]" if number is None else placeholder(number)
 
     def inp(self, j: int) -> str:
         var = self.node.inputs[j]
         if var in self.b.known:
             return self.b.new_global(self.b.known[var], "k")
-        return f"{self.cell(var)}[0]"
+        return self.value(var)
 
     def set_out(self, k: int, expr: str) -> str:
-        return f"{self.cell(self.node.outputs[k])}[0] = {expr}"
+        var = self.node.outputs[k]
+        line = f"{self.value(var)} = {expr}"
+        self.sets.append((var, line))
+        return line
 
     def can_reuse(self, k: int) -> bool:
         return not self.b.allow_gc and self.node.outputs[k] not in self.b.escaping
@@ -243,6 +276,9 @@ def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] 
         if isinstance(var, Constant):
             bctx.known[var] = var.data
     bctx.escaping = _escaping(fgraph, order)
+    for var in fgraph.outputs:
+        if var.owner is not None and var not in bctx.results:
+            bctx.results[var] = len(bctx.results)
     output_dests: list[list | None] = [None] * len(fgraph.outputs)
     for var, k in _destinations(fgraph, bctx.known).items():
         output_dests[k] = [None]
@@ -271,9 +307,9 @@ def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] 
     node_lines: list[list[str]] = []
     for i, (node, lw) in enumerate(zip(order, lowered)):
         nc = NodeContext(bctx, node, i)
-        lines = [] if node.outputs[0] in precomputed else list(lw.emit(nc))
+        lines = [] if node.outputs[0] in precomputed else nc.emit(lw)
         if allow_gc:
-            lines += [f"{nc.cell(v)}[0] = None" for v in plan[i]]
+            lines += [f"{nc.value(v)} = None" for v in plan[i]]
             if nc.locals:
                 lines.append(f"del {', '.join(nc.locals)}")
         node_lines.append(lines)
@@ -310,19 +346,29 @@ def _assemble(fgraph: FunctionGraph, order: list[Apply], storage: dict, bctx: Bu
         src.append(f"def thunk_{i}():")
         src.extend(f"    {line}" for line in lines or ["pass"])
         src.append("")
-    src.append("def run():")
-    src.append("    _n = 0")
-    src.append("    try:")
+    body: list[str] = []
     for i, lines in enumerate(node_lines):
         if not lines:
             continue
-        src.append(f"        _n = {i}")
-        src.extend(f"        {line}" for line in lines)
-    src.append("        pass")
-    src.append("    except Exception as _exc:")
-    src.append("        _fail(_exc, _n)")
-    source = "\n".join(src) + "\n"
-    return from_driver(fgraph, order, source, bctx.ns, storage, free_after, lowered)
+        body.append(f"        _n = {i}")
+        body.extend(f"        {line}" for line in lines)
+    body.append("        pass")
+    src += ["def run():", "    _n = 0", "    try:", *body, "    except Exception as _exc:",
+            "        _fail(_exc, _n)"]
+    results = sorted(bctx.results, key=bctx.results.__getitem__)
+    handed = _handed_cells(bctx.ns)
+    run = InlinableRun("\n".join(body), [bctx.ref(storage[var], "c") for var in results],
+                       [var in bctx.set_every_run and var not in bctx.cell_named
+                        and id(storage[var]) not in handed for var in results])
+    return from_driver(fgraph, order, run.render("\n".join(src) + "\n"), bctx.ns, storage,
+                       free_after, lowered, inlinable=run)
+
+
+def _handed_cells(ns: dict) -> set[int]:
+    """Ids of the cells the driver hands to an object in a list (a perform node's or a loop's
+    output cells), which may write them at any time."""
+    return {id(item) for obj in ns.values() if type(obj) in (list, tuple)
+            for item in obj if type(item) is list}
 
 
 __all__ = ["BuildContext", "NodeContext", "CompiledProgram", "build_program", "MissingLowering",

@@ -325,7 +325,7 @@ def clear_memo() -> None:
 
 def entry_reference(obj: Any) -> tuple | None:
     """How a pickled program refers to ``obj`` when it is a compiled kernel entry (one of
-    :data:`jitgraph.compile.graph_cache.REFERENCES`), else None."""
+    the CPU backend's ``pickle_references``), else None."""
     origin = _ORIGINS.get(id(obj))
     if origin is None or origin[0] is not obj:
         return None

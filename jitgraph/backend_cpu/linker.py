@@ -1,4 +1,4 @@
-"""The compiled linkers, registered into ``jitgraph.compile.linker.LINKERS`` on import.
+"""The compiled linkers (:data:`LINKERS`, which the CPU backend gives the compiler).
 
 ==============  ===========================================================================
 ``cvm``         Numba kernels where a lowering exists, ``perform`` elsewhere; one generated
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from jitgraph.compile.linker import Linker, VMLinker, register_linker
+from jitgraph.compile.linker import Linker, VMLinker
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.fg import FunctionGraph
 
@@ -76,15 +76,12 @@ def _factory(name: str, allow_gc: bool | None, strict: bool = False):
     return make
 
 
-LINKER_NAMES = ("cvm", "cvm_nogc", "c|py", "c|py_nogc", "c")
-
-
-def register_all() -> None:
-    register_linker("cvm", _factory("cvm", None))
-    register_linker("cvm_nogc", _factory("cvm_nogc", False))
-    register_linker("c|py", _factory("c|py", None))
-    register_linker("c|py_nogc", _factory("c|py_nogc", False))
-    register_linker("c", _factory("c", False, strict=True))
-
-
-register_all()
+#: linker name -> factory
+LINKERS = {
+    "cvm": _factory("cvm", None),
+    "cvm_nogc": _factory("cvm_nogc", False),
+    "c|py": _factory("c|py", None),
+    "c|py_nogc": _factory("c|py_nogc", False),
+    "c": _factory("c", False, strict=True),
+}
+LINKER_NAMES = tuple(LINKERS)

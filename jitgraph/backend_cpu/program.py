@@ -7,9 +7,9 @@ import the lowerings or the code generators.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
-from jitgraph.compile.linker import Program, raise_with_node
+from jitgraph.compile.linker import InlinedCall, Program, raise_with_node
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
 
@@ -19,16 +19,54 @@ BLAS = "BLAS"    # NumPy's BLAS (np.dot) called from the driver
 PY = "Py"        # Python / NumPy code: a registered view/shape lowering or ``perform``
 
 
+#: what marks a placeholder in a driver template (a NUL never occurs in generated Python:
+#: ``repr`` escapes it)
+_MARK = "\x00"
+
+
+def placeholder(number: int) -> str:
+    """The placeholder of result ``number`` in a driver template (see :class:`InlinableRun`)."""
+    return f"{_MARK}{number}{_MARK}"
+
+
+class InlinableRun:
+    """The driver's ``run()`` in a form a function's call can inline.
+
+    ``body`` is the text of ``run()``'s ``try`` block (indented by 8) in which the value of
+    each result -- a graph output a node computes -- is a placeholder; ``cells[k]`` is the
+    driver's global name of result ``k``'s cell, and ``local_ok[k]`` says whether result
+    ``k`` may live in a local variable instead: it is set by a line of its own at a node's top
+    level (so on every run), its cell is only ever read or written as ``cell[0]``, and no
+    object (a perform node, a loop) is handed the cell to write it.
+    """
+
+    def __init__(self, body: str, cells: Sequence[str], local_ok: Sequence[bool]) -> None:
+        self.body = body
+        self.cells = list(cells)
+        self.local_ok = list(local_ok)
+
+    def render(self, template: str, values: Sequence[str] | None = None) -> str:
+        """``template`` with each placeholder replaced by ``values[k]`` (default: the cell's
+        ``cell[0]``)."""
+        if values is None:
+            values = [f"{name}[0]" for name in self.cells]
+        parts = template.split(_MARK)
+        parts[1::2] = [values[int(number)] for number in parts[1::2]]
+        return "".join(parts)
+
+
 class CompiledProgram(Program):
     """A :class:`Program` whose ``run`` is the generated driver."""
 
     def __init__(self, fgraph: FunctionGraph, order: list[Apply], thunks: list[Callable],
                  storage: dict, free_after: list, kinds: list[str], run: Callable,
-                 source: str, lowered: list) -> None:
+                 source: str, lowered: list, inlinable: InlinableRun | None = None) -> None:
         super().__init__(fgraph, order, thunks, storage, free_after, kinds)
         self.run = run  # type: ignore[method-assign]
+        self._driver_run = run  # (``run`` may be wrapped later; this is the driver itself)
         self.driver_source = source
         self.lowered = lowered
+        self.inlinable = inlinable
         #: variables evaluated once at link time (views of constants)
         self.precomputed: set[Variable] = set()
         self.compiled_while_linking: dict = {"compiled": 0, "compile_seconds": 0.0}
@@ -55,13 +93,40 @@ class CompiledProgram(Program):
         other graphs had compiled already are reused and not counted."""
         return dict(self.compiled_while_linking)
 
+    def inline_call(self, results: Sequence[list], run: Callable) -> InlinedCall | None:
+        """The driver's lines for a function's call, the results in ``results`` (cells) kept
+        in locals where :class:`InlinableRun` allows; None when ``run`` is not the driver as
+        generated (a profiled, monitored or guarded program)."""
+        layout = self.inlinable
+        if layout is None or run is not self._driver_run or any(
+                getattr(self, hook) is not None
+                for hook in ("callback", "before_run", "pre_node", "post_node")):
+            return None
+        ns = run.__globals__
+        number = {id(ns[name]): k for k, name in enumerate(layout.cells)}
+        values = [f"{name}[0]" for name in layout.cells]
+        exprs: list[str | None] = []
+        kept: dict[int, tuple[str, str]] = {}
+        for cell in results:
+            k = number.get(id(cell))
+            if k is None or not layout.local_ok[k]:
+                exprs.append(None)
+                continue
+            values[k] = f"_fc_l_{layout.cells[k]}"  # (a result listed twice: the same local)
+            kept[id(cell)] = (layout.cells[k], values[k])
+            exprs.append(values[k])
+        lines = ["    _n = 0", "    try:", *layout.render(layout.body, values).split("\n"),
+                 "    except Exception as _exc:", "        _fail(_exc, _n)"]
+        return InlinedCall(lines, exprs, kept, ns)
+
 
 def from_driver(fgraph: FunctionGraph, order: list[Apply], source: str, ns: dict,
-                storage: dict, free_after: list, lowered: list, code: Any = None
-                ) -> CompiledProgram:
+                storage: dict, free_after: list, lowered: list, code: Any = None,
+                inlinable: InlinableRun | None = None) -> CompiledProgram:
     """The program whose driver is ``source``, executed in ``ns`` (which holds its kernels,
     cells and constants); ``lowered`` says, per node of ``order``, what kind of thunk it is.
-    ``code``: ``source`` compiled already (a stored program's)."""
+    ``code``: ``source`` compiled already (a stored program's); ``inlinable``: its ``run()``
+    as a template."""
     ns["_fail"] = failure_handler(order, storage, lowered)
     if code is None:
         code = compile(source, "<jitgraph driver>", "exec")
@@ -69,7 +134,7 @@ def from_driver(fgraph: FunctionGraph, order: list[Apply], source: str, ns: dict
     thunks = [ns[f"thunk_{i}"] for i in range(len(order))]
     kinds = [lw.kind for lw in lowered]
     program = CompiledProgram(fgraph, order, thunks, storage, free_after, kinds, ns["run"],
-                              source, lowered)
+                              source, lowered, inlinable)
     program.driver_code = code
     #: per graph output, the cell a caller may fill with the array to compute it into (None:
     #: the output has none); see ``driver._destinations``
@@ -114,4 +179,4 @@ def int64_scalar(value: int) -> Any:
     return np.asarray(value, dtype="int64")
 
 
-__all__ = ["CompiledProgram", "from_driver", "describe", "int64_scalar", "NUMBA", "BLAS", "PY"]
+__all__ = ["CompiledProgram", "InlinableRun", "placeholder", "from_driver", "describe", "int64_scalar", "NUMBA", "BLAS", "PY"]

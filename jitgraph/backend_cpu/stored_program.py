@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 #: Bumped when what is stored changes.
-STORED_PROGRAM_VERSION = 4
+STORED_PROGRAM_VERSION = 5  # 5: the driver's run() as a template (``inlinable``)
 
 _NOT_STORED = ("_fail", "run")
 
@@ -46,6 +46,8 @@ class StoredProgram:
         ns = program.run.__globals__
         self.version = STORED_PROGRAM_VERSION
         self.source = program.driver_source
+        run = program.inlinable
+        self.inlinable = None if run is None else (run.body, run.cells, run.local_ok)
         # the driver's bytecode too (compiling it is a good part of a warm start), for this
         # interpreter only: another one compiles the source
         code = getattr(program, "driver_code", None)
@@ -70,7 +72,7 @@ class StoredProgram:
 
     def restore(self, fgraph: Any) -> Any:
         """The :class:`~.program.CompiledProgram` (``fgraph`` holds this program's nodes)."""
-        from jitgraph.backend_cpu.program import from_driver
+        from jitgraph.backend_cpu.program import InlinableRun, from_driver
 
         ns = dict(self.namespace)
         for value in ns.values():
@@ -86,7 +88,8 @@ class StoredProgram:
                 code = None
         program = from_driver(fgraph, list(self.order), self.source, ns, self.storage,
                               self.free_after, [RestoredLowering(*lw) for lw in self.lowered],
-                              code)
+                              code, None if self.inlinable is None
+                              else InlinableRun(*self.inlinable))
         program.precomputed = set(self.precomputed)
         program.restored = True
         return program

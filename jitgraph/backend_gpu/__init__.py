@@ -8,14 +8,15 @@ device's architecture and cached in the compiledir. Pipeline (one module per ste
 * :mod:`.nvrtc` -- ``nvcc.fastmath``/``nvcc.flags`` as NVRTC options; compiling to a cubin.
 * :mod:`.types`, :mod:`.ops`, :mod:`.sharedvar` -- ``GpuArrayType``, the transfers
   ``GpuFromHost``/``HostFromGpu``, the ``Gpu*`` ops, device shared variables.
-* :mod:`.transfer` -- the rewrite moving nodes to the GPU (registered by ``jitgraph.rewrite.gpu``
-  late in ``optdb``; it only fires when a GPU is in use).
+* :mod:`.transfer` -- the rewrite moving nodes to the GPU (registered by :mod:`.rewrites` late
+  in ``optdb``; it only fires when a GPU is in use).
 * :mod:`.registry` and ``lower_*`` -- how each op runs there: :mod:`.scalar_templates` (scalar-op
   expressions written in CUDA C), :mod:`.elemwise_codegen`, :mod:`.reduce_codegen`,
   :mod:`.nnet_codegen` generate the kernels; BLAS goes to cuBLAS through ``cupy.dot``; shape and
   indexing ops use CuPy array methods.
 * :mod:`.kernels` -- compile/cache/load of generated modules; :mod:`.program` -- the thunk
-  program of a graph; :mod:`.linker` -- the linkers building it.
+  program of a graph; :mod:`.linker` -- the linkers building it; :mod:`.backend` -- the backend
+  as the compiler sees it (registered when imported).
 
 Importing this package imports neither CuPy nor NVRTC.
 """
@@ -24,10 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["build_program", "use", "status", "is_active", "LINKER_MODULE", "compile_stats"]
-
-#: the module listed in ``jitgraph.compile.linker._BACKEND_LINKER_MODULES``
-LINKER_MODULE = "jitgraph.backend_gpu.linker"
+__all__ = ["build_program", "use", "status", "is_active", "compile_stats"]
 
 
 def requested() -> tuple[str | None, int | None, bool]:

@@ -172,6 +172,11 @@ def active() -> Device | None:
     return _state["device"]
 
 
+def tried() -> bool:
+    """Whether initialising the GPU the flags ask for was tried (it failed if not active)."""
+    return bool(_state["tried"])
+
+
 def init() -> Device | None:
     """Initialise the GPU the flags ask for (once); None when they ask for none or, with
     ``force_device=False``, when it cannot be used (after one warning)."""

@@ -2,16 +2,17 @@
 ``_nogc`` forms) builds the GPU program (``program.py``) for graphs that have GPU nodes and
 defers to its usual implementation otherwise.
 
-Imported by ``jitgraph.compile.linker._load_backends`` after the CPU backend. With
-``device=cpu`` and no ``init_gpu_device`` nothing is wrapped (and CuPy is never imported);
-:func:`jitgraph.backend_gpu.use` wraps them when a GPU is initialised from code.
+The GPU backend (:mod:`.backend`) wraps each linker the compiler hands out, whoever registered
+it, once wrapping is on: from the start when the flags request a GPU, else from
+:func:`jitgraph.backend_gpu.use`. With ``device=cpu`` and no ``init_gpu_device`` nothing is
+wrapped (and CuPy is never imported).
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from jitgraph.compile.linker import LINKERS, Linker
+from jitgraph.compile.linker import Linker
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.fg import FunctionGraph
 
@@ -63,17 +64,19 @@ class GpuLinker(Linker):
         return f"GpuLinker({self.base!r})"
 
 
-_wrapped: set[str] = set()
+_state = {"wrapping": False}
 
 
 def wrap_linkers() -> None:
-    """Wrap the registered linkers of :data:`WRAPPED` (once each)."""
-    for name in WRAPPED:
-        factory = LINKERS.get(name)
-        if factory is None or name in _wrapped:
-            continue
-        _wrapped.add(name)
-        LINKERS[name] = (lambda f=factory: GpuLinker(f()))
+    """Wrap the linkers of :data:`WRAPPED` from now on (a GPU is in use)."""
+    _state["wrapping"] = True
+
+
+def wrap(name: str, linker: Linker) -> Linker:
+    """``linker`` (called ``name``) as the compiler hands it out."""
+    if _state["wrapping"] and name in WRAPPED and not isinstance(linker, GpuLinker):
+        return GpuLinker(linker)
+    return linker
 
 
 def _requested() -> bool:

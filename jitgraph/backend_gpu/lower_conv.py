@@ -49,19 +49,18 @@ class GpuCorr:
     """One correlation node on the device (same shape rules and errors as the CPU runner)."""
 
     def __init__(self, op: Any, dtype: str) -> None:
-        from jitgraph.backend_cpu.conv_gemm import CorrRunner
         from jitgraph.backend_gpu.device import import_cupy
 
         self.cp = import_cupy()
-        self.shapes = CorrRunner(None, op, dtype, False, 0)  # its geometry checks only
+        self.op = op
         module = load(conv_source(op.convdim, dtype))
         self.im2col, self.col2im = module.get("jg_im2col"), module.get("jg_col2im")
         self.groups, self.dtype = op.num_groups, np.dtype(dtype)
 
     def _geo(self, channels: int, image: tuple, kernel: tuple, pads: tuple, out: tuple) -> list:
         i64 = np.int64
-        return [i64(v) for v in (channels, *image, *kernel, *self.shapes.stride,
-                                 *self.shapes.dilation, *(lo for lo, _ in pads), *out)]
+        return [i64(v) for v in (channels, *image, *kernel, *self.op.subsample,
+                                 *self.op.filter_dilation, *(lo for lo, _ in pads), *out)]
 
     def _chunk(self, rows: int, npix: int, n: int) -> int:
         return max(1, min(n, COLUMN_BYTES // max(1, rows * npix * self.dtype.itemsize)))
@@ -82,7 +81,7 @@ class GpuCorr:
         if c % self.groups or m % self.groups or w.shape[1] != cg:
             raise ValueError(f"CorrMM: the kernel (shape {w.shape}) does not fit an image of "
                              f"shape {x.shape} with num_groups={self.groups}")
-        pads, out_sp = self.shapes.out_size(x.shape[2:], kernel, "CorrMM")
+        pads, out_sp = self.op.checked_out_size(x.shape[2:], kernel, "CorrMM")
         out = cp.empty((n, m, *out_sp), dtype=self.dtype)
         npix, kg = int(np.prod(out_sp)), cg * int(np.prod(kernel))
         if out.size == 0:
@@ -109,7 +108,7 @@ class GpuCorr:
         n, c = x.shape[:2]
         m = top.shape[1]
         cg, mg = c // self.groups, m // self.groups
-        pads, out_sp = self.shapes.out_size(x.shape[2:], kernel, "CorrMM_gradWeights")
+        pads, out_sp = self.op.checked_out_size(x.shape[2:], kernel, "CorrMM_gradWeights")
         if tuple(top.shape) != (n, m, *out_sp):
             raise ValueError(f"CorrMM_gradWeights: the output gradient has shape {top.shape}, "
                              f"expected {(n, m, *out_sp)}")
@@ -134,7 +133,7 @@ class GpuCorr:
         n, m = top.shape[:2]
         cg, kernel = w.shape[1], tuple(w.shape[2:])
         c, mg = cg * self.groups, m // self.groups
-        pads, out_sp = self.shapes.out_size(image, kernel, "CorrMM_gradInputs")
+        pads, out_sp = self.op.checked_out_size(image, kernel, "CorrMM_gradInputs")
         if tuple(top.shape[2:]) != out_sp or w.shape[0] != m:
             raise ValueError(f"CorrMM_gradInputs: the output gradient has shape {top.shape}, "
                              f"expected spatial shape {out_sp} and {w.shape[0]} channels")

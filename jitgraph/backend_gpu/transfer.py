@@ -1,6 +1,6 @@
 """Moving a rewritten graph to the GPU.
 
-Runs after fusion and the in-place passes (``jitgraph.rewrite.gpu`` registers it at position 97),
+Runs after fusion and the in-place passes (:mod:`.rewrites` registers it at position 97),
 so it sees the final CPU graph and only changes where each node runs:
 
 1. Walking the nodes in order (to a fixed point), a node moves to the GPU when it has a GPU

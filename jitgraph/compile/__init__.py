@@ -96,11 +96,14 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 
 
 def _optdb() -> Any:
-    """The rewrite database, with the tensor rewrites registered (so queries see them)."""
+    """The rewrite database, with the tensor rewrites and the backends' passes registered (so
+    queries see them)."""
+    from jitgraph.compile.backend import load_backends
     from jitgraph.rewrite import load_tensor_rewrites
     from jitgraph.rewrite.phases import optdb
 
     load_tensor_rewrites()
+    load_backends()
     return optdb
 
 

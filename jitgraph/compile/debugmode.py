@@ -19,15 +19,13 @@
 * **Values**: every output must be a valid value of its type, and finite under
   ``check_finite`` (the graph inputs too), else :class:`InvalidValueError`.
 
-The compiled side comes from :func:`compiled_program`, which asks the backends listed in
-:data:`COMPILED_BACKENDS` for a program over the same graph and node order and uses its per-node
-thunks. Values that flow to the next node are always the reference (``perform``) values, so a
+The compiled side comes from :func:`compiled_program`, which asks the builders listed in
+:data:`COMPILED_BACKENDS` (by default, the registered backends' ``checked_program``) for a
+program over the same graph and node order and uses its per-node thunks. Values that flow to the next node are always the reference (``perform``) values, so a
 wrong kernel is reported at the node that is wrong.
 """
 
 from __future__ import annotations
-
-import sys
 
 import itertools
 import warnings
@@ -44,6 +42,7 @@ from jitgraph.compile.debugmode_values import (approx_equal, copy_value, effecti
                                                evaluate, garbage, has_non_finite, identical,
                                                is_valid, nonempty, replacement_equal,
                                                shares_memory, strided_garbage, type_mismatch)
+from jitgraph.compile.backend import backends
 from jitgraph.compile.linker import Linker, Program, make_program, raise_with_node
 from jitgraph.compile.mode import Mode
 from jitgraph.graph.basic import Apply, Constant, Variable
@@ -56,25 +55,13 @@ PREALLOCATED_KINDS = ("initial", "previous", "c_contiguous", "f_contiguous", "st
 # ---------------------------------------------------------------------------------------------
 # The compiled side
 
-def _cpu_backend(fgraph: FunctionGraph, order: list[Apply]) -> Program | None:
-    from jitgraph.config import config
-
-    if not config.cxx:
-        return None
-    try:
-        from jitgraph.backend_cpu import build_program  # the backend's public entry point
-    except ImportError:
-        return None
-    return build_program(fgraph, False, order)
-
-
-def _gpu_backend(fgraph: FunctionGraph, order: list[Apply]) -> Program | None:
-    # The GPU backend is loaded only when a GPU is in use (device=cuda*/gpu*, init_gpu_device,
-    # use()); looking it up in sys.modules keeps CPU-only runs from importing it.
-    module = sys.modules.get("jitgraph.backend_gpu")
-    if module is None or not module.is_active():
-        return None
-    return module.build_program(fgraph, False, order)
+def _registered_backends(fgraph: FunctionGraph, order: list[Apply]) -> Program | None:
+    """The first program a registered backend checks (highest priority first)."""
+    for backend in backends():
+        program = backend.checked_program(fgraph, order)
+        if program is not None:
+            return program
+    return None
 
 
 #: Builders of compiled programs, tried in order (the first that gives one wins). A builder takes
@@ -83,7 +70,7 @@ def _gpu_backend(fgraph: FunctionGraph, order: list[Apply]) -> Program | None:
 #: what runs it ("Numba", "CUDA", "BLAS", "Py"); built with ``allow_gc=False``. Tests put
 #: simulated backends first.
 COMPILED_BACKENDS: list[Callable[[FunctionGraph, list[Apply]], Program | None]] = [
-    _gpu_backend, _cpu_backend]
+    _registered_backends]
 
 
 def compiled_program(fgraph: FunctionGraph, order: list[Apply]) -> Program | None:
@@ -99,16 +86,6 @@ def compiled_program(fgraph: FunctionGraph, order: list[Apply]) -> Program | Non
         if program is not None:
             return program
     return None
-
-
-def _compared_nodes(program: Program) -> set[int]:
-    """Nodes whose compiled implementation differs from ``perform`` (worth comparing)."""
-    lowered = getattr(program, "lowered", None)
-    out = set()
-    for i, kind in enumerate(program.kinds):
-        if kind != "Py" or (lowered is not None and getattr(lowered[i], "registered", False)):
-            out.add(i)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -369,12 +346,10 @@ class DebugProgram(Program):
         super().__init__(base.fgraph, base.order, base.thunks, base.storage, base.free_after,
                          kinds)
         self.compiled = compiled
-        self.compared = _compared_nodes(compiled) if compiled is not None else set()
+        self.compared = compiled.compared_nodes() if compiled is not None else set()
         # Nodes the backend evaluated while linking (constant inputs): their thunk writes
         # nothing, so preallocated output buffers would be read back as their result.
-        lowered = getattr(compiled, "lowered", None) or []
-        self.precomputed = {i for i, lw in enumerate(lowered)
-                            if getattr(lw, "constant_outputs", None) is not None}
+        self.precomputed = compiled.precomputed_nodes() if compiled is not None else set()
         self.replacements = replacements
         self.options = options
         self.check_py = options.check_py or compiled is None

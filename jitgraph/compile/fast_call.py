@@ -10,17 +10,15 @@ shared variable's value is read, the program runs, the outputs are taken (copied
 could alias storage) and the updates stored. Whatever the generated lines do not handle goes
 to the generic path with the same arguments.
 
-For a CPU program the driver's own lines (its ``run()``) are inlined into the call, and the
-results they compute stay in local variables instead of going through their cells: a call
-costs one Python frame and no cell round trips (a 1000-sample random draw 1.41 -> 1.31 us).
-A result cell is kept when something else may write or read it (a perform node or a loop is
-handed its output cells as objects), and without ``allow_gc`` the cells still receive the
-results, as after ``run()``.
+A program may write its own lines into the call (:meth:`~.linker.Program.inline_call`): the
+CPU backend's driver places its ``run()`` there, the results it computes kept in local
+variables instead of going through their cells: a call costs one Python frame and no cell
+round trips (a 1000-sample random draw 1.41 -> 1.31 us). Without ``allow_gc`` the cells still
+receive the results, as after ``run()``.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable
 
 import numpy as np
@@ -39,8 +37,11 @@ def make_fast_call(fn: Any) -> Callable[..., Any] | None:
     calls must all take the generic path."""
     if not eligible(fn):
         return None
-    driver = _driver_body(fn)
-    ns: dict[str, Any] = dict(driver[1]) if driver else {}
+    # the cells the program leaves its results in, read back after it ran
+    results = list(fn._output_cells) + [cell for _, cell in fn._update_cells]
+    inline = getattr(fn._program, "inline_call", None)  # (a user linker's program may lack it)
+    inlined = inline(results, fn._run) if inline is not None else None
+    ns: dict[str, Any] = dict(inlined.namespace) if inlined is not None else {}
     ns.update({"_fc_generic": fn.generic_call, "_fc_run": fn._run, "_fc_ndarray": np.ndarray})
     n_in = len(fn._input_cells)
     lines = ["def _fc_call(*args, **kwargs):",
@@ -54,15 +55,16 @@ def make_fast_call(fn: Any) -> Callable[..., Any] | None:
     for j, (var, cell) in enumerate(fn._shared_cells):
         ns[f"_fc_sv{j}"], ns[f"_fc_sc{j}"] = var, cell
         lines.append(f"    _fc_sc{j}[0] = _fc_sv{j}._value")
-    # the cells the program leaves its results in, read back after it ran
-    results = list(fn._output_cells) + [cell for _, cell in fn._update_cells]
-    if driver is None:  # the program's run(), its results read from their cells
-        held, run, substituted = [], ["    _fc_run()"], {}
-        for k, cell in enumerate(results):
-            ns[f"_fc_r{k}"] = cell
-            held.append(f"_fc_r{k}[0]")
+    if inlined is None:  # the program's run(), its results read from their cells
+        run, exprs, substituted = ["    _fc_run()"], [None] * len(results), {}
     else:
-        held, run, substituted = _inlined_run(fn, driver, results, ns)
+        run, exprs, substituted = inlined.lines, inlined.results, inlined.kept
+    held = []
+    for k, (cell, expr) in enumerate(zip(results, exprs)):
+        if expr is None:
+            ns[f"_fc_r{k}"] = cell
+            expr = f"_fc_r{k}[0]"
+        held.append(expr)
     lines += _in_errstate(fn, ns, run)
     if not fn.maker.mode.linker.allow_gc:
         # without gc the cells hold the last results, as after the program's run()
@@ -92,61 +94,6 @@ def make_fast_call(fn: Any) -> Callable[..., Any] | None:
     return ns["_fc_call"]
 
 
-def _driver_body(fn: Any) -> tuple[list[str], dict[str, Any]] | None:
-    """The lines of the CPU driver's ``run()`` inside its ``try`` (indented by 8), and the
-    namespace it runs in; None when the program is not such a driver run as generated (a
-    monitored, guarded or GPU program)."""
-    program, run = fn._program, fn._run
-    if type(program).__module__ != "jitgraph.backend_cpu.program":  # the CPU driver only
-        return None
-    source = getattr(program, "driver_source", None)
-    ns = getattr(run, "__globals__", None)
-    if not isinstance(source, str) or ns is None or ns.get("run") is not run or any(
-            getattr(program, hook, None) is not None
-            for hook in ("callback", "before_run", "pre_node", "post_node")):
-        return None
-    lines = source.splitlines()
-    try:
-        start = lines.index("    try:", lines.index("def run():"))
-        stop = lines.index("    except Exception as _exc:", start)
-    except ValueError:
-        return None
-    return lines[start + 1:stop], ns
-
-
-def _inlined_run(fn: Any, driver: tuple[list[str], dict[str, Any]], results: list[list],
-                 ns: dict[str, Any]) -> tuple[list[str], list[str], dict[int, tuple[str, str]]]:
-    """The driver's lines inlined, the results it writes kept in locals: the expression of
-    each result, the lines, and per result cell kept in a local its (cell name, local)."""
-    body, driver_ns = driver
-    text = "\n".join(body)
-    names = {id(obj): name for name, obj in driver_ns.items() if type(obj) is list}
-    inputs = {id(cell) for cell in fn._input_cells} | {id(cell) for _, cell in fn._shared_cells}
-    # cells handed over as objects (the output cells of a perform node or a loop, in a list)
-    handed = {id(item) for obj in driver_ns.values() if type(obj) in (list, tuple)
-              for item in obj if type(item) is list}
-    uses = _cell_uses(text, {names[id(cell)] for cell in results if id(cell) in names})
-    local: dict[int, tuple[str, str]] = {}
-    exprs = []
-    for k, cell in enumerate(results):
-        name = names.get(id(cell))
-        # kept in its cell: not the driver's, an input's own cell, one handed to an object,
-        # one used other than as ``cell[0]``, or one whose value is not set by a line of its
-        # own every time the driver runs
-        if name is None or id(cell) in inputs or id(cell) in handed or uses[name] != "set":
-            ns[f"_fc_r{k}"] = cell
-            exprs.append(f"_fc_r{k}[0]")
-            continue
-        local[id(cell)] = (name, f"_fc_l_{name}")  # (a result listed twice: the same local)
-        exprs.append(f"_fc_l_{name}")
-    if local:  # one pass over the text for all the substitutions
-        subst = dict(local.values())
-        text = re.sub(r"\b(\w+)\[0\]", lambda m: subst.get(m.group(1), m.group(0)), text)
-    lines = ["    _n = 0", "    try:", *text.split("\n"),
-             "    except Exception as _exc:", "        _fail(_exc, _n)"]
-    return exprs, lines, local
-
-
 def _in_errstate(fn: Any, ns: dict[str, Any], lines: list[str]) -> list[str]:
     """``lines`` (indented by 4) under ``np.errstate`` when the function's seterr flags
     need it."""
@@ -154,19 +101,6 @@ def _in_errstate(fn: Any, ns: dict[str, Any], lines: list[str]) -> list[str]:
         return lines
     ns["_fc_errstate"], ns["_fc_seterr"] = np.errstate, dict(fn._seterr)
     return ["    with _fc_errstate(**_fc_seterr):"] + ["    " + line for line in lines]
-
-
-def _cell_uses(text: str, names: set[str]) -> dict[str, str]:
-    """Per cell name: "set" when the text only uses it as ``name[0]`` and sets it on a line
-    of its own at the driver's top level (every run), else "other"."""
-    uses = dict.fromkeys(names, "unset")
-    for match in re.finditer(r"^( *)(\w+)\[0\] = |\b(\w+)\b(\[0\])?", text, re.MULTILINE):
-        if match.group(2) in uses:  # an assignment at the start of a line
-            if len(match.group(1)) == 8 and uses[match.group(2)] == "unset":
-                uses[match.group(2)] = "set"
-        elif match.group(3) in uses and match.group(4) is None:
-            uses[match.group(3)] = "other"
-    return {name: ("set" if use == "set" else "other") for name, use in uses.items()}
 
 
 def _input_lines(fn: Any, k: int, ns: dict[str, Any]) -> list[str]:

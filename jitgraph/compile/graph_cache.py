@@ -6,7 +6,9 @@ text: its nodes in topological order, each op with all its parameters, every var
 and name, constants by value (a digest of their bytes), which inputs may be overwritten, the
 mode's rewrite settings, every configuration flag and a fingerprint of jitgraph's own source
 files. The rewritten graph is stored, pickled, in ``<compiledir>/graphs/g<sha256 of the
-text>.pkl`` with the text itself, which a lookup compares in full. A process that compiles a
+text>.pkl`` with the text itself, which a lookup compares in full. The text also says where
+the graph runs (each backend's :meth:`~.backend.Backend.device_key`): a graph rewritten for a
+GPU is never loaded by a process without one, nor the other way round. A process that compiles a
 graph it (or another process) compiled before loads the rewritten graph instead of importing
 and running the rewrite passes: most of a warm start, once the kernels load in milliseconds.
 
@@ -30,6 +32,8 @@ import sys
 import time
 from typing import Any, Sequence
 
+from jitgraph.compile.backend import backends
+
 FORMAT = 4  # 4: graph inputs are saved by position, not by value
 
 
@@ -43,6 +47,7 @@ def graph_key(fgraph: Any, mutable: Sequence[int], mode: Any) -> str | None:
     try:
         return "\n".join([f"format {FORMAT}", f"source {_source_fingerprint()}",
                           f"mode {_mode_token(mode)}", f"config {_config_token()}",
+                          f"devices {_device_token()}",
                           f"mutable {sorted(mutable)}", *_graph_lines(fgraph)])
     except _Unkeyable:
         return None
@@ -156,6 +161,12 @@ def _value_token(value: Any) -> str:
     raise _Unkeyable(f"a parameter of type {cls.__qualname__}")
 
 
+def _device_token() -> str:
+    """Where a graph compiled now runs, as the backends say."""
+    keys = [(backend.name, backend.device_key()) for backend in backends()]
+    return _value_token([f"{name}: {key}" for name, key in keys if key is not None])
+
+
 def _mode_token(mode: Any) -> str:
     from jitgraph.compile.mode import Mode
 
@@ -206,25 +217,18 @@ def _path(key: str) -> str:
     return os.path.join(ensure_compiledir(), GRAPHS, f"g{digest}.pkl")
 
 
-#: "module:function" of functions telling how to pickle an object by reference: each returns
-#: ``("module:restorer", args)`` or None; consulted only once its module is imported (the
-#: objects it recognises cannot exist before)
-REFERENCES = ("jitgraph.backend_cpu.kernels:entry_reference",)
-
-
 class _Pickler(pickle.Pickler):
-    """Modules, and what :data:`REFERENCES` recognise, are saved by reference; the graph's
-    ``inputs`` by their position (a load binds the compiling function's own variables: a
-    shared variable's value is never written into the cache)."""
+    """Modules, and what the backends' :meth:`~.backend.Backend.pickle_references` recognise
+    (compiled kernels), are saved by reference; the graph's ``inputs`` by their position (a
+    load binds the compiling function's own variables: a shared variable's value is never
+    written into the cache)."""
 
     def __init__(self, file: Any, inputs: Sequence[Any] = ()) -> None:
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self._inputs = {id(var): k for k, var in enumerate(inputs)}
-        self._identify = []
-        for name in REFERENCES:
-            module, _, function = name.partition(":")
-            if module in sys.modules:
-                self._identify.append(getattr(sys.modules[module], function))
+        self._identify = [identify for identify in
+                          (backend.pickle_references() for backend in backends())
+                          if identify is not None]
 
     def persistent_id(self, obj: Any) -> Any:
         position = self._inputs.get(id(obj))
@@ -339,7 +343,8 @@ def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any], order: Sequen
           program: Any = None) -> None:
     """Keep the rewritten graph ``(inputs, outputs)``, the order its nodes run in (see
     :func:`jitgraph.compile.rewriting.schedule`) and, when it pickles, the linked program
-    (see :mod:`jitgraph.backend_cpu.stored_program`) under ``key`` (best effort)."""
+    (what its ``stored()`` gave; its backend's linker restores it) under ``key`` (best
+    effort)."""
     from jitgraph.config.paths import write_atomic
 
     try:

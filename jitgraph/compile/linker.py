@@ -1,25 +1,51 @@
 """Linkers: turn a rewritten FunctionGraph into a runnable program of thunks over storage cells.
 
-The ``py`` and ``vm`` linkers run each node's NumPy ``perform``. Backends register further
-linkers (``cvm``, ``c|py``, ``c``) in :data:`LINKERS`; until a backend is loaded, those names fall
-back to the Python VM with the same garbage-collection behaviour.
+The ``py`` and ``vm`` linkers run each node's NumPy ``perform``. Backends
+(:mod:`jitgraph.compile.backend`) provide further linkers (``cvm``, ``c|py``, ``c``); without
+one, those names fall back to the Python VM with the same garbage-collection behaviour.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jitgraph.compile.backend import backends
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
 
 Cell = list  # a one-element list holding a value
 
 
+@dataclass
+class InlinedCall:
+    """A program's own lines for a function's generated call (:mod:`.fast_call`), which
+    places them where the program would be run."""
+
+    #: statements indented by 4, running the program (in ``namespace``)
+    lines: list[str]
+    #: per result cell asked for: the expression of its value after ``lines``, or None when
+    #: it is read from its cell
+    results: list[str | None]
+    #: id of each result cell kept in a local -> (the cell's name in ``namespace``, the local)
+    kept: dict[int, tuple[str, str]]
+    #: the globals ``lines`` run in
+    namespace: dict[str, Any]
+
+
 class Program:
-    """Thunks to run in order, with the cells holding the graph's inputs and outputs."""
+    """Thunks to run in order, with the cells holding the graph's inputs and outputs.
+
+    A backend's program type may override :meth:`compared_nodes`, :meth:`precomputed_nodes`
+    and :meth:`inline_call`, and set :attr:`lowered` (see :mod:`jitgraph.compile.backend`).
+    """
+
+    #: per node, what the backend made of it, or None: ``registered`` (a lowering of its own,
+    #: even when it runs as Python) and ``constant_outputs`` (evaluated while linking)
+    lowered: list[Any] | None = None
 
     def __init__(self, fgraph: FunctionGraph, order: list[Apply], thunks: list[Callable],
                  storage: dict[Variable, Cell], free_after: list[list[Cell]],
@@ -51,6 +77,26 @@ class Program:
                     cell[0] = None
         except Exception as exc:
             raise_with_node(exc, self.order[i], i, self.storage)
+
+    def compared_nodes(self) -> set[int]:
+        """Nodes whose compiled implementation differs from ``perform`` (DebugMode compares
+        them)."""
+        lowered = self.lowered
+        return {i for i, kind in enumerate(self.kinds)
+                if kind != "Py" or (lowered is not None
+                                    and getattr(lowered[i], "registered", False))}
+
+    def precomputed_nodes(self) -> set[int]:
+        """Nodes the backend evaluated while linking (constant inputs): their thunks write
+        nothing."""
+        return {i for i, lw in enumerate(self.lowered or [])
+                if getattr(lw, "constant_outputs", None) is not None}
+
+    def inline_call(self, results: Sequence[Cell], run: Callable) -> InlinedCall | None:
+        """This program's lines for a function's generated call, which calls ``run`` (this
+        program's ``run``, or a wrapper of it) and reads ``results``; None: the call runs
+        ``run()``."""
+        return None
 
     def run_nodes(self, times: list[float] | None = None,
                   sync: Callable[[], None] | None = None) -> None:
@@ -233,27 +279,32 @@ def register_linker(name: str, factory: Callable[[], Linker]) -> None:
     LINKERS[name] = factory
 
 
+def _factory(name: str) -> Callable[[], Linker] | None:
+    """The factory of linker ``name``: the table's, else a backend's."""
+    factory = LINKERS.get(name)
+    if factory is None:
+        factory = next((b.linkers()[name] for b in backends() if name in b.linkers()), None)
+    return factory
+
+
+def linker_names() -> set[str]:
+    """Every linker name :func:`get_linker` knows."""
+    return set(LINKERS).union(*(b.linkers() for b in backends()))
+
+
 def get_linker(name: str | Linker) -> Linker:
-    """The linker called ``name`` (any value of the ``linker`` flag), or ``name`` itself."""
+    """The linker called ``name`` (any value of the ``linker`` flag), or ``name`` itself;
+    every backend may wrap it (:meth:`~.backend.Backend.wrap_linker`)."""
     if isinstance(name, Linker):
         return name
-    _load_backends()
-    if name in LINKERS:
-        return LINKERS[name]()
-    if name in COMPILED_LINKER_NAMES:
-        return VMLinker(allow_gc=False if name.endswith("nogc") or name == "c" else None)
-    raise ValueError(f"unknown linker {name!r}; valid linkers: "
-                     f"{sorted(set(LINKERS) | set(COMPILED_LINKER_NAMES))}")
-
-
-# The GPU module wraps the linkers the CPU one registered (so it comes second); it imports
-# nothing from CuPy unless a GPU device is requested.
-_BACKEND_LINKER_MODULES: tuple[str, ...] = ("jitgraph.backend_cpu.linker",
-                                            "jitgraph.backend_gpu.linker")
-
-
-def _load_backends() -> None:
-    import importlib
-
-    for module in _BACKEND_LINKER_MODULES:
-        importlib.import_module(module)
+    factory = _factory(name)
+    if factory is not None:
+        linker = factory()
+    elif name in COMPILED_LINKER_NAMES:
+        linker = VMLinker(allow_gc=False if name.endswith("nogc") or name == "c" else None)
+    else:
+        raise ValueError(f"unknown linker {name!r}; valid linkers: "
+                         f"{sorted(linker_names() | set(COMPILED_LINKER_NAMES))}")
+    for backend in backends():
+        linker = backend.wrap_linker(name, linker)
+    return linker

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from jitgraph.compile.linker import COMPILED_LINKER_NAMES, LINKERS, Linker, get_linker
+from jitgraph.compile.linker import (COMPILED_LINKER_NAMES, LINKERS, Linker, get_linker,
+                                     linker_names)
 from jitgraph.graph.fg import FunctionGraph
 
 OPTIMIZER_LEVELS = ("None", "merge", "fast_compile", "o1", "o2", "o3", "o4", "fast_run",
@@ -272,8 +273,7 @@ def register_linker(name: str, linker: Linker) -> None:
         raise TypeError(f"register_linker expects a jitgraph Linker (e.g. "
                         f"jitgraph.compile.linker.VMLinker(allow_gc=False)), got "
                         f"{type(linker).__name__}")
-    get_linker("py")  # loads the backends, whose linkers take their names first
-    if name in LINKERS or name in COMPILED_LINKER_NAMES:
+    if name in linker_names() or name in COMPILED_LINKER_NAMES:  # (backends' names first)
         raise ValueError(f"Linker name already taken: {name}")
     LINKERS[name] = lambda: linker
 

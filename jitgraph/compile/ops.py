@@ -174,9 +174,9 @@ def _no_c_code(hook: str, op: str) -> NoReturn:
     raise CCodeUnavailableError(
         f"{hook}: jitgraph has no C backend, so there is no C code to register for {op}. "
         "Graphs are compiled through LLVM on the CPU (Numba/llvmlite) and NVRTC on the GPU. "
-        "To give a new type a compiled implementation, register a lowering for the op "
-        "(jitgraph.backend_cpu.registry.register_lowering, jitgraph.backend_gpu.registry."
-        f"register); without one, {op} runs its Python perform(), which already handles any "
+        "To give a new type a compiled implementation, register a lowering for the op with "
+        "each backend (register_lowering of the CPU backend's registry, register of the GPU "
+        f"backend's); without one, {op} runs its Python perform(), which already handles any "
         "type whose values support it.")
 
 

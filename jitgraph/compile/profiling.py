@@ -34,6 +34,7 @@ import sys
 import time
 from typing import Any, Callable, Sequence
 
+from jitgraph.compile.backend import backends
 from jitgraph.graph.basic import Apply, Variable
 
 def _process_start() -> float | None:
@@ -57,15 +58,13 @@ _STARTED_AT = _process_start()
 def backend_counters() -> dict[str, float]:
     """Process-wide counters of the loaded backends (kernels compiled, cache hits...).
 
-    Only modules already imported are read: profiling never loads a backend.
+    Only modules already imported are read (:meth:`~.backend.Backend.counters`): profiling
+    never loads a kernel compiler.
     """
     out: dict[str, float] = {}
-    kernels = sys.modules.get("jitgraph.backend_cpu.kernels")
-    stats_fn = getattr(kernels, "compile_stats", None)
-    if stats_fn is not None:
-        stats = stats_fn()
-        out["compiled"] = stats.get("compiled_entries", 0)
-        out["compile_seconds"] = stats.get("compile_seconds", 0.0)
+    for backend in backends():
+        for name, value in backend.counters().items():
+            out[name] = out.get(name, 0) + value
     store = sys.modules.get("jitgraph.cache.store")
     cache = getattr(store, "STATS", None)
     if cache is not None:

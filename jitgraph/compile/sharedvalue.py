@@ -2,8 +2,8 @@
 
 The classes and the constructor registry live below the compile layer
 (:mod:`jitgraph.graph.shared`, :mod:`jitgraph.tensor.sharedvar`); this module adds the
-constructors that hand a value to another part of jitgraph only when the value needs it (a GPU
-array, a ``RandomState``, a SciPy sparse matrix), so ``shared()`` takes each of them right after
+constructors that hand a value to another part of jitgraph only when the value needs it (an
+array for a backend's device, a ``RandomState``, a SciPy sparse matrix), so ``shared()`` takes each of them right after
 ``import jitgraph`` without importing those parts before they are used.
 """
 
@@ -13,25 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.compile.backend import backends
 from jitgraph.graph.shared import SharedVariable, shared, shared_constructor
 from jitgraph.tensor.sharedvar import (ScalarSharedVariable, TensorSharedVariable,
                                        scalar_constructor, tensor_constructor)
-
-
-def _gpu_wanted(target: Any) -> bool:
-    """Whether a shared array may go to the GPU; reads flags only (imports nothing)."""
-    if isinstance(target, str):
-        return target.startswith(("cuda", "gpu", "dev"))
-    if target is not None:
-        return False
-    import sys
-
-    from jitgraph.config import config, parse_device
-
-    if parse_device(str(config.device))[0] == "cuda":
-        return True
-    device = sys.modules.get("jitgraph.backend_gpu.device")
-    return device is not None and device.active() is not None
 
 
 @shared_constructor
@@ -39,15 +24,15 @@ def device_constructor(value: Any, name: str | None = None, strict: bool = False
                        allow_downcast: bool | None = None, borrow: bool = False,
                        broadcastable: Any = None, shape: Any = None, target: str | None = None
                        ) -> SharedVariable | None:
-    """Arrays on the GPU (``device=cuda*``: float32 ones; ``target='cuda'``: any), through the
-    GPU backend, which is imported only when a GPU is requested."""
-    if not _gpu_wanted(target):
-        return None
-    from jitgraph.backend_gpu.sharedvar import gpu_constructor
-
-    return gpu_constructor(value, name=name, strict=strict, allow_downcast=allow_downcast,
-                           borrow=borrow, broadcastable=broadcastable, shape=shape,
-                           target=target)
+    """Arrays on a backend's device (the GPU's: ``device=cuda*``: float32 ones;
+    ``target='cuda'``: any), made by the backend (:meth:`~.backend.Backend.make_shared`)."""
+    for backend in backends():
+        var = backend.make_shared(value, name=name, strict=strict,
+                                  allow_downcast=allow_downcast, borrow=borrow,
+                                  broadcastable=broadcastable, shape=shape, target=target)
+        if var is not None:
+            return var
+    return None
 
 
 @shared_constructor

@@ -114,6 +114,22 @@ class BaseAbstractConv(Op):
             return tuple((dk // 2, dk // 2) for dk in dks)
         return tuple((b, b) if isinstance(b, int) else b for b in self.border_mode)
 
+    def checked_out_size(self, image: Sequence[int], kernel: Sequence[int], who: str
+                         ) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+        """(the paddings, the output's spatial shape) for an image and a kernel of spatial
+        shapes ``image`` and ``kernel``; raises, naming ``who``, when the kernel does not fit."""
+        pads = self.pads(kernel)
+        out = []
+        for i, k, (lo, hi), s, d in zip(image, kernel, pads, self.subsample,
+                                        self.filter_dilation):
+            dk = (k - 1) * d + 1
+            if dk > i + lo + hi:
+                raise ValueError(f"{who}: the kernel (spatial shape {tuple(kernel)}, dilation "
+                                 f"{self.filter_dilation}) is larger than the padded image "
+                                 f"(spatial shape {tuple(image)}, padding {pads})")
+            out.append((i + lo + hi - dk) // s + 1)
+        return pads, tuple(out)
+
     def symbolic_pads(self, kernel: Sequence[Any]) -> list[tuple[Any, Any]]:
         """:meth:`pads` for kernel sizes that may be symbolic."""
         if self.border_mode not in ("full", "half"):

@@ -22,7 +22,7 @@ from jitgraph.backend_gpu.types import GpuArrayType, GpuArrayVariable
 @pytest.fixture
 def gpu_pass(monkeypatch):
     """Make the GPU passes fire as if a GPU were in use (nothing is run)."""
-    from jitgraph.rewrite.gpu import GpuTransfer
+    from jitgraph.backend_gpu.rewrites import GpuTransfer
 
     monkeypatch.setattr(GpuTransfer, "_device", lambda self: object())
     transfer._reported.clear()

@@ -12,7 +12,8 @@ name                       position  tags           fires when
 =========================  ========  =============  ===============================================
 
 Both run after fusion and the in-place passes and before the final constant folding and merge, so
-they change only where nodes run (see ``jitgraph.backend_gpu.transfer``). On a machine without a
+they change only where nodes run (see :mod:`.transfer`). The GPU backend (:mod:`.backend`)
+imports this module, so the passes are registered with the backend. On a machine without a
 GPU, or with ``device=cpu``, they do nothing and import nothing from the GPU backend but its
 device flags (CuPy is imported only when a GPU device is requested). ``optimizer_excluding=gpu``
 keeps a ``device=cuda`` graph on the CPU.
@@ -27,6 +28,8 @@ from jitgraph.rewrite.context import RewriteContext
 from jitgraph.rewrite.engine import GraphRewriter
 from jitgraph.rewrite.phases import optdb
 
+from jitgraph.backend_gpu import device
+
 GPU_TRANSFER_POSITION = 97.0
 
 
@@ -38,8 +41,6 @@ class GpuTransfer(GraphRewriter):
         self.requested = requested
 
     def _device(self) -> Any:
-        from jitgraph.backend_gpu import device
-
         if device.requested()[0] is None and device.active() is None:
             return None  # device=cpu, nothing initialised: never import CuPy
         if self.requested:
