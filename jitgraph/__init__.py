@@ -11,7 +11,13 @@ import importlib
 import sys
 from typing import Any
 
-__version__ = "0.1.0"
+from jitgraph.about import VERSION as __version__  # noqa: E402
+
+# Theano's module paths (jitgraph.tensor.nnet.sigm, ...) are served from one table; the finder
+# must be in place before any subpackage is imported.
+from jitgraph._facade.finder import install as _install_theano_paths  # noqa: E402
+
+_install_theano_paths()
 
 from jitgraph.config import config  # noqa: E402  (config first: everything reads it)
 
@@ -44,6 +50,7 @@ REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.tensor.rewriting.crossentropy",
 )
 _services.provide("rewrite_modules", lambda: REWRITE_MODULES)
+_services.provide("shared_kinds", lambda: importlib.import_module("jitgraph.shared_kinds"))
 _services.provide("apply_scalar_op", lambda: importlib.import_module(
     "jitgraph.scalar.apply").apply_scalar_op)  # a table op called on scalar variables
 

@@ -9,12 +9,11 @@
   :func:`hex_digest` -- short descriptions (:mod:`jitgraph.graph.describe`).
 
 ``Apply``, ``Op``, ``Function``, ``SharedVariable`` and ``config`` are re-exported as in Theano
-(the last two from ``jitgraph.compile``, imported when first asked for).
+(``Function`` and ``SharedVariable`` from ``jitgraph.compile``, added on first use by
+:mod:`jitgraph._facade.paths`).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from jitgraph.config import config
 from jitgraph.graph.basic import Apply
@@ -28,26 +27,6 @@ from jitgraph.graph.pprinter import (DefaultPrinter, FunctionPrinter, IgnorePrin
 from jitgraph.graph.print_op import Print, _print_fn  # noqa: F401 (Theano has it too)
 from jitgraph.graph.printing import char_id, debugprint
 from jitgraph.graph.pydotprint import default_colorCodes, pydotprint
-
-#: where each lazily imported name lives (``jitgraph.compile`` sits above the graph layer)
-_LAZY = {"Function": ("jitgraph.compile.function_call", "Function"),
-         "SharedVariable": ("jitgraph.compile.sharedvalue", "SharedVariable")}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        module, attr = _LAZY[name]
-        value = getattr(importlib.import_module(module), attr)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'jitgraph.printing' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
-
 
 __all__ = ["Print", "pydotprint", "debugprint", "pprint", "pp", "min_informative_str",
            "var_descriptor", "position_independent_str", "hex_digest", "PPrinter",

@@ -16,6 +16,8 @@ from __future__ import annotations
 import ast
 import collections
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -25,7 +27,7 @@ MAX_LINES = 600
 MAX_LAZY_PER_KLOC = 15.0
 #: files allowed over MAX_LINES (path relative to the package -> why)
 LONG_FILES: dict[str, str] = {
-    "scalar/special_math.py": "not split yet (issue 26)",
+    "scalar_expr/special_math.py": "not split yet (issue 26)",
     "tensor/subtensor_ops.py": "not split yet (issue 26)",
     "tensor/reduction.py": "not split yet (issue 26)",
     "tensor/scalar_ops.py": "not split yet (issue 26)",
@@ -142,11 +144,15 @@ def _subpackage(module: str) -> str:
     return parts[1] if len(parts) > 1 else parts[0]
 
 
-def test_import_linter_contracts_hold(capsys: pytest.CaptureFixture[str]) -> None:
-    lint = pytest.importorskip("importlinter.cli", reason="the test extra installs import-linter")
-    status = lint.lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True,
-                               no_logo=True)
-    assert status == 0, capsys.readouterr().out
+def test_import_linter_contracts_hold() -> None:
+    pytest.importorskip("importlinter", reason="the test extra installs import-linter")
+    # In a child process: import-linter configures logging, which would silence the loggers
+    # of the tests that run after this one.
+    code = ("import sys; from importlinter.cli import lint_imports; "
+            f"sys.exit(lint_imports(config_filename={str(ROOT / 'pyproject.toml')!r}, "
+            "no_cache=True, no_logo=True))")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
 
 
 def _module_level_graphs() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
@@ -168,8 +174,6 @@ def test_no_module_imports_itself_through_module_level_imports() -> None:
     assert _cycles(modules) == [], "modules importing each other at module level"
 
 
-@pytest.mark.xfail(strict=True, reason="Theano alias modules inside jitgraph.tensor import "
-                   "upward (issue 26: the facade moves to its own floor)")
 def test_no_subpackages_import_each_other_at_module_level() -> None:
     _, packages = _module_level_graphs()
     assert _cycles(packages) == [], "subpackages importing each other at module level"

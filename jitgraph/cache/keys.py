@@ -92,7 +92,7 @@ def _version(dist: str) -> str:
 
 def environment_parts(backend: str) -> dict[str, Any]:
     """The parts every key of ``backend`` ('numba' or 'cuda') carries besides the kernel."""
-    from jitgraph import __version__
+    from jitgraph.about import VERSION as __version__
     from jitgraph.config import config
 
     parts: dict[str, Any] = {

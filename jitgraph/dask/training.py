@@ -70,7 +70,7 @@ class DataParallelSGD:
                  learning_rate: float = 0.01,
                  update_rule: Callable[[list, list], Any] | None = None,
                  combine: str = "mean", mode: Any = None, name: str = "gradients") -> None:
-        import jitgraph
+        from jitgraph.compile.function import function
         from jitgraph.graph.shared import SharedVariable
         from jitgraph.gradient import grad
 
@@ -88,13 +88,13 @@ class DataParallelSGD:
         for p, v in zip(self.params, values):
             v.name = p.name
         grads = grad(cost, self.params)
-        self.gradient_function = jitgraph.function(
+        self.gradient_function = function(
             self.inputs + values, [cost] + list(grads), givens=list(zip(self.params, values)),
             mode=mode, name=name)
         step_grads = [p.type() for p in self.params]
         updates = (update_rule(self.params, step_grads) if update_rule is not None else
                    [(p, p - learning_rate * g) for p, g in zip(self.params, step_grads)])
-        self.update_function = jitgraph.function(step_grads, [], updates=updates, mode=mode,
+        self.update_function = function(step_grads, [], updates=updates, mode=mode,
                                                  name=f"{name} update")
         self.shipped: ShippedFunction = ship(self.gradient_function)
         self._remote_function = client.scatter(self.shipped, broadcast=True)

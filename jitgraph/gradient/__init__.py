@@ -10,13 +10,10 @@
 * checking gradients: ``verify_grad``, ``numeric_grad``, ``GradientError``.
 
 ``DebugMode``, ``FAST_RUN`` and ``get_mode`` (Theano re-exported them here) come from
-:mod:`jitgraph.compile`, imported on first use.
+:mod:`jitgraph.compile`, added by the Theano-path table (:mod:`jitgraph._facade.paths`).
 """
 
 from __future__ import annotations
-
-import importlib
-from typing import Any
 
 from jitgraph.graph.basic import Variable
 from jitgraph.graph.gradient_types import (DisconnectedType, NullType, disconnected_type,
@@ -34,22 +31,6 @@ from jitgraph.gradient.utils import get_debug_values, mode_not_slow
 from jitgraph.tensor.grad_check import GradientError, numeric_grad, verify_grad
 from jitgraph.tensor.gradient import (DisconnectedInputError, NullTypeGradError, format_as,
                                       grad, grad_not_implemented, grad_undefined)
-
-#: names living in jitgraph.compile (imported on first use: graph-level code must not import it)
-_FROM_COMPILE = {"DebugMode": "jitgraph.compile.debugmode", "FAST_RUN": "jitgraph.compile.mode",
-                 "get_mode": "jitgraph.compile.mode"}
-
-
-def __getattr__(name: str) -> Any:
-    module = _FROM_COMPILE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_FROM_COMPILE))
-
 
 __all__ = [
     "ConsiderConstant", "DebugMode", "DisconnectedGrad", "DisconnectedInputError",

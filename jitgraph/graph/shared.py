@@ -4,7 +4,8 @@
 states, device arrays, any Python object) and :func:`shared` makes one from a value by asking
 the registered constructors, most recent first. Each kind registers its constructor where its
 type is defined (:mod:`jitgraph.tensor.sharedvar` for arrays and scalars), so this module knows
-none of them.
+none of them; :mod:`jitgraph.shared_kinds` (loaded through the ``shared_kinds`` service before
+the first shared variable is made or a user's constructor registered) makes sure they all are.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
+from jitgraph import services
 from jitgraph.graph.basic import Variable
 from jitgraph.graph.container import SharedContainer
 from jitgraph.graph.type import generic
@@ -64,12 +66,34 @@ class SharedVariable(Variable):
 
 
 _CONSTRUCTORS: list[Callable[..., SharedVariable | None]] = []
+#: whether the standard kinds (jitgraph.shared_kinds) are registered: "no", "loading", "yes"
+_standard_kinds = "no"
+
+
+def register_kind(fn: Callable[..., SharedVariable | None]) -> Callable:
+    """Register one of jitgraph's own kinds of shared value (done by the module defining the
+    kind, when imported); users register theirs with :func:`shared_constructor`."""
+    _CONSTRUCTORS.insert(0, fn)
+    return fn
+
+
+def _register_standard_kinds() -> None:
+    """Make sure every kind jitgraph provides is registered (once), whatever was imported so
+    far: the package root provides them as the ``shared_kinds`` service."""
+    global _standard_kinds
+    if _standard_kinds == "no":
+        _standard_kinds = "loading"
+        try:
+            services.get("shared_kinds")
+        finally:
+            _standard_kinds = "yes"
 
 
 def shared_constructor(fn: Callable[..., SharedVariable | None], remove: bool = False
                        ) -> Callable:
-    """Register a constructor tried (most recent first) by :func:`shared`; with ``remove``,
-    unregister it."""
+    """Register a constructor tried (most recent first, so before jitgraph's own kinds) by
+    :func:`shared`; with ``remove``, unregister it."""
+    _register_standard_kinds()
     if remove:
         _CONSTRUCTORS.remove(fn)
     else:
@@ -81,6 +105,7 @@ def shared(value: Any, name: str | None = None, strict: bool = False,
            allow_downcast: bool | None = None, borrow: bool = False, **kwargs: Any
            ) -> SharedVariable:
     """A shared variable holding ``value`` (copied unless ``borrow``)."""
+    _register_standard_kinds()
     for ctor in _CONSTRUCTORS:
         var = ctor(value, name=name, strict=strict, allow_downcast=allow_downcast,
                    borrow=borrow, **kwargs)
@@ -93,4 +118,4 @@ def shared(value: Any, name: str | None = None, strict: bool = False,
     return SharedVariable(generic, value, name, strict, allow_downcast, borrow)
 
 
-__all__ = ["SharedVariable", "shared", "shared_constructor"]
+__all__ = ["SharedVariable", "register_kind", "shared", "shared_constructor"]

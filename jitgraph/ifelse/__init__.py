@@ -12,14 +12,10 @@ _LAZY = {
     **dict.fromkeys(("CondMerge", "cond_make_inplace", "cond_merge_ifs_false",
                      "cond_merge_ifs_true", "cond_merge_random_op", "cond_remove_identical",
                      "ifelse_lift_single_if_through_acceptable_ops"), "jitgraph.ifelse.rewrites"),
-    # Theano's module imported these for its own use; scripts reach them through it
-    "Apply": "jitgraph.graph.basic",
-    "Op": "jitgraph.graph.op",
-    "TensorType": "jitgraph.tensor.type",
-    "clone": "jitgraph.graph.replace",
-    "optdb": "jitgraph.rewrite.phases",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
-__all__ = ["ifelse", "IfElse", *_LAZY]
+# Theano's module imported these for its own use; scripts reach them through it (served by
+# jitgraph._facade.paths)
+__all__ = ["ifelse", "IfElse", *_LAZY, "Apply", "Op", "TensorType", "clone", "optdb"]

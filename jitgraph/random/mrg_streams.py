@@ -185,7 +185,7 @@ class MRG_RandomStreams(DistributionsMixin):  # noqa: N801 - Theano's name
                 ) -> Variable:
         """Uniform numbers in (low, high) of shape ``size``: ``u * (high - low) + low`` of a
         draw ``u`` in (0, 1), rounded once as Theano's compiled code rounds it."""
-        from jitgraph.compile.sharedvalue import shared
+        from jitgraph.graph.shared import shared
         from jitgraph.tensor import as_tensor_variable, cast, dtypes
 
         size = check_size(size)

@@ -27,7 +27,7 @@ from jitgraph.scalar.bridge import (ScalarFromTensor, TensorFromScalar, scalar_f
                                     tensor_from_scalar)
 from jitgraph.scalar.composite import Composite
 from jitgraph.scalar.custom import BUILTIN_CLASSES, BinaryScalarOp, ScalarOp, UnaryScalarOp
-from jitgraph.tensor.errors import ComplexError
+from jitgraph.scalar_expr.errors import ComplexError
 from jitgraph.scalar.type import (ScalarType, all_types, bool_, complex64, complex128,
                                   complex_types, complexs, complexs64, complexs128,
                                   continuous_types, discrete_types, float16, float32, float64,
@@ -48,26 +48,11 @@ div_proxy = _div
 # Theano's other names of table entries
 _ALIASES = {"abs_": "abs", "inv": "reciprocal", "floor_div": "int_div"}
 
-
-# Names from packages that import this one: module, attribute (absent if not provided).
-_ELSEWHERE = {"grad_not_implemented": ("jitgraph.gradient", "grad_not_implemented"),
-              "grad_undefined": ("jitgraph.gradient", "grad_undefined"),
-              "DisconnectedType": ("jitgraph.gradient", "DisconnectedType"),
-              "pprint": ("jitgraph.printing", "pprint")}
+# (Theano's names of gradient and printing objects here come from jitgraph._facade.paths.)
 
 
 def _scalar_op(name: str) -> Any:
     from jitgraph.tensor import scalar_ops
-
-    if name in _ELSEWHERE:
-        import importlib
-
-        module, attr = _ELSEWHERE[name]
-        try:
-            return getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError):
-            raise AttributeError(f"module 'jitgraph.scalar' has no attribute {name!r}") \
-                from None
 
     if name.startswith("convert_to_"):
         return _TableCast(name[len("convert_to_"):])

@@ -184,7 +184,7 @@ def as_common_dtype(*variables: Any) -> Any:
 
 def mod_check(x: Any, y: Any) -> Any:
     """``x % y`` for scalars, refusing complex operands (NumPy deprecated ``%`` on them)."""
-    from jitgraph.tensor.errors import ComplexError
+    from jitgraph.scalar_expr.errors import ComplexError
 
     x, y = as_scalar(x), as_scalar(y)
     if dt.is_complex(x.dtype) or dt.is_complex(y.dtype):

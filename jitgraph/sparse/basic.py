@@ -491,12 +491,3 @@ _is_sparse = H.is_sparse
 
 def _is_dense(value: Any) -> bool:
     return isinstance(value, np.ndarray)
-
-
-def __getattr__(name: str) -> Any:
-    """The other theano.sparse names, for ``from theano.sparse.basic import ...``."""
-    import jitgraph.sparse as package
-
-    if name.startswith("__") or not hasattr(package, name):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(package, name)

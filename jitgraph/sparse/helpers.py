@@ -9,6 +9,7 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.sparse.scipy_support import format_class, is_sparse_value
+from jitgraph.tensor import dtypes as dt
 from jitgraph.sparse.type import SparseType
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.type import TensorType
@@ -109,4 +110,5 @@ def rows_cols(value: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def upcast(*dtypes: str) -> str:
+    """The dtype holding values of all the given dtypes (:func:`jitgraph.tensor.dtypes.upcast`)."""
     return dt.upcast(*dtypes)

@@ -399,13 +399,3 @@ class CpuContiguous(Op):
 
 
 cpu_contiguous = CpuContiguous()
-
-
-def __getattr__(name: str) -> Any:
-    # Theano's extra_ops.int_t (the int32 scalar type): jitgraph.scalar imports this package,
-    # so it is looked up on first use.
-    if name == "int_t":
-        from jitgraph.scalar import int32
-
-        return int32
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

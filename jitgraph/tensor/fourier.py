@@ -48,7 +48,7 @@ class Fourier(Op):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         # d fft(a)_k / d a_j = exp(-2 pi i j k / n): the gradient is the conjugate transform of
         # the output gradient, cut or padded back to a's length along the axis.
-        from jitgraph.gradient import grad_undefined
+        from jitgraph.tensor.gradient import grad_undefined
         import jitgraph.tensor as T
 
         a, n, axis = inputs

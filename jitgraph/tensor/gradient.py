@@ -358,14 +358,5 @@ def _finish(w: Variable, terms: list[Variable] | None, cost: Any, add_names: boo
     return g
 
 
-def __getattr__(name: str) -> Any:
-    # verify_grad and GradientError moved to grad_check; old imports keep working.
-    if name in ("verify_grad", "GradientError", "numeric_grad"):
-        from jitgraph.tensor import grad_check
-
-        return getattr(grad_check, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = ["DisconnectedInputError", "DisconnectedType", "GradientArgumentError", "NullType",
            "NullTypeGradError", "format_as", "grad", "grad_not_implemented", "grad_undefined"]

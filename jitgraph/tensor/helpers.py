@@ -164,7 +164,7 @@ def smallest(*args: Any) -> Variable:
 
 def mod_check(x: Any, y: Any) -> Variable:
     """``x % y``, refusing complex operands (NumPy deprecated ``%`` on complex numbers)."""
-    from jitgraph.tensor.errors import ComplexError
+    from jitgraph.scalar_expr.errors import ComplexError
     from jitgraph.tensor.math import mod
 
     x, y = as_tensor_variable(x), as_tensor_variable(y)

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.enum_type import EnumList
 from jitgraph.graph.op import Op
 from jitgraph.tensor import pool_reference as ref
 from jitgraph.tensor.conversion import as_tensor_variable
@@ -28,7 +29,13 @@ from jitgraph.tensor.type import TensorType
 
 __all__ = ["Pool", "PoolGrad", "MaxPoolGrad", "AveragePoolGrad",
            "DownsampleFactorMaxGradGrad", "MaxPoolRop", "pool_2d", "pool_3d",
-           "max_pool_2d_same_size"]
+           "max_pool_2d_same_size", "PoolingMode_t"]
+
+#: the pooling modes as constants (``PoolingMode_t.fromalias('average_exc_pad')`` -> 3), in
+#: Theano's numbering; the ops themselves take the mode by its alias
+PoolingMode_t = EnumList(("POOLING_MAX", "max"), ("POOLING_SUM", "sum"),  # noqa: N816
+                         ("POOLING_AVERAGE_COUNT_INCLUDE_PADDING", "average_inc_pad"),
+                         ("POOLING_AVERAGE_COUNT_EXCLUDE_PADDING", "average_exc_pad"))
 
 
 def _mode(mode: str) -> str:

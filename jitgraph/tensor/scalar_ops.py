@@ -19,7 +19,7 @@ special functions' rows are in :mod:`jitgraph.tensor.special_functions`). ``erfi
         lambda x: E.call(SM.erfinv, x),         # computation, for both compiled backends
         theano_class="Erfinv", doc="inverse error function"))
 
-(``SM`` is :mod:`jitgraph.scalar.special_math`, ``E`` is :mod:`jitgraph.scalar_expr.expr`,
+(``SM`` is :mod:`jitgraph.scalar_expr.special_math`, ``E`` is :mod:`jitgraph.scalar_expr.expr`,
 ``_T()`` imports :mod:`jitgraph.tensor.math` when the gradient is built.) Then list ``erfinv``
 in the module's ``__all__``; that is all: ``T.erfinv``, ``theano.scalar.erfinv`` and
 ``theano.scalar.Erfinv`` exist, fusion, both backends and the graph cache take it as it is.

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from jitgraph.graph.shared import SharedVariable, shared_constructor
+from jitgraph.graph.shared import SharedVariable, register_kind, shared_constructor
 from jitgraph.tensor.type import TensorType
 from jitgraph.tensor.var import _TensorOperators
 
@@ -20,7 +20,7 @@ class TensorSharedVariable(_TensorOperators, SharedVariable):
     Theano's does; otherwise ``set_value`` raises."""
 
 
-@shared_constructor
+@register_kind
 def tensor_constructor(value: Any, name: str | None = None, strict: bool = False,
                        allow_downcast: bool | None = None, borrow: bool = False,
                        broadcastable: Any = None, shape: Any = None, target: str | None = None
@@ -42,7 +42,7 @@ class ScalarSharedVariable(TensorSharedVariable):
     for them; it behaves as any :class:`TensorSharedVariable`."""
 
 
-@shared_constructor
+@register_kind
 def scalar_constructor(value: Any, name: str | None = None, strict: bool = False,
                        allow_downcast: bool | None = None, borrow: bool = False,
                        target: str | None = None, **tensor_options: Any

@@ -2,7 +2,7 @@
 each (:mod:`jitgraph.tensor.scalar_ops` explains a row) and its tensor function.
 
 Their computations are helper functions of restricted Python in
-:mod:`jitgraph.scalar.special_math`, which the NumPy references call per element and both
+:mod:`jitgraph.scalar_expr.special_math`, which the NumPy references call per element and both
 compiled backends render (:mod:`jitgraph.scalar_expr`).
 """
 
@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from jitgraph.scalar import special_math as SM
+from jitgraph.scalar_expr import special_math as SM
 from jitgraph.scalar_expr import expr as E
 from jitgraph.tensor.scalar_ops import define_op, elemwise_function, float_out, unary_grad
 

@@ -1,6 +1,6 @@
 """Helper functions of restricted Python translated to CUDA ``__device__`` functions
 (:mod:`jitgraph.backend_gpu.python_to_cuda`): NVRTC compiles every special function of
-:mod:`jitgraph.scalar.special_math` cleanly, and run on the CPU (g++, ``cpu_emulation``) the
+:mod:`jitgraph.scalar_expr.special_math` cleanly, and run on the CPU (g++, ``cpu_emulation``) the
 translated code computes what Python computes."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import jitgraph.tensor as T
-from jitgraph.scalar import special_math as SM
+from jitgraph.scalar_expr import special_math as SM
 from jitgraph.scalar_expr import expr as E
 from jitgraph.tensor.elemwise import Elemwise
 from jitgraph.tensor.scalar_ops import ScalarOp, float_out

@@ -104,7 +104,7 @@ def test_debugmode_asks_the_backends_in_priority_order(recorder):
     assert recorder.checked
 
 
-def test_the_graph_cache_key_says_where_the_graph_runs(recorder):
+def test_the_graph_cache_key_says_where_the_graph_runs(recorder, jitgraph_rewrites_only):
     """A graph rewritten for a device is never loaded by a process without it."""
     x = T.dvector("x")
     fgraph = FunctionGraph([x], [x * 2])

@@ -17,7 +17,7 @@ from jitgraph.backend_cpu import direct, kernels, native
 from jitgraph.backend_cpu.elemwise_codegen import elemwise_source
 from jitgraph.backend_cpu.lower_elemwise import structure_of
 from jitgraph.backend_cpu.options import CodegenOptions
-from jitgraph.scalar import special_math
+from jitgraph.scalar_expr import special_math
 from jitgraph.scalar_expr import expr as E
 from jitgraph.scalar_expr.helpers import HelperError, helper
 from jitgraph.tensor.elemwise import Elemwise

@@ -11,6 +11,7 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
+from jitgraph._facade.paths import ADDED
 from jitgraph.graph.utils import hashtype, key_to_cmp
 
 # -- axes -----------------------------------------------------------------------------------
@@ -263,7 +264,8 @@ LAZY_ELSEWHERE = ["Lop", "Rop", "consider_constant", "grad_not_implemented", "gr
 
 @pytest.mark.parametrize("name", LAZY_ELSEWHERE)
 def test_names_from_other_packages(name):
-    module, attr = T._LAZY[name]
+    module, _, attr = {**ADDED["jitgraph.tensor"].names,
+                       "Rebroadcast": "jitgraph.tensor.rebroadcast:Rebroadcast"}[name].partition(":")
     try:
         value = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError):
@@ -272,7 +274,8 @@ def test_names_from_other_packages(name):
 
 
 def test_a_missing_lazy_name_is_absent(monkeypatch):
-    monkeypatch.setitem(T._LAZY, "not_there", ("jitgraph.graph.utils", "not_there"))
+    monkeypatch.setitem(ADDED["jitgraph.tensor"].names, "not_there",
+                        "jitgraph.graph.utils:not_there")
     assert not hasattr(T, "not_there") and "not_there" not in dir(T)
 
 

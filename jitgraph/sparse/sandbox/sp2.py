@@ -41,7 +41,7 @@ class Poisson(_RandomSparse):
         output_storage[0][0] = out
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.gradient import grad_undefined
+        from jitgraph.tensor.gradient import grad_undefined
 
         return [grad_undefined(self, 0, inputs[0], "a random draw has no gradient")]
 
@@ -75,7 +75,7 @@ class Binomial(_RandomSparse):
         output_storage[0][0] = matrix(dense, dtype=self.dtype)
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.gradient import grad_undefined
+        from jitgraph.tensor.gradient import grad_undefined
 
         return [grad_undefined(self, i, v, "a random draw has no gradient")
                 for i, v in enumerate(inputs)]
@@ -117,7 +117,7 @@ class Multinomial(_RandomSparse):
         output_storage[0][0] = out
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.gradient import grad_undefined
+        from jitgraph.tensor.gradient import grad_undefined
 
         return [grad_undefined(self, i, v, "a random draw has no gradient")
                 for i, v in enumerate(inputs)]
@@ -128,8 +128,3 @@ multinomial = Multinomial()
 
 __all__ = ["Poisson", "poisson", "Binomial", "csr_fbinomial", "csc_fbinomial",
            "csr_dbinomial", "csc_dbinomial", "Multinomial", "multinomial"]
-
-# Theano's module also re-exported theano.sparse's names: look the others up there.
-from jitgraph.lazy_exports import alias_module  # noqa: E402
-
-__getattr__, __dir__ = alias_module(__name__, ["jitgraph.sparse"])

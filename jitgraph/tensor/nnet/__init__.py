@@ -390,7 +390,9 @@ def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> Variable:
 
 # ---------------------------------------------------------------------------------------------
 # Convolutional-network names, imported on first use (PEP 562) so that importing this package
-# stays cheap; Theano's submodules (conv, abstract_conv, bn, neighbours, ...) load the same way.
+# stays cheap. Theano's submodule paths (conv, abstract_conv, bn, sigm, ...) and its names of
+# objects in the layers above (scalar_sigmoid, the cross-entropy rewrites) come from
+# jitgraph._facade.
 
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("conv2d", "conv3d", "conv2d_transpose", "conv2d_grad_wrt_inputs",
@@ -412,15 +414,6 @@ _LAZY: dict[str, str] = {
                      "crossentropy_softmax_max_and_argmax_1hot",
                      "crossentropy_softmax_max_and_argmax_1hot_with_bias", "softmax_op",
                      "logsoftmax_op"), "jitgraph.tensor.softmax_xent"),
-    **dict.fromkeys(("crossentropy_to_crossentropy_with_softmax",
-                     "crossentropy_to_crossentropy_with_softmax_with_bias",
-                     "graph_merge_softmax_with_crossentropy_softmax", "softmax_simplifier"),
-                    "jitgraph.tensor.rewriting.crossentropy"),
-    **dict.fromkeys(("abstract_conv2d", "scalar_sigmoid", "sigmoid_inplace"),
-                    "jitgraph.tensor.nnet.theano_names"),
 }
-_SUBMODULES = ("abstract_conv", "blocksparse", "bn", "conv", "conv3d2d", "corr", "corr3d", "ctc",
-               "neighbours", "nnet", "opt", "sigm")
 
-
-__getattr__ = lazy_exports(__name__, _LAZY, _SUBMODULES)[0]
+__getattr__ = lazy_exports(__name__, _LAZY)[0]

@@ -23,7 +23,7 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.graph.op import Op
-from jitgraph.gradient import grad_undefined
+from jitgraph.tensor.gradient import grad_undefined
 from jitgraph.rewrite.context import copy_stack_trace
 from jitgraph.rewrite.destroyhandler import get_destroy_handler
 from jitgraph.rewrite.engine import node_rewriter

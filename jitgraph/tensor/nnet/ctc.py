@@ -24,7 +24,7 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.graph.op import Op
-from jitgraph.gradient import grad_undefined
+from jitgraph.tensor.gradient import grad_undefined
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_canonicalize
 from jitgraph.tensor.conversion import as_tensor_variable

@@ -1,4 +1,4 @@
-"""jitgraph.scalar.special_math against SciPy: wide ranges, special values, and the same functions
+"""jitgraph.scalar_expr.special_math against SciPy: wide ranges, special values, and the same functions
 compiled by Numba (the CPU backend compiles this module as it is)."""
 
 import inspect
@@ -8,7 +8,7 @@ import types
 import numpy as np
 import pytest
 
-from jitgraph.scalar import special_math as sm
+from jitgraph.scalar_expr import special_math as sm
 
 sp = pytest.importorskip("scipy.special")
 stats = pytest.importorskip("scipy.stats")

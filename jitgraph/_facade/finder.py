@@ -1,0 +1,198 @@
+"""The one mechanism serving Theano's module paths from the table in :mod:`jitgraph._facade.paths`.
+
+:func:`install` (called first thing by ``jitgraph/__init__.py``) puts a finder on
+``sys.meta_path`` that answers two kinds of imports:
+
+* a Theano-only path (``jitgraph.tensor.nnet.sigm``): a :class:`TheanoModule` created from its
+  row. The names the row lists are bound when it is imported, as a module of ``import``
+  statements would bind them (so ``from m import *``, ``dir()``, pickling by module path and
+  ``importlib.reload`` behave as for a file); the names of its ``fallback`` modules are looked
+  up on first use; ``__file__`` is the table's file.
+* a real package or module the table adds to (a parent of such paths, or one given Theano's
+  extra names): the module is loaded from its file as usual, as an :class:`AugmentedModule`
+  whose missing attributes are the table's: child paths (``jitgraph.tensor.nnet.sigm`` as an
+  attribute without importing it first) and extra names (``jitgraph.tensor.int32``).
+
+Implementation packages never import this package: the table points down at them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+import warnings
+from typing import Any, Iterable
+
+from jitgraph._facade import paths
+from jitgraph._facade.rows import Row, resolve
+from jitgraph.unavailable import unavailable
+
+_MISSING = object()
+_ROWS: dict[str, Row] = {**paths.MODULES, **paths.ADDED}
+
+
+def _index_children() -> dict[str, frozenset[str]]:
+    """package -> its child paths that are attributes: the table's rows under it (those that
+    import) and the real submodules of :data:`paths.SUBMODULE_ATTRIBUTES`."""
+    children: dict[str, set[str]] = {p: set(c) for p, c in paths.SUBMODULE_ATTRIBUTES.items()}
+    for path, row in paths.MODULES.items():
+        parent, _, child = path.rpartition(".")
+        if row.import_error is None and parent in paths.MODULES:
+            children.setdefault(parent, set()).add(child)
+    return {p: frozenset(c) for p, c in children.items()}
+
+
+_CHILDREN = _index_children()
+_PARENTS = frozenset(p.rpartition(".")[0] for p in paths.MODULES)
+_AUGMENTED = frozenset(paths.ADDED) | frozenset(paths.SUBMODULE_ATTRIBUTES) | frozenset(
+    paths.EAGER_CHILDREN)
+
+
+def _public_names(module: types.ModuleType) -> list[str]:
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n in dir(module) if not n.startswith("_")]
+    return list(names)
+
+
+def _lookup(row: Row | None, name: str) -> Any:
+    """``name`` as the row defines it (a listed name, or one of a fallback module's)."""
+    if row is None:
+        return _MISSING
+    if name in row.names:
+        try:
+            return resolve(row.names[name])
+        except (ImportError, AttributeError):  # a provider without it: absent, never a stub
+            return _MISSING
+    if name == "__all__" and row.fallback:
+        return sorted({n for source in row.fallback
+                       for n in _public_names(importlib.import_module(source))})
+    if name.startswith("__"):
+        return _MISSING
+    for source in row.fallback:
+        value = getattr(importlib.import_module(source), name, _MISSING)
+        if value is not _MISSING:
+            return value
+    return _MISSING
+
+
+class _TableAttributes:
+    """Attribute lookup of both module classes: child paths, the row's names and its fallback
+    modules; a value found is cached in the module."""
+
+    def __getattr__(self, name: str) -> Any:
+        module_name = self.__dict__["__name__"]
+        if name in _CHILDREN.get(module_name, ()):
+            return importlib.import_module(f"{module_name}.{name}")
+        row = _ROWS.get(module_name)
+        value = _lookup(row, name)
+        if value is _MISSING:
+            where = f" (looked up in {', '.join(row.fallback)})" if row and row.fallback else ""
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}{where}")
+        self.__dict__[name] = value
+        return value
+
+    def __dir__(self) -> list[str]:
+        own = self.__dict__.get("__dir__")
+        names = set(own() if callable(own) else self.__dict__)
+        row = _ROWS.get(self.__dict__["__name__"])
+        if row is not None:
+            names |= {n for n in row.names if n in names or _lookup(row, n) is not _MISSING}
+            names |= set(row.unavailable)
+            for source in row.fallback:
+                names |= {n for n in dir(importlib.import_module(source))
+                          if not n.startswith("_")}
+        return sorted(names)
+
+
+class TheanoModule(_TableAttributes, types.ModuleType):
+    """A module made from a table row (a Theano path with no file of its own)."""
+
+
+class AugmentedModule(_TableAttributes, types.ModuleType):
+    """A module loaded from its file, with the table's child paths and extra names as
+    attributes (looked up after the module's own ``__getattr__``, if it has one)."""
+
+
+class _TableLoader(importlib.abc.Loader):
+    """Creates and fills the module of a table row."""
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return TheanoModule(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        row = paths.MODULES[module.__name__]
+        if row.import_error is not None:
+            raise ImportError(row.import_error, name=module.__name__)
+        for name in list(module.__dict__):  # importlib.reload: start over
+            if not name.startswith("__") or name == "__all__":
+                del module.__dict__[name]
+        module.__doc__ = row.doc
+        if row.warning is not None:
+            warnings.warn(row.warning, DeprecationWarning, stacklevel=2)
+        for source in row.star:
+            source_module = importlib.import_module(source)
+            for name in source_module.__all__:
+                module.__dict__[name] = getattr(source_module, name)
+        for name, target in row.names.items():
+            module.__dict__[name] = resolve(target)
+        for name, reason in row.unavailable.items():
+            module.__dict__[name] = unavailable(module.__name__, name, reason)
+        if not row.fallback:
+            module.__all__ = list(row.exported())
+
+
+class _AugmentingLoader(importlib.machinery.SourceFileLoader):
+    """Loads a real module from its file as an :class:`AugmentedModule`; afterwards imports the
+    child paths the table says Theano's module imported eagerly."""
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return AugmentedModule(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        super().exec_module(module)
+        for child in paths.EAGER_CHILDREN.get(module.__name__, ()):
+            kept = module.__dict__.get(child, _MISSING)
+            importlib.import_module(f"{module.__name__}.{child}")
+            if kept is not _MISSING:  # the package's own name wins over its submodule's
+                module.__dict__[child] = kept
+
+
+class TheanoPathFinder(importlib.abc.MetaPathFinder):
+    """Finds table rows (and the real modules the table adds to) under ``jitgraph``."""
+
+    def find_spec(self, fullname: str, path: Iterable[str] | None,
+                  target: types.ModuleType | None = None
+                  ) -> importlib.machinery.ModuleSpec | None:
+        if not fullname.startswith("jitgraph."):
+            return None
+        if fullname in paths.MODULES:
+            spec = importlib.machinery.ModuleSpec(fullname, _LOADER, origin=paths.__file__,
+                                                  is_package=fullname in _PARENTS)
+            spec.has_location = True
+            if spec.submodule_search_locations is not None:
+                spec.submodule_search_locations = []
+            return spec
+        if fullname not in _AUGMENTED:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return spec
+        spec.loader = _AugmentingLoader(fullname, spec.origin)
+        return spec
+
+
+_LOADER = _TableLoader()
+_FINDER = TheanoPathFinder()
+
+
+def install() -> None:
+    """Put the finder first on ``sys.meta_path`` (once)."""
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
+
+
+__all__ = ["install", "TheanoPathFinder", "TheanoModule", "AugmentedModule"]
