@@ -33,7 +33,6 @@ LONG_FILES: dict[str, str] = {
     "tensor/scalar_ops.py": "not split yet (issue 26)",
     "tensor/shape.py": "not split yet (issue 26)",
     "tensor/blas.py": "not split yet (issue 26)",
-    "compile/profiling.py": "not split yet (issue 26)",
 }
 
 

@@ -101,9 +101,9 @@ class ProfileMode(Mode):
 
             lines += [""] + memory_report(total.records, n_apply,
                                           int(config.ProfileMode.min_memory_size), False)
-        from jitgraph.compile.profiling import _tips
+        from jitgraph.compile.profiling_tables import tips
 
-        lines += [""] + _tips(rows, local)
+        lines += [""] + tips(rows, local)
         return "\n".join(lines) + "\n"
 
     def print_summary(self, file: Any = None, n_apply_to_print: int | None = None,
