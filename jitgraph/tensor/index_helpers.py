@@ -55,7 +55,7 @@ def get_idx_list(inputs: Sequence[Any], idx_list: Sequence[Any],
     node's inputs (the indexed tensor first), ``idx_list`` its op's ``idx_list``. Ints and
     arrays become their inputs, slices ``slice(start, stop, step)`` of inputs or None.
     With ``get_count``: the number of index inputs instead."""
-    from jitgraph.tensor.subtensor_ops import index_vars, n_index_inputs
+    from jitgraph.tensor.index_encoding import index_vars, n_index_inputs
 
     if get_count:
         return n_index_inputs(idx_list)
