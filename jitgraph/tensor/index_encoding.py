@@ -21,8 +21,8 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable, constant
-from jitgraph.tensor.shape import (_add, _const_int, _dim, _eq, _floordiv, _is_pyint, _lt,
-                                   _maximum, _minimum, _sub, _switch)
+from jitgraph.tensor.dims import (_add, _const_int, _dim, _eq, _floordiv, _is_pyint, _lt, _maximum,
+                                  _minimum, _sub, _switch)
 
 FULL_SLICE = ("slice", False, False, False)
 

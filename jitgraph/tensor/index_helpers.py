@@ -12,8 +12,8 @@ import numpy as np
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable, constant
+from jitgraph.tensor.dims import _const_int, _is_pyint
 from jitgraph.tensor.pprint_rules import SubtensorPrinter
-from jitgraph.tensor.shape import _const_int, _is_pyint
 from jitgraph.tensor.type_other import NoneConst, NoneTypeT, SliceType, make_slice
 
 __all__ = ["as_index_variable", "make_constant", "get_idx_list", "get_canonical_form_slice",

@@ -69,7 +69,7 @@ class InterpolationMatrix(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.shape import _add, _dim, _floordiv, _mul, _sub
+        from jitgraph.tensor.dims import _add, _dim, _floordiv, _mul, _sub
 
         n = _dim(node.inputs[0])
         out = _sub(0, _floordiv(_sub(0, _mul(n, self.num)), self.den))  # ceil
