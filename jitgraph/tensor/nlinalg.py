@@ -43,7 +43,7 @@ def _identity(n: Any, dtype: str) -> Variable:
 
 
 def _dot(a: Variable, b: Variable) -> Variable:
-    from jitgraph.tensor.blas import dot
+    from jitgraph.tensor.dot_functions import dot
 
     return dot(a, b)
 

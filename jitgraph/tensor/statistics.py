@@ -126,7 +126,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     ``rowvar=False``), with the variables of ``y`` appended, like ``numpy.cov``. Normalised by
     ``N - ddof``; ``ddof`` defaults to 1, or 0 with ``bias``. One variable gives a scalar."""
     from jitgraph.tensor.basic import concatenate
-    from jitgraph.tensor.blas import dot
+    from jitgraph.tensor.dot_functions import dot
     from jitgraph.tensor.math import cast
     from jitgraph.tensor.shape import squeeze
 
