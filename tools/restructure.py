@@ -387,10 +387,11 @@ def rewrite_references(moves: list[tuple[str, str]], attrs: dict[str, set[str]])
         in_jitgraph = (ROOT / "jitgraph") in path.parents and native_dir not in path.parents
         table = outside if in_jitgraph else moves
         dotted, paths = patterns[id(table)]
-        new = text
+        # dotted paths first: a ``from package import module`` rewritten afterwards is not
+        # rewritten again (``from jitgraph.backend_cpu.native import objects``)
+        new = rewrite_text(text, table, dotted, paths)
         if path.suffix == ".py":
             new = rewrite_package_imports(new, table, attrs)
-        new = rewrite_text(new, table, dotted, paths)
         if new != text:
             path.write_text(new)
             changed.append(path)
@@ -458,7 +459,8 @@ def write_native_init() -> None:
     if used:
         body.append(_from_import("", f"{NATIVE}.objects", used))
         body.append("")
-        body.append("__all__ = [" + ", ".join(f'"{n}"' for n in used) + "]")
+        body.append(_wrap("__all__ = [" + ", ".join(f'"{n}"' for n in used) + "]")
+                    .replace("\n", "\n           "))
     init.write_text("\n".join(body) + "\n")
     (init.parent / "README.md").write_text(NATIVE_README)
     git("add", str(init.relative_to(ROOT)), str((init.parent / "README.md").relative_to(ROOT)))
