@@ -313,6 +313,33 @@ def rewrite_package_imports(source: str, moves: list[tuple[str, str]],
     return "\n".join(lines)
 
 
+def rewrap_imports(source: str, width: int = 100) -> str:
+    """Every ``from x import ...`` statement with a line over ``width`` written again (the
+    longer new module paths push some past the limit)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    lines = source.split("\n")
+    edits = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+            continue
+        span = lines[node.lineno - 1:node.end_lineno]
+        if all(len(line) <= width for line in span):
+            continue
+        tail = lines[node.end_lineno - 1][node.end_col_offset:]
+        comments = [c for c in re.findall(r"#.*", "\n".join(span)) if c not in tail]
+        names = [a.name if a.asname is None else f"{a.name} as {a.asname}" for a in node.names]
+        text = _from_import(lines[node.lineno - 1][:node.col_offset], node.module, names, width)
+        if comments and not tail.strip():
+            tail = "  " + comments[0]
+        edits.append((node.lineno, node.end_lineno, text + tail))
+    for start, end, text in sorted(edits, reverse=True):
+        lines[start - 1:end] = text.split("\n")
+    return "\n".join(lines)
+
+
 def _from_import(indent: str, module: str, names: list[str], width: int = 100) -> str:
     line = f"{indent}from {module} import {', '.join(names)}"
     if len(line) <= width:
@@ -392,9 +419,16 @@ def rewrite_references(moves: list[tuple[str, str]], attrs: dict[str, set[str]])
         new = rewrite_text(text, table, dotted, paths)
         if path.suffix == ".py":
             new = rewrite_package_imports(new, table, attrs)
+            if new != text:
+                new = rewrap_imports(new)
         if new != text:
             path.write_text(new)
             changed.append(path)
+            before = {line for line in text.split("\n") if len(line) > 100}
+            for k, line in enumerate(new.split("\n"), 1):
+                if len(line) > 100 and line not in before and path.suffix == ".py":
+                    print(f"long line {path.relative_to(ROOT)}:{k} ({len(line)} characters): "
+                          "rewrap by hand")
     return changed
 
 
