@@ -28,11 +28,6 @@ MAX_LAZY_PER_KLOC = 15.0
 #: files allowed over MAX_LINES (path relative to the package -> why)
 LONG_FILES: dict[str, str] = {
     "scalar_expr/special_math.py": "not split yet (issue 26)",
-    "tensor/subtensor_ops.py": "not split yet (issue 26)",
-    "tensor/reduction.py": "not split yet (issue 26)",
-    "tensor/scalar_ops.py": "not split yet (issue 26)",
-    "tensor/shape.py": "not split yet (issue 26)",
-    "tensor/blas.py": "not split yet (issue 26)",
 }
 
 

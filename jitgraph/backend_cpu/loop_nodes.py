@@ -320,7 +320,7 @@ def _slice(n: str, start: int | None, stop: int | None) -> tuple[str, str]:
 def _index(lw: LoopWriter, node: Apply, src: Val, ins: list[Val], invariant: bool
            ) -> tuple[list[str], Callable[[list[str]], list[str]]]:
     """The shape of ``src[index]`` and the mapping from its indices to ``src``'s."""
-    from jitgraph.tensor.subtensor_ops import index_vars
+    from jitgraph.tensor.index_encoding import index_vars
 
     entries = index_vars(node.op.idx_list, node.inputs[1:])
     values = dict(zip(node.inputs[1:], ins[1:]))

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from jitgraph.tensor import corr as K
-from jitgraph.tensor.subtensor_ops import Subtensor, index_vars
+from jitgraph.tensor.index_encoding import index_vars
+from jitgraph.tensor.subtensor_ops import Subtensor
 
 from jitgraph.backend_cpu import compile_ahead
 from jitgraph.backend_cpu.conv_codegen import conv_kernels_source

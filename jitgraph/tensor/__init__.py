@@ -27,6 +27,7 @@ from jitgraph.tensor.type import TensorType
 from jitgraph.tensor.var import TensorConstant, TensorConstantSignature, TensorVariable
 from jitgraph.tensor.reduction import *  # noqa: F401,F403  (filled in below once listed)
 from jitgraph.tensor.blas import *  # noqa: F401,F403
+from jitgraph.tensor.dot_functions import *  # noqa: F401,F403  (dot, tensordot, matmul, ...)
 from jitgraph.tensor.shape import *  # noqa: F401,F403
 from jitgraph.tensor.basic import *  # noqa: F401,F403
 from jitgraph.tensor.extra_ops import *  # noqa: F401,F403

@@ -13,9 +13,9 @@ from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.basic import Join, _int_axis, concatenate, stack, zeros_like
 from jitgraph.tensor.conversion import as_tensor_variable, constant
+from jitgraph.tensor.dims import _const_int, _dim, _element, _eq, _is_pyint, _switch
 from jitgraph.tensor.math import identity
-from jitgraph.tensor.shape import (_const_int, _dim, _element, _eq, _is_pyint, _scalar_int_input,
-                                   _switch)
+from jitgraph.tensor.shape import _scalar_int_input
 from jitgraph.tensor.type import TensorType
 
 __all__ = ["Split", "split", "stacklists", "horizontal_stack", "vertical_stack", "join_",

@@ -13,10 +13,10 @@ from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable, constant
+from jitgraph.tensor.dims import _add, _const_int, _dim, _is_pyint
 from jitgraph.tensor.elemwise import DimShuffle, Elemwise, _fit_gradient
 from jitgraph.tensor.scalar_ops import Cast
-from jitgraph.tensor.shape import (Reshape, Shape_i, SpecifyShape, Unbroadcast, _add, _const_int,
-                                   _dim, _is_pyint, _scalar_int_input,
+from jitgraph.tensor.shape import (Reshape, Shape_i, SpecifyShape, Unbroadcast, _scalar_int_input,
                                    shape_i, shape_padaxis)
 from jitgraph.tensor.type import TensorType
 
@@ -126,7 +126,7 @@ def _shape_i_constant(x: Variable, i: int) -> Any:
     if x.owner is not None and isinstance(x.owner.op, Alloc):
         return np.int64(get_scalar_constant_value(x.owner.inputs[1 + i]))
     if x.owner is not None and isinstance(x.owner.op, Reshape):
-        from jitgraph.tensor.shape import _constant_elements
+        from jitgraph.tensor.dims import _constant_elements
 
         known = _constant_elements(x.owner.inputs[1])
         if len(known) > i and known[i] is not None and known[i] >= 0:

@@ -22,9 +22,9 @@ import numpy as np
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor import math as M
 from jitgraph.tensor.conversion import as_tensor_variable, constant
-from jitgraph.tensor.reduction import mean as tmean
-from jitgraph.tensor.reduction import var as tvar
 from jitgraph.tensor.shape import patternbroadcast, shape_i
+from jitgraph.tensor.statistics import mean as tmean
+from jitgraph.tensor.statistics import var as tvar
 
 __all__ = ["batch_normalization", "batch_normalization_train", "batch_normalization_test"]
 

@@ -27,10 +27,10 @@ from jitgraph.rewrite.db import LocalGroupDB
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.tensor import math as M
 from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.reduction import mean as tmean
 from jitgraph.tensor.reduction import sum as tsum
-from jitgraph.tensor.reduction import var as tvar
 from jitgraph.tensor.shape import patternbroadcast
+from jitgraph.tensor.statistics import mean as tmean
+from jitgraph.tensor.statistics import var as tvar
 
 
 class _BatchNormOp(Op):

@@ -21,7 +21,8 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op, _OpMeta
-from jitgraph.tensor.subtensor_ops import AdvancedIncSubtensor, AdvancedSubtensor, idx_str
+from jitgraph.tensor.index_encoding import idx_str
+from jitgraph.tensor.subtensor_ops import AdvancedIncSubtensor, AdvancedSubtensor
 from jitgraph.tensor.type_other import MakeSlice, NoneTypeT, SliceConstant
 
 __all__ = ["AdvancedIndexingError", "AdvancedBooleanIndexingError", "BaseAdvancedSubtensor",

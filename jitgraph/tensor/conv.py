@@ -24,8 +24,9 @@ from jitgraph.tensor import conv_reference as ref
 from jitgraph.tensor.conv_shapes import (BorderMode, assert_shape, normalize_border_mode,
                                          normalize_ints)
 from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.shape import (_add, _as_shape_vector, _const_int, _constant_elements,
-                                   _element, _floordiv, _mul, _sub, patternbroadcast, shape_i)
+from jitgraph.tensor.dims import (_add, _const_int, _constant_elements, _element, _floordiv, _mul,
+                                  _sub)
+from jitgraph.tensor.shape import _as_shape_vector, patternbroadcast, shape_i
 from jitgraph.tensor.type import TensorType
 
 __all__ = [

@@ -19,7 +19,7 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.shape import _is_pyint, _prod, _sub
+from jitgraph.tensor.dims import _is_pyint, _prod, _sub
 from jitgraph.tensor.type import TensorType
 
 __all__ = ["CumOp", "CumprodOp", "CumsumOp", "DiffOp", "cumprod", "cumsum", "diff"]
@@ -177,7 +177,7 @@ class DiffOp(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.shape import _dim
+        from jitgraph.tensor.dims import _dim
 
         dims = list(input_shapes[0])
         axis = self.axis % len(dims)

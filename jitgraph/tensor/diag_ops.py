@@ -19,7 +19,7 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.shape import _add, _maximum, _minimum, _sub
+from jitgraph.tensor.dims import _add, _maximum, _minimum, _sub
 from jitgraph.tensor.type import TensorType
 
 __all__ = ["ExtractDiag", "AllocDiag", "DiagonalScatter"]

@@ -24,9 +24,9 @@ from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.basic import (NotScalarConstantError, alloc, get_scalar_constant_value,
                                    get_vector_length, zeros_like)
 from jitgraph.tensor.conversion import as_tensor_variable, constant
+from jitgraph.tensor.dims import _dim, _eq, _is_pyint, _mul, _prod, _switch
 from jitgraph.tensor.elemwise import _fit_gradient, dimshuffle
-from jitgraph.tensor.shape import (_dim, _eq, _is_pyint, _mul, _prod, _shape_dims, _switch,
-                                   reshape, shape_i)
+from jitgraph.tensor.shape import _shape_dims, reshape, shape_i
 from jitgraph.tensor.type import TensorType
 
 # Theano's extra_ops names that are defined in the module of their concept

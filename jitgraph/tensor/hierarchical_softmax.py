@@ -22,7 +22,8 @@ def h_softmax(x: Any, batch_size: Any, n_outputs: int, n_classes: int, n_outputs
     that class's second level is computed).
     """
     from jitgraph.tensor import math as M
-    from jitgraph.tensor.blas import batched_dot, dot, tensordot
+    from jitgraph.tensor.blas import batched_dot
+    from jitgraph.tensor.dot_functions import dot, tensordot
     from jitgraph.tensor.extra_ops import arange
     from jitgraph.tensor.nnet import softmax
 

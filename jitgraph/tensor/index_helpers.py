@@ -12,8 +12,8 @@ import numpy as np
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable, constant
+from jitgraph.tensor.dims import _const_int, _is_pyint
 from jitgraph.tensor.pprint_rules import SubtensorPrinter
-from jitgraph.tensor.shape import _const_int, _is_pyint
 from jitgraph.tensor.type_other import NoneConst, NoneTypeT, SliceType, make_slice
 
 __all__ = ["as_index_variable", "make_constant", "get_idx_list", "get_canonical_form_slice",
@@ -55,7 +55,7 @@ def get_idx_list(inputs: Sequence[Any], idx_list: Sequence[Any],
     node's inputs (the indexed tensor first), ``idx_list`` its op's ``idx_list``. Ints and
     arrays become their inputs, slices ``slice(start, stop, step)`` of inputs or None.
     With ``get_count``: the number of index inputs instead."""
-    from jitgraph.tensor.subtensor_ops import index_vars, n_index_inputs
+    from jitgraph.tensor.index_encoding import index_vars, n_index_inputs
 
     if get_count:
         return n_index_inputs(idx_list)

@@ -179,14 +179,14 @@ def ones_like_scalar(like: Any) -> Variable:
 
 def dot(a: Any, b: Any) -> Variable:
     """Inner product for vectors, matrix product for matrices (NumPy's ``dot`` rules)."""
-    from jitgraph.tensor.blas import dot as _dot
+    from jitgraph.tensor.dot_functions import dot as _dot
 
     return _dot(a, b)
 
 
 def matmul(a: Any, b: Any) -> Variable:
     """NumPy's ``matmul`` (``@``): batched over leading dimensions."""
-    from jitgraph.tensor.blas import matmul as _matmul
+    from jitgraph.tensor.dot_functions import matmul as _matmul
 
     return _matmul(a, b)
 

@@ -25,8 +25,8 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.shape import (_add, _as_shape_vector, _constant_elements, _element,
-                                   _floordiv, _mul, _sub)
+from jitgraph.tensor.dims import _add, _constant_elements, _element, _floordiv, _mul, _sub
+from jitgraph.tensor.shape import _as_shape_vector
 from jitgraph.tensor.type import TensorType
 
 __all__ = ["Images2Neibs", "Neibs2ImagesAdd", "images2neibs", "neibs2images", "MODES"]

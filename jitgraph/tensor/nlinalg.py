@@ -43,7 +43,7 @@ def _identity(n: Any, dtype: str) -> Variable:
 
 
 def _dot(a: Variable, b: Variable) -> Variable:
-    from jitgraph.tensor.blas import dot
+    from jitgraph.tensor.dot_functions import dot
 
     return dot(a, b)
 
@@ -288,7 +288,7 @@ class SVD(Op):
             output_storage[k][0] = cast_result(value, node.outputs[k])
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
-        from jitgraph.tensor.shape import _minimum
+        from jitgraph.tensor.dims import _minimum
 
         rows, cols = input_shapes[0]
         k = _minimum(rows, cols)
@@ -331,7 +331,7 @@ class QRFull(Op):
         output_storage[1][0] = cast_result(second, node.outputs[1])
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
-        from jitgraph.tensor.shape import _minimum
+        from jitgraph.tensor.dims import _minimum
 
         rows, cols = input_shapes[0]
         k = _minimum(rows, cols)
@@ -360,7 +360,7 @@ class QRIncomplete(Op):
         output_storage[0][0] = cast_result(np.linalg.qr(inputs[0], "r"), node.outputs[0])
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
-        from jitgraph.tensor.shape import _minimum
+        from jitgraph.tensor.dims import _minimum
 
         rows, cols = input_shapes[0]
         return [(_minimum(rows, cols), cols)]

@@ -23,8 +23,9 @@ from jitgraph.graph.enum_type import EnumList
 from jitgraph.graph.op import Op
 from jitgraph.tensor import pool_reference as ref
 from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.shape import (_add, _as_shape_vector, _constant_elements, _element,
-                                   _floordiv, _maximum, _sub, _switch)
+from jitgraph.tensor.dims import (_add, _constant_elements, _element, _floordiv, _maximum, _sub,
+                                  _switch)
+from jitgraph.tensor.shape import _as_shape_vector
 from jitgraph.tensor.type import TensorType
 
 __all__ = ["Pool", "PoolGrad", "MaxPoolGrad", "AveragePoolGrad",

@@ -29,7 +29,8 @@ from jitgraph.tensor import scalar_ops
 from jitgraph.tensor.basic import Alloc, Join, MakeVector
 from jitgraph.tensor.blas import Dot, Gemm
 from jitgraph.tensor.elemwise import DimShuffle, Elemwise
-from jitgraph.tensor.subtensor_ops import Subtensor, index_vars
+from jitgraph.tensor.index_encoding import index_vars
+from jitgraph.tensor.subtensor_ops import Subtensor
 
 #: scalar op -> (symbol, precedence, associativity); in place, the symbol gets '=' ('+=')
 OPERATORS = {

@@ -1,8 +1,10 @@
-"""Reductions: sum, prod, max, min, all, any, argmax, argmin, and mean/var/std built on them.
+"""Reductions: sum, prod, max, min, all, any, argmax, argmin (``mean``/``var``/``std``, built on
+them, are in :mod:`jitgraph.tensor.statistics`).
 
 Every commutative/associative reduction is one :class:`CAReduce` op: a scalar op from the table
 (``add``, ``mul``, ``maximum``, ``minimum``, ``and_``, ``or_``) folded over a set of axes. The loop
-structure lives in one place (:meth:`CAReduce.perform` / :func:`_reduce`), so that backends lower a
+structure lives in one place (:meth:`CAReduce.perform`, which folds with
+:func:`jitgraph.tensor.reduction_reference.fold`), so that backends lower a
 single op family and the fusion rewrite can hand a reduction an elementwise *pre-op* (``pre_op``):
 the reduction then consumes ``pre_op(*inputs)`` without materialising it.
 
@@ -33,6 +35,7 @@ from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable, constant
 from jitgraph.tensor.elemwise import Elemwise, _fit_gradient, dimshuffle
+from jitgraph.tensor.reduction_reference import fold
 # The scalar-op table (``T.scalar`` is the variable constructor, as in Theano).
 from jitgraph.tensor.scalar_ops import ScalarOp
 from jitgraph.tensor.scalar_ops import op as _scalar_op
@@ -40,19 +43,19 @@ from jitgraph.tensor.type import TensorType
 
 __all__ = [
     "CAReduce", "Sum", "Prod", "Max", "Min", "All", "Any", "Argmax", "Argmin",
-    "sum", "prod", "mean", "var", "std", "max", "min", "argmax", "argmin", "max_and_argmax",
+    "sum", "prod", "max", "min", "argmax", "argmin", "max_and_argmax",
     "all", "any",
 ]
-
-# The NumPy ufunc whose ``reduce`` implements each reducible scalar op; other (e.g. fused
-# composite) scalar ops go through the generic pairwise loop in ``_reduce``.
-_UFUNCS = {"add": np.add, "mul": np.multiply, "maximum": np.maximum, "minimum": np.minimum,
-           "and_": np.bitwise_and, "or_": np.bitwise_or, "xor": np.bitwise_xor}
 
 _SUM_OUT = {"bool": "int64", "int8": "int64", "int16": "int64", "int32": "int64",
             "int64": "int64", "uint8": "uint64", "uint16": "uint64", "uint32": "uint64",
             "uint64": "uint64"}
 _SUM_ACC = {**_SUM_OUT, "float16": "float32"}
+
+
+def sum_output_dtype(in_dtype: str) -> str:
+    """The dtype of ``sum(x)`` for an ``x`` of ``in_dtype`` (no ``dtype=`` given)."""
+    return _SUM_OUT.get(in_dtype, in_dtype)
 
 
 def normalize_axis(axis: _Any, ndim: int, op_name: str = "reduction") -> tuple[int, ...] | None:
@@ -178,7 +181,7 @@ class CAReduce(Op):
         x = self._prepare(node, inputs)
         axes = self.reduced_axes(x.ndim)
         out_dtype = node.outputs[0].dtype
-        result = _reduce(self, x, axes, self.acc_dtype_for(x.dtype.name))
+        result = fold(self.scalar_op, x, axes, self.acc_dtype_for(x.dtype.name), str(self))
         output_storage[0][0] = np.asarray(result).astype(out_dtype, copy=False)
 
     def infer_shape(self, fgraph: _Any, node: Apply, input_shapes: Sequence[Sequence[_Any]]
@@ -260,36 +263,6 @@ def _broadcast_shape(inputs: Sequence[Variable], shapes: Sequence[Sequence[_Any]
         src = [s[d] for v, s in zip(inputs, shapes) if not v.broadcastable[d]]
         dims.append(src[0] if src else 1)
     return dims
-
-
-def _reduce(op: CAReduce, x: np.ndarray, axes: tuple[int, ...], acc_dtype: str) -> _Any:
-    """Fold ``op.scalar_op`` over ``axes`` of ``x`` in ``acc_dtype``."""
-    if not axes:
-        return np.array(x, dtype=acc_dtype, copy=True)
-    empty = builtins.any(x.shape[a] == 0 for a in axes)
-    if empty and op.scalar_op.name in ("maximum", "minimum"):
-        raise ValueError(f"{op}: cannot reduce a zero-size array of shape {x.shape} over axes "
-                         f"{list(axes)}: {op.scalar_op.name} has no identity")
-    ufunc = _UFUNCS.get(op.scalar_op.name)
-    if ufunc is not None:
-        return ufunc.reduce(x.astype(acc_dtype, copy=False), axis=axes)
-    return _generic_reduce(op.scalar_op, x.astype(acc_dtype, copy=False), axes)
-
-
-def _generic_reduce(sop: ScalarOp, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """Reduction loop for scalar ops with no NumPy ufunc: fold pairwise along a flattened axis."""
-    kept = [d for d in range(x.ndim) if d not in axes]
-    moved = np.transpose(x, list(axes) + kept)
-    block = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    flat = moved.reshape((block,) + moved.shape[len(axes):])
-    if flat.shape[0] == 0:
-        if sop.identity is None:
-            raise ValueError(f"cannot reduce a zero-size array with {sop}: it has no identity")
-        return np.full(flat.shape[1:], sop.identity, dtype=x.dtype)
-    acc = flat[0].copy()
-    for i in range(1, flat.shape[0]):
-        acc = sop.impl(acc, flat[i])
-    return acc
 
 
 def _insert_axes(v: Variable, ndim: int, axes: tuple[int, ...] | None) -> Variable:
@@ -525,7 +498,10 @@ class Argmin(_ArgReduce):
 # ---------------------------------------------------------------------------------------------
 # Public functions
 
-def _keep(out: Variable, x_ndim: int, axes: tuple[int, ...] | None, keepdims: bool) -> Variable:
+def with_kept_dims(out: Variable, x_ndim: int, axes: tuple[int, ...] | None,
+                   keepdims: bool) -> Variable:
+    """``out``, a reduction of an ``x_ndim``-d tensor over ``axes``, with the reduced axes put
+    back as broadcastable dims when ``keepdims``."""
     return _insert_axes(out, x_ndim, axes) if keepdims else out
 
 
@@ -540,7 +516,7 @@ def _apply(cls: type, x: _Any, axis: _Any, keepdims: bool, name: str, **params: 
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.ndim, name)
     out = cls(_op_axis(axes, x.ndim), **params)(x)
-    return _keep(out, x.ndim, axes, keepdims)
+    return with_kept_dims(out, x.ndim, axes, keepdims)
 
 
 def sum(x: _Any, axis: _Any = None, dtype: str | None = None, keepdims: bool = False,  # noqa: A001
@@ -597,82 +573,3 @@ def argmax(x: _Any, axis: _Any = None, keepdims: bool = False) -> Variable:
 def argmin(x: _Any, axis: _Any = None, keepdims: bool = False) -> Variable:
     """Index (int64) of the minimum over ``axis`` (see :func:`argmax`)."""
     return _apply(Argmin, x, axis, keepdims, "argmin")
-
-
-def _count(x: Variable, axes: tuple[int, ...] | None, dtype: str) -> Variable:
-    """The number of elements reduced over ``axes`` of ``x``, as a 0-d ``dtype`` tensor."""
-    from jitgraph.tensor.math import cast
-
-    axes = tuple(range(x.ndim)) if axes is None else axes
-    if not axes:
-        return constant(np.ones((), dtype=dtype))
-    from jitgraph.tensor.shape import shape_i
-
-    dims = [shape_i(x, a) for a in axes if not x.broadcastable[a]]
-    if not dims:
-        return constant(np.ones((), dtype=dtype))
-    count = dims[0]
-    for d in dims[1:]:
-        count = count * d
-    return cast(count, dtype)
-
-
-def _mean_dtypes(x_dtype: str, dtype: str | None) -> tuple[str | None, str]:
-    """(dtype of the sum, dtype of the count) for :func:`mean`."""
-    if dtype is not None:
-        dtype = dt.normalize_dtype(dtype)
-    sum_dtype = dtype
-    if x_dtype == "float16" and dtype in (None, "float16"):
-        sum_dtype = "float32"  # accumulate and divide in float32, cast back at the end
-    s_dtype = sum_dtype or _SUM_OUT.get(x_dtype, x_dtype)
-    return sum_dtype, ("float32" if s_dtype in ("float16", "float32", "complex64") else "float64")
-
-
-def mean(x: _Any, axis: _Any = None, dtype: str | None = None, keepdims: bool = False,
-         acc_dtype: str | None = None) -> Variable:
-    """Arithmetic mean over ``axis``: ``sum / count``.
-
-    The element count is cast to float32 when the sum is float16/float32, else float64, so a
-    float32 input gives a float32 mean (Theano's pitfall was dividing by an int64 count, which
-    upcasts to float64). Integer inputs give a float64 mean. ``dtype`` sets the dtype of the sum
-    (float16 inputs sum in float32 and the mean is cast back to float16).
-    """
-    from jitgraph.tensor.math import cast, true_div
-
-    x = as_tensor_variable(x)
-    axes = normalize_axis(axis, x.ndim, "mean")
-    sum_dtype, count_dtype = _mean_dtypes(x.dtype, dtype)
-    s = sum(x, axis=axes, dtype=sum_dtype, acc_dtype=acc_dtype)
-    out = true_div(s, _count(x, axes, count_dtype))
-    if dtype == "float16" or (dtype is None and x.dtype == "float16"):
-        out = cast(out, "float16")
-    out = _keep(out, x.ndim, axes, keepdims)
-    out.name = "mean"
-    return out
-
-
-def var(x: _Any, axis: _Any = None, ddof: int = 0, keepdims: bool = False) -> Variable:
-    """Variance over ``axis``: ``sum((x - mean)**2) / (count - ddof)`` (two-pass, stable)."""
-    from jitgraph.tensor import math as M
-
-    x = as_tensor_variable(x)
-    axes = normalize_axis(axis, x.ndim, "var")
-    centered = x - mean(x, axis=axes, keepdims=True)
-    sq = M.sqr(centered)
-    if ddof == 0:
-        out = mean(sq, axis=axes, keepdims=keepdims)
-    else:
-        count = _count(x, axes, _mean_dtypes(sq.dtype, None)[1])
-        out = _keep(M.true_div(sum(sq, axis=axes), count - ddof), x.ndim, axes, keepdims)
-    out.name = "var"
-    return out
-
-
-def std(x: _Any, axis: _Any = None, ddof: int = 0, keepdims: bool = False) -> Variable:
-    """Standard deviation over ``axis``: ``sqrt(var(x, axis, ddof))``."""
-    from jitgraph.tensor.math import sqrt
-
-    out = sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))
-    out.name = "std"
-    return out
-

@@ -12,8 +12,9 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable
+from jitgraph.tensor.dims import _is_pyint
 from jitgraph.tensor.elemwise import _fit_gradient, dimshuffle
-from jitgraph.tensor.shape import _is_pyint, _shape_dims, flatten, reshape, shape_i
+from jitgraph.tensor.shape import _shape_dims, flatten, reshape, shape_i
 from jitgraph.tensor.type import TensorType
 
 __all__ = ["swapaxes", "roll", "take", "Choose", "choose", "PermuteRowElements",
@@ -151,7 +152,7 @@ class Choose(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.shape import _eq, _switch
+        from jitgraph.tensor.dims import _eq, _switch
 
         shapes = [input_shapes[0]] + ([list(s) for s in input_shapes[1:]] if self.listed
                                       else [list(input_shapes[1])[1:]])
@@ -251,7 +252,7 @@ class PermuteRowElements(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.shape import _maximum
+        from jitgraph.tensor.dims import _maximum
 
         ndim = node.outputs[0].ndim
         xs, ys = (((1,) * (ndim - len(s)) + tuple(s)) for s in input_shapes[:2])

@@ -194,7 +194,7 @@ class Solve(Op):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.blas import outer
+        from jitgraph.tensor.dot_functions import outer
         from jitgraph.tensor.math import dot
 
         (A, _), (x,), (gx,) = inputs, outputs, output_grads

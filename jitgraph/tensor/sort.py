@@ -247,7 +247,7 @@ class TopKOp(Op):
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
         from jitgraph.tensor.math import abs as tabs
-        from jitgraph.tensor.shape import _dim
+        from jitgraph.tensor.dims import _dim
 
         dims = list(input_shapes[0])
         dims[self.axis % len(dims)] = _dim(tabs(node.inputs[1]))

@@ -18,7 +18,8 @@ from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable
 from jitgraph.tensor.diag_ops import AllocDiag, ExtractDiag
-from jitgraph.tensor.shape import _dim, _scalar_int_input, shape_i
+from jitgraph.tensor.dims import _dim
+from jitgraph.tensor.shape import _scalar_int_input, shape_i
 from jitgraph.tensor.type import TensorType
 
 __all__ = ["Eye", "eye", "Tri", "tri", "tril", "triu", "identity_like", "AllocDiag",

@@ -15,12 +15,13 @@ import numpy as np
 from jitgraph.graph.basic import Constant, Variable
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import _contains_variable, as_tensor_variable, constant
+from jitgraph.tensor.dims import _is_pyint
 from jitgraph.tensor.elemwise import DimShuffle, _drop_augmented, dimshuffle
-from jitgraph.tensor.shape import Reshape, _is_pyint, _shape_dims, reshape, shape_padleft
-from jitgraph.tensor.subtensor_ops import (FULL_SLICE, AdvancedIncSubtensor,
-                                           AdvancedIncSubtensor1, AdvancedSubtensor,
-                                           AdvancedSubtensor1, IncSubtensor, Subtensor,
-                                           as_index_scalar)
+from jitgraph.tensor.index_encoding import FULL_SLICE, as_index_scalar
+from jitgraph.tensor.shape import Reshape, _shape_dims, reshape, shape_padleft
+from jitgraph.tensor.subtensor_ops import (AdvancedIncSubtensor, AdvancedIncSubtensor1,
+                                           AdvancedSubtensor, AdvancedSubtensor1, IncSubtensor,
+                                           Subtensor)
 
 __all__ = [
     "getitem", "set_subtensor", "inc_subtensor", "Subtensor", "AdvancedSubtensor1",

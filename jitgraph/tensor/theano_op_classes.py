@@ -14,8 +14,9 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor import dtypes as dt
 from jitgraph.tensor.conversion import as_tensor_variable, constant
+from jitgraph.tensor.dims import _dim, _element, _is_pyint, _mul, _prod
 from jitgraph.tensor.elemwise import _fit_gradient, dimshuffle
-from jitgraph.tensor.shape import _dim, _element, _is_pyint, _mul, _prod, _shape_dims, reshape
+from jitgraph.tensor.shape import _shape_dims, reshape
 from jitgraph.tensor.type import TensorType
 
 __all__ = ["Flatten", "Tile", "Mean", "MaxAndArgmax"]

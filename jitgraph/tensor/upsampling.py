@@ -69,7 +69,7 @@ class InterpolationMatrix(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.shape import _add, _dim, _floordiv, _mul, _sub
+        from jitgraph.tensor.dims import _add, _dim, _floordiv, _mul, _sub
 
         n = _dim(node.inputs[0])
         out = _sub(0, _floordiv(_sub(0, _mul(n, self.num)), self.den))  # ceil
@@ -91,7 +91,7 @@ def bilinear_upsampling(input: Any, ratio: Any = None, frac_ratio: Any = None,
     ``batch_size`` and ``num_input_channels`` are accepted for Theano's signature (the shapes
     are read at run time); ``use_1D_kernel`` chose Theano's implementation and must be False
     with ``frac_ratio``."""
-    from jitgraph.tensor.blas import tensordot
+    from jitgraph.tensor.dot_functions import tensordot
     from jitgraph.tensor.math import cast
 
     if (ratio is None) == (frac_ratio is None):

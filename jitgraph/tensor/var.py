@@ -31,6 +31,12 @@ def _r():
     return reduction
 
 
+def _stats():
+    from jitgraph.tensor import statistics
+
+    return statistics
+
+
 def _s():
     # Not "from jitgraph.tensor import shape": the package re-exports the function shape(),
     # which hides the submodule of the same name.
@@ -235,13 +241,13 @@ class _TensorOperators:
 
     def mean(self, axis: Any = None, dtype: str | None = None, keepdims: bool = False,
              acc_dtype: str | None = None):
-        return _r().mean(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
+        return _stats().mean(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
     def var(self, axis: Any = None, ddof: int = 0, keepdims: bool = False):
-        return _r().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+        return _stats().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
 
     def std(self, axis: Any = None, ddof: int = 0, keepdims: bool = False):
-        return _r().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+        return _stats().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
 
     def max(self, axis: Any = None, keepdims: bool = False):
         return _r().max(self, axis=axis, keepdims=keepdims)

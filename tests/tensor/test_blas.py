@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from jitgraph.graph.evaluate import evaluate
 from jitgraph.tensor import blas as B
+from jitgraph.tensor import dot_functions as D
 from jitgraph.tensor.gradient import verify_grad
 from jitgraph.tensor.type import TensorType
 
@@ -53,7 +54,7 @@ def test_dot_matches_numpy(sa, sb, dtypes):
     for a in layouts(rand(*sa, dtype=dtypes[0], seed=1)):
         for b in layouts(rand(*sb, dtype=dtypes[1], seed=2)):
             x, y = var_for(a), var_for(b)
-            out = B.dot(x, y)
+            out = D.dot(x, y)
             assert isinstance(out.owner.op, B.Dot)
             got = evaluate(out, {x: a, y: b})
             expected = np.dot(a, b)
@@ -66,7 +67,7 @@ def test_dot_matches_numpy(sa, sb, dtypes):
 def test_dot_nd_follows_numpy(sa, sb):
     a, b = rand(*sa, seed=3), rand(*sb, seed=4)
     x, y = var_for(a), var_for(b)
-    out = B.dot(x, y)
+    out = D.dot(x, y)
     got = evaluate(out, {x: a, y: b})
     np.testing.assert_allclose(got, np.dot(a, b), rtol=1e-12)
     assert out.ndim == got.ndim
@@ -76,24 +77,24 @@ def test_dot_with_scalars_and_literals():
     a = rand(2, 3)
     x = var_for(a)
     s = TensorType("float64", ()).make_variable()
-    np.testing.assert_allclose(evaluate(B.dot(s, x), {s: np.array(2.0), x: a}), 2 * a)
-    np.testing.assert_allclose(evaluate(B.dot(x, np.ones(3)), {x: a}), a.sum(1))
-    np.testing.assert_allclose(evaluate(B.dot([1.0, 2.0], x), {x: a}), np.dot([1.0, 2.0], a))
+    np.testing.assert_allclose(evaluate(D.dot(s, x), {s: np.array(2.0), x: a}), 2 * a)
+    np.testing.assert_allclose(evaluate(D.dot(x, np.ones(3)), {x: a}), a.sum(1))
+    np.testing.assert_allclose(evaluate(D.dot([1.0, 2.0], x), {x: a}), np.dot([1.0, 2.0], a))
 
 
 def test_dot_errors_name_op_and_shapes():
     x, y = var_for(rand(2, 3)), var_for(rand(4,))
     with pytest.raises(ValueError, match=r"dot.*\(2, 3\) and \(4,\) are not aligned"):
-        evaluate(B.dot(x, y), {x: rand(2, 3), y: rand(4)})
+        evaluate(D.dot(x, y), {x: rand(2, 3), y: rand(4)})
     with pytest.raises(TypeError, match="Dot22"):
         B.dot22(y, y)
     with pytest.raises(ValueError, match="matmul"):
-        B.matmul(TensorType("float64", ()).make_variable(), x)
+        D.matmul(TensorType("float64", ()).make_variable(), x)
 
 
 @pytest.mark.parametrize("sa,sb", DOT_SHAPES[:5])
 def test_dot_gradients(sa, sb):
-    verify_grad(B.dot, [rand(*sa, seed=5), rand(*sb, seed=6)], rng=0)
+    verify_grad(D.dot, [rand(*sa, seed=5), rand(*sb, seed=6)], rng=0)
 
 
 def test_dot22():
@@ -210,8 +211,8 @@ def test_blas_ops_gradients(name):
 def test_outer():
     a, b = rand(3), rand(4)
     x, y = var_for(a), var_for(b)
-    np.testing.assert_allclose(evaluate(B.outer(x, y), {x: a, y: b}), np.outer(a, b))
-    verify_grad(B.outer, [a, b], rng=0)
+    np.testing.assert_allclose(evaluate(D.outer(x, y), {x: a, y: b}), np.outer(a, b))
+    verify_grad(D.outer, [a, b], rng=0)
 
 
 TENSORDOT_CASES = [((2, 3, 4), (3, 4, 5), 2), ((2, 3, 4), (4, 5), 1), ((2, 3), (4, 5), 0),
@@ -225,7 +226,7 @@ def test_tensordot_matches_numpy(sa, sb, axes):
     a, b = rand(*sa, seed=7), rand(*sb, seed=8)
     for va in layouts(a):
         x, y = var_for(va), var_for(b)
-        out = B.tensordot(x, y, axes)
+        out = D.tensordot(x, y, axes)
         expected = np.tensordot(va, b, axes)
         got = evaluate(out, {x: va, y: b})
         assert out.ndim == expected.ndim and got.shape == expected.shape
@@ -235,16 +236,16 @@ def test_tensordot_matches_numpy(sa, sb, axes):
 
 @pytest.mark.parametrize("sa,sb,axes", [TENSORDOT_CASES[i] for i in (0, 2, 3, 6)])
 def test_tensordot_gradients(sa, sb, axes):
-    verify_grad(lambda u, v: B.tensordot(u, v, axes), [rand(*sa, seed=9), rand(*sb, seed=10)],
+    verify_grad(lambda u, v: D.tensordot(u, v, axes), [rand(*sa, seed=9), rand(*sb, seed=10)],
                 rng=0)
 
 
 def test_tensordot_errors():
     x, y = var_for(rand(2, 3)), var_for(rand(3, 4))
     with pytest.raises(ValueError, match="tensordot"):
-        B.tensordot(x, y, 3)
+        D.tensordot(x, y, 3)
     with pytest.raises(ValueError, match="tensordot"):
-        B.tensordot(x, y, [[0, 1], [0]])
+        D.tensordot(x, y, [[0, 1], [0]])
 
 
 MATMUL_CASES = [((3,), (3,)), ((2, 3), (3, 4)), ((2, 3, 4), (4,)), ((4,), (2, 4, 3)),
@@ -257,7 +258,7 @@ def test_matmul_matches_numpy(sa, sb):
     a, b = rand(*sa, seed=11), rand(*sb, seed=12)
     for va in layouts(a):
         x, y = var_for(va), var_for(b)
-        out = B.matmul(x, y)
+        out = D.matmul(x, y)
         expected = np.matmul(va, b)
         got = evaluate(out, {x: va, y: b})
         assert got.shape == expected.shape and out.ndim == expected.ndim
@@ -272,14 +273,14 @@ def test_matmul_matches_numpy(sa, sb):
 
 @pytest.mark.parametrize("sa,sb", [MATMUL_CASES[i] for i in (2, 3, 4, 5, 6, 7)])
 def test_matmul_gradients(sa, sb):
-    verify_grad(B.matmul, [rand(*sa, seed=13), rand(*sb, seed=14)], rng=0)
+    verify_grad(D.matmul, [rand(*sa, seed=13), rand(*sb, seed=14)], rng=0)
 
 
 def test_matmul_batch_mismatch_is_an_error():
     x = TensorType("float64", (False, False, False)).make_variable()
     y = TensorType("float64", (False, False, False)).make_variable()
     with pytest.raises(ValueError, match="BatchedDot: batch dimension mismatch"):
-        evaluate(B.matmul(x, y), {x: rand(1, 2, 3), y: rand(4, 3, 2)})  # 1 not declared
+        evaluate(D.matmul(x, y), {x: rand(1, 2, 3), y: rand(4, 3, 2)})  # 1 not declared
 
 
 BATCHED_CASES = [((3, 4), (3, 4)), ((3, 2, 4), (3, 4, 5)), ((3, 4), (3, 4, 5)),
@@ -324,5 +325,5 @@ def test_hypothesis_matmul_broadcasting(shapes, seed):
     sa, sb = shapes
     a, b = rand(*sa, seed=seed), rand(*sb, seed=seed + 1)
     x, y = var_for(a), var_for(b)
-    np.testing.assert_allclose(evaluate(B.matmul(x, y), {x: a, y: b}), np.matmul(a, b),
+    np.testing.assert_allclose(evaluate(D.matmul(x, y), {x: a, y: b}), np.matmul(a, b),
                                rtol=1e-12)

@@ -382,7 +382,7 @@ def _full_slice(fgraph: FunctionGraph, x: Variable, axis: int, bounds: tuple) ->
 @node_rewriter([Subtensor])
 def local_useless_subtensor(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``x[:]``, ``x[0:n]`` (n = len), ``x[::1]`` ... -> ``x``."""
-    from jitgraph.tensor.subtensor_ops import index_vars
+    from jitgraph.tensor.index_encoding import index_vars
 
     x = node.inputs[0]
     out = node.outputs[0]

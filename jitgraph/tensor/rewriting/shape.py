@@ -411,7 +411,7 @@ def local_useless_reshape(fgraph: FunctionGraph, node: Apply) -> list[Variable] 
         return [node.op(x.owner.inputs[0], shp)]
     if x.ndim != node.op.ndim or x.type != out.type:
         return None
-    from jitgraph.tensor.shape import _constant_elements
+    from jitgraph.tensor.dims import _constant_elements
 
     known = _constant_elements(shp)
     if len(known) != x.ndim:
