@@ -19,11 +19,10 @@ What it does, in order:
    ``backend_cpu/kernels.py``) and ``from package import module`` statements (which a dotted
    rewrite cannot see). The tests of Theano's import paths are left alone: they must keep
    importing the old public paths.
-3. Writes :data:`COMPAT_MODULE` (``jitgraph/moved_modules.py``): the table old path -> new path
-   and a meta-path finder that serves the old paths, so that pickles naming an old module (a
-   user's pickled function, the graph cache's ``module:function`` references) and Theano's
-   public paths still import; ``jitgraph/__init__.py`` installs it. The Theano facade (one
-   table of Theano paths) can take the public rows over: they are printed, and written to
+3. Writes :data:`COMPAT_MODULE` (``jitgraph/_facade/moved.py``): the table old path -> new
+   path, which the facade's finder serves (each old path is the new module object), so that
+   pickles naming an old module (a user's pickled function) and Theano's public paths still
+   import. The Theano public ones among them are printed, and written to
    ``tools/restructure_facade_rows.json``.
 4. Writes ``backend_cpu/native/__init__.py``: the names code outside ``native/`` uses from the
    toolchain, re-exported, so that ``from jitgraph.backend_cpu import native`` is the boundary.
@@ -50,8 +49,8 @@ SUFFIXES = (".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".ini", ".json", ".im
 #: files never rewritten: these tests check that Theano's old import paths keep working
 KEEP = {"tests/test_module_paths.py", "tests/test_namespaces.py",
         "tests/test_namespaces_submodules.py", "tests/test_old_gpu_paths.py",
-        "tools/restructure.py", "jitgraph/moved_modules.py"}
-COMPAT_MODULE = "jitgraph/moved_modules.py"
+        "tools/restructure.py", "jitgraph/_facade/moved.py"}
+COMPAT_MODULE = "jitgraph/_facade/moved.py"
 FACADE_ROWS = "tools/restructure_facade_rows.json"
 THEANO_MODULES = "tests/data/theano_modules.json"
 
@@ -110,7 +109,8 @@ def _group(old_pkg: str, new_pkg: str, names: str) -> list[tuple[str, str]]:
 #: ``shape_index_names`` (the ``T`` namespace) stay where they are: the facade serves them.
 MOVES: list[tuple[str, str]] = [
     *_group(_T, f"{_T}.core", "type var dtypes conversion constructors type_other basic helpers "
-                              "default io utils gradient grad_check theano_op_classes"),
+                              "default io utils gradient grad_check grad_ops rop sharedvar "
+                              "theano_op_classes"),
     *_group(_T, f"{_T}.elementwise", "scalar_op_base scalar_ops elemwise composite math "
                                      "math_extra complex_math special_functions xlogx inplace "
                                      "reduction reduction_reference statistics"),
@@ -511,46 +511,16 @@ def theano_public(moves: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 COMPAT_TEMPLATE = '''"""Modules that moved into subpackages (issue 26, ``tools/restructure.py``): old module path ->
-new one, served by a meta-path finder so that the old paths still import. Pickles name the
-module of every class and function they hold (a user's pickled function, the graph cache's
-``module:function`` references), and some old paths are Theano's public ones
-(``theano.tensor.basic`` is ``jitgraph.tensor.basic``). Importing an old path gives the new
-module itself (one module object under two names)."""
+new one. The facade's finder (:mod:`jitgraph._facade.finder`) serves each old path as the new
+module itself (one module object under two names), so that pickles naming an old module (a
+user's pickled function) and Theano's public paths (``theano.tensor.basic`` is
+``jitgraph.tensor.basic``) still import. Written by ``tools/restructure.py``; data only."""
 
 from __future__ import annotations
-
-import importlib
-import importlib.abc
-import importlib.util
-import sys
-from typing import Any
 
 #: old module path -> new module path
 MOVED: dict[str, str] = {
 %s}
-
-
-class _AliasLoader(importlib.abc.Loader):
-    def create_module(self, spec: Any) -> Any:
-        return importlib.import_module(MOVED[spec.name])
-
-    def exec_module(self, module: Any) -> None:
-        pass  # the new module ran when it was imported
-
-
-class MovedModuleFinder(importlib.abc.MetaPathFinder):
-    """Finds an old module path of :data:`MOVED` as its new module."""
-
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if fullname not in MOVED:
-            return None
-        return importlib.util.spec_from_loader(fullname, _AliasLoader())
-
-
-def install() -> None:
-    """Put the finder on ``sys.meta_path`` (once)."""
-    if not any(isinstance(f, MovedModuleFinder) for f in sys.meta_path):
-        sys.meta_path.append(MovedModuleFinder())
 '''
 
 
@@ -564,15 +534,6 @@ def write_compat(moves_done: list[tuple[str, str]]) -> None:
     table.update(dict(moves_done))
     rows = "".join(f'    "{old}": "{new}",\n' for old, new in sorted(table.items()))
     path.write_text(COMPAT_TEMPLATE % rows)
-    init = ROOT / "jitgraph/__init__.py"
-    text = init.read_text()
-    hook = "from jitgraph import moved_modules as _moved_modules"
-    if hook not in text:
-        lines = text.split("\n")
-        at = _after_docstring_and_future(text)
-        lines[at:at] = [f"{hook}  # old module paths (issue 26)", "",
-                        "_moved_modules.install()", ""]
-        init.write_text("\n".join(lines))
     git("add", COMPAT_MODULE)
 
 

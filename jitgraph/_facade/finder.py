@@ -8,6 +8,8 @@
   statements would bind them (so ``from m import *``, ``dir()``, pickling by module path and
   ``importlib.reload`` behave as for a file); the names of its ``fallback`` modules are looked
   up on first use; ``__file__`` is the table's file.
+* an old path of a module that moved (:data:`jitgraph._facade.moved.MOVED`): the module it
+  moved to, the same object under both names;
 * a real package or module the table adds to (a parent of such paths, or one given Theano's
   extra names): the module is loaded from its file as usual, as an :class:`AugmentedModule`
   whose missing attributes are the table's: child paths (``jitgraph.tensor.nnet.sigm`` as an
@@ -21,12 +23,13 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import types
 import warnings
 from typing import Any, Iterable
 
-from jitgraph._facade import paths
+from jitgraph._facade import moved, paths
 from jitgraph._facade.rows import Row, resolve
 from jitgraph.unavailable import unavailable
 
@@ -161,14 +164,28 @@ class _AugmentingLoader(importlib.machinery.SourceFileLoader):
                 module.__dict__[child] = kept
 
 
+class _MovedLoader(importlib.abc.Loader):
+    """An old module path (:data:`jitgraph._facade.moved.MOVED`) is the module it moved to: the
+    same object under both names (pickles and Theano's paths import the old one)."""
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return importlib.import_module(moved.MOVED[spec.name])
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        pass  # the new module ran when it was imported
+
+
 class TheanoPathFinder(importlib.abc.MetaPathFinder):
-    """Finds table rows (and the real modules the table adds to) under ``jitgraph``."""
+    """Finds table rows, moved modules' old paths, and the real modules the table adds to,
+    under ``jitgraph``."""
 
     def find_spec(self, fullname: str, path: Iterable[str] | None,
                   target: types.ModuleType | None = None
                   ) -> importlib.machinery.ModuleSpec | None:
         if not fullname.startswith("jitgraph."):
             return None
+        if fullname in moved.MOVED:
+            return importlib.util.spec_from_loader(fullname, _MOVED_LOADER)
         if fullname in paths.MODULES:
             spec = importlib.machinery.ModuleSpec(fullname, _LOADER, origin=paths.__file__,
                                                   is_package=fullname in _PARENTS)
@@ -186,6 +203,7 @@ class TheanoPathFinder(importlib.abc.MetaPathFinder):
 
 
 _LOADER = _TableLoader()
+_MOVED_LOADER = _MovedLoader()
 _FINDER = TheanoPathFinder()
 
 

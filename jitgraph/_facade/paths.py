@@ -398,7 +398,8 @@ ADDED: dict[str, Row] = {
 SUBMODULE_ATTRIBUTES: dict[str, frozenset[str]] = {
     "jitgraph.tensor": frozenset(
         "shared_randomstreams raw_random nnet signal opt inplace sharedvar xlogx nlinalg "
-        "slinalg fft utils".split()),
+        "slinalg fft utils basic blas elemwise extra_ops fourier io subtensor type type_other "
+        "var".split()),
     "jitgraph.tensor.nnet": frozenset(
         "abstract_conv blocksparse bn conv conv3d2d corr corr3d ctc neighbours nnet opt "
         "sigm".split()),
