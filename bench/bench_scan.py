@@ -70,7 +70,7 @@ def jitgraph_small(d: dict, native: bool = True) -> tuple[float, Callable]:
     os.environ["JITGRAPH_GRAPH_CACHE"] = "0"  # link anew: the native switch must apply
     import jitgraph
     import jitgraph.tensor as T
-    from jitgraph.backend_cpu import lower_scan
+    from jitgraph.backend_cpu.lowering import scan as lower_scan
     from jitgraph.scan import scan
 
     lower_scan.NATIVE = native

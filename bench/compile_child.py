@@ -85,7 +85,7 @@ def _record_numba_compiles(result: dict) -> None:
 
 
 def _jitgraph_details(fn: object, result: dict) -> None:
-    from jitgraph.backend_cpu.kernels import COMPILE_LOG
+    from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
     from jitgraph.cache import STATS
 
     result.update({f"maker_{k}_s": v for k, v in fn.maker.compile_times.items()})

@@ -58,7 +58,7 @@ def main() -> None:
     result["compile_s"] = max(0.0, result["function_s"] + result["first_call_s"]
                               - result["step_ms"] / 1e3)
     if args.system.startswith("jitgraph"):
-        from jitgraph.backend_cpu.kernels import COMPILE_LOG
+        from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
 
         result["kernels_compiled"] = len(COMPILE_LOG)
         result["kernel_compile_s"] = sum(r.seconds for r in COMPILE_LOG)

@@ -3,7 +3,7 @@ hands the transcendental steps to NumPy's SIMD ufuncs on cache-sized blocks and 
 the fused expression in a Numba kernel, for ``exp(-x)*sin(y) + x*y - 0.5*sqrt(abs(z))``.
 
 The product uses strategy (a) (vectorized polynomial block functions inside the generated
-kernels, ``jitgraph.backend_cpu.vecmath``); ``bench_cpu.py`` times both.
+kernels, ``jitgraph.backend_cpu.runtime.vecmath``); ``bench_cpu.py`` times both.
 """
 
 from __future__ import annotations

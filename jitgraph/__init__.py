@@ -30,7 +30,7 @@ from jitgraph import services as _services  # noqa: E402
 _services.provide("function",
                   lambda: importlib.import_module("jitgraph.compile.function").function)
 _services.provide("as_tensor_variable", lambda: importlib.import_module(
-    "jitgraph.tensor.conversion").as_tensor_variable)
+    "jitgraph.tensor.core.conversion").as_tensor_variable)
 #: the modules that register rewrites into the rewrite engine's database, imported before the
 #: first graph is rewritten (the engine sits below them and does not name them)
 REWRITE_MODULES: tuple[str, ...] = (
@@ -86,7 +86,7 @@ _LAZY = {
     "CLinker": ("jitgraph.backend_cpu.theano_linkers", "CLinker"),
     "OpWiseCLinker": ("jitgraph.backend_cpu.theano_linkers", "OpWiseCLinker"),
     "DualLinker": ("jitgraph.backend_cpu.theano_linkers", "DualLinker"),
-    "grad": ("jitgraph.tensor.gradient", "grad"),
+    "grad": ("jitgraph.tensor.core.gradient", "grad"),
     "Rop": ("jitgraph.gradient", "Rop"),
     "Lop": ("jitgraph.gradient", "Lop"),
     "subgraph_grad": ("jitgraph.gradient", "subgraph_grad"),
@@ -97,8 +97,8 @@ _LAZY = {
     "reduce": ("jitgraph.scan.views", "reduce"),
     "foldl": ("jitgraph.scan.views", "foldl"),
     "foldr": ("jitgraph.scan.views", "foldr"),
-    "dot": ("jitgraph.tensor.helpers", "operand_dot"),
-    "get_scalar_constant_value": ("jitgraph.tensor.basic", "get_scalar_constant_value"),
+    "dot": ("jitgraph.tensor.core.helpers", "operand_dot"),
+    "get_scalar_constant_value": ("jitgraph.tensor.core.basic", "get_scalar_constant_value"),
     "clone_replace": ("jitgraph.graph.basic", "clone_replace"),
     "clone": ("jitgraph.graph.replace", "clone"),
     "pp": ("jitgraph.graph.printing", "pp"),

@@ -3,7 +3,7 @@
 :func:`jitgraph.graph.shared.shared` asks the registered constructors, most recent first; each
 kind registers its own where its type lives. This module, at the top of the package, makes sure
 all of them are registered whatever the user imported first (``graph.shared`` loads it through
-the ``shared_kinds`` service on first use): arrays and scalars (:mod:`jitgraph.tensor.sharedvar`),
+the ``shared_kinds`` service on first use): arrays and scalars (:mod:`jitgraph.tensor.core.sharedvar`),
 arrays on a backend's device (:mod:`jitgraph.compile.sharedvalue`), and two kinds whose modules
 are imported only for such a value -- a ``numpy.random.RandomState`` (:mod:`jitgraph.random`)
 and a SciPy sparse matrix (:mod:`jitgraph.sparse`, which needs SciPy).

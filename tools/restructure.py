@@ -532,6 +532,9 @@ def write_compat(moves_done: list[tuple[str, str]]) -> None:
             if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "MOVED":
                 table.update(ast.literal_eval(node.value))
     table.update(dict(moves_done))
+    # an old module that became the package of its new path (backend_cpu.native) is the real
+    # package now: aliasing it would import itself
+    table = {old: new for old, new in table.items() if not new.startswith(old + ".")}
     rows = "".join(f'    "{old}": "{new}",\n' for old, new in sorted(table.items()))
     path.write_text(COMPAT_TEMPLATE % rows)
     git("add", COMPAT_MODULE)

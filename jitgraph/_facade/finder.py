@@ -51,7 +51,7 @@ def _index_children() -> dict[str, frozenset[str]]:
 _CHILDREN = _index_children()
 _PARENTS = frozenset(p.rpartition(".")[0] for p in paths.MODULES)
 _AUGMENTED = frozenset(paths.ADDED) | frozenset(paths.SUBMODULE_ATTRIBUTES) | frozenset(
-    paths.EAGER_CHILDREN)
+    paths.EAGER_CHILDREN) | frozenset(old.rpartition(".")[0] for old in moved.MOVED)
 
 
 def _public_names(module: types.ModuleType) -> list[str]:
@@ -118,6 +118,16 @@ class TheanoModule(_TableAttributes, types.ModuleType):
 class AugmentedModule(_TableAttributes, types.ModuleType):
     """A module loaded from its file, with the table's child paths and extra names as
     attributes (looked up after the module's own ``__getattr__``, if it has one)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Importing a moved module's old path (jitgraph.tensor.var) binds it as an attribute of
+        # the package; a name the package defines itself (T.var, the variance) keeps its value,
+        # as it did when the module was imported under that path before the package bound it.
+        own = self.__dict__.get(name, _MISSING)
+        if (isinstance(value, types.ModuleType) and value.__name__ != f"{self.__name__}.{name}"
+                and own is not _MISSING and not isinstance(own, types.ModuleType)):
+            return
+        super().__setattr__(name, value)
 
 
 class _TableLoader(importlib.abc.Loader):

@@ -10,8 +10,8 @@ from jitgraph.scalar import sigmoid as scalar_sigmoid
 from jitgraph.scalar.composite import Composite
 from jitgraph.scalar.custom import scalar_op_class
 from jitgraph.scalar.type import get_scalar_type
-from jitgraph.tensor import scalar_ops
-from jitgraph.tensor.elemwise import Elemwise
+from jitgraph.tensor.elementwise import scalar_ops
+from jitgraph.tensor.elementwise.elemwise import Elemwise
 
 # -- theano.tensor.nnet.sigm and theano.tensor.nnet -------------------------------------------
 

@@ -56,8 +56,9 @@ MODULES: dict[str, Row] = {
                **names("jitgraph.rewrite.context", "copy_stack_trace")}),
     "jitgraph.tensor.blas_c": Row(
         "``theano.tensor.blas_c``: ``CGemv`` and ``CGer`` are jitgraph's one ``Gemv`` and "
-        "``Ger`` (:mod:`jitgraph.tensor.blas`); the C-code helpers are not available.",
-        names={**names("jitgraph.tensor.blas", "CGemv=Gemv CGer=Ger cgemv_inplace=gemv_inplace "
+        "``Ger`` (:mod:`jitgraph.tensor.linalg.blas`); the C-code helpers are not available.",
+        names={**names("jitgraph.tensor.linalg.blas",
+                       "CGemv=Gemv CGer=Ger cgemv_inplace=gemv_inplace "
                        "cgemv_no_inplace=gemv_no_inplace cger_inplace=ger_destructive "
                        "cger_no_inplace=ger Gemv Ger gemv_inplace gemv_no_inplace ger "
                        "ger_destructive"),
@@ -67,7 +68,7 @@ MODULES: dict[str, Row] = {
                                 "gemv_c_code ger_c_code check_force_gemv_init")),
     "jitgraph.tensor.blas_scipy": Row(
         "``theano.tensor.blas_scipy``: ``ScipyGer`` is jitgraph's one ``Ger``.",
-        names=names("jitgraph.tensor.blas", "ScipyGer=Ger scipy_ger_inplace=ger_destructive "
+        names=names("jitgraph.tensor.linalg.blas", "ScipyGer=Ger scipy_ger_inplace=ger_destructive "
                     "scipy_ger_no_inplace=ger Ger ger ger_destructive")),
     "jitgraph.tensor.blas_headers": Row(
         "``theano.tensor.blas_headers``: the C headers of Theano's BLAS ops (not available).",
@@ -81,7 +82,7 @@ MODULES: dict[str, Row] = {
     "jitgraph.tensor.elemwise_cgen": Row(
         "``theano.tensor.elemwise_cgen``: Theano's C loop generator (not available).",
         unavailable=unavailable("Theano's C loop generator for Elemwise; jitgraph generates "
-                                "Numba kernels (jitgraph.backend_cpu.elemwise_codegen)",
+                                "Numba kernels (jitgraph.backend_cpu.codegen.elemwise)",
                                 "make_alloc make_checks make_declare make_loop "
                                 "make_loop_careduce make_reordered_loop")),
     "jitgraph.tensor.signal": Row(
@@ -90,14 +91,15 @@ MODULES: dict[str, Row] = {
         names={"conv": "jitgraph.tensor.signal.conv", "pool": "jitgraph.tensor.signal.pool"}),
     "jitgraph.tensor.signal.conv": Row(
         "``theano.tensor.signal.conv``: ``conv2d`` of 2-d/3-d images and filters.",
-        names=names("jitgraph.tensor.conv_legacy", "conv2d=signal_conv2d")),
+        names=names("jitgraph.tensor.convolution.conv_legacy", "conv2d=signal_conv2d")),
     "jitgraph.tensor.signal.downsample": Row(import_error=(
         "theano.tensor.signal.downsample was removed in Theano 1.0: use "
         "theano.tensor.signal.pool.pool_2d(input, ws=(2, 2), ignore_border=True) in place of "
         "downsample.max_pool_2d(input, ds=(2, 2), ignore_border=True)")),
     "jitgraph.tensor.signal.pool": Row(
-        "``theano.tensor.signal.pool`` (:mod:`jitgraph.tensor.pool`).",
-        names={**names("jitgraph.tensor.pool", "AveragePoolGrad DownsampleFactorMaxGradGrad "
+        "``theano.tensor.signal.pool`` (:mod:`jitgraph.tensor.convolution.pool`).",
+        names={**names("jitgraph.tensor.convolution.pool",
+                       "AveragePoolGrad DownsampleFactorMaxGradGrad "
                        "MaxPoolGrad MaxPoolRop Pool PoolGrad max_pool_2d_same_size pool_2d "
                        "pool_3d PoolingMode_t"),
                # own use
@@ -120,19 +122,20 @@ MODULES: dict[str, Row] = {
         fallback=("jitgraph.tensor.nnet", "jitgraph.tensor")),
     "jitgraph.tensor.nnet.conv": Row(
         "``theano.tensor.nnet.conv``: the legacy ``ConvOp`` and its ``conv2d``.",
-        names={**names("jitgraph.tensor.conv_legacy", "ConvOp conv2d"),
-               **names("jitgraph.tensor.conv_shapes",
+        names={**names("jitgraph.tensor.convolution.conv_legacy", "ConvOp conv2d"),
+               **names("jitgraph.tensor.convolution.conv_shapes",
                        "get_conv_output_shape get_conv_shape_1axis")}),
     "jitgraph.tensor.nnet.corr": Row(
         "``theano.tensor.nnet.corr``: the im2col + BLAS correlation ops.",
-        names=names("jitgraph.tensor.corr", "CorrMM CorrMM_gradInputs CorrMM_gradWeights")),
+        names=names("jitgraph.tensor.convolution.corr",
+                    "CorrMM CorrMM_gradInputs CorrMM_gradWeights")),
     "jitgraph.tensor.nnet.corr3d": Row(
         "``theano.tensor.nnet.corr3d``: the 3-d im2col + BLAS correlation ops.",
-        names=names("jitgraph.tensor.corr",
+        names=names("jitgraph.tensor.convolution.corr",
                     "Corr3dMM Corr3dMM_gradInputs Corr3dMM_gradWeights")),
     "jitgraph.tensor.nnet.neighbours": Row(
-        "``theano.tensor.nnet.neighbours`` (:mod:`jitgraph.tensor.neighbours`).",
-        names={**names("jitgraph.tensor.neighbours",
+        "``theano.tensor.nnet.neighbours`` (:mod:`jitgraph.tensor.convolution.neighbours`).",
+        names={**names("jitgraph.tensor.convolution.neighbours",
                        "Images2Neibs Neibs2ImagesAdd images2neibs neibs2images"),
                **names("jitgraph.graph.basic", "Apply"),  # own use
                **names("jitgraph.graph.enum_type", "EnumList"),
@@ -141,28 +144,29 @@ MODULES: dict[str, Row] = {
     "jitgraph.tensor.nnet.abstract_conv": Row(
         "``theano.tensor.nnet.abstract_conv``: the abstract convolution ops, their functions and "
         "the shape helpers.",
-        names={**names("jitgraph.tensor.conv", "AbstractConv AbstractConv2d "
+        names={**names("jitgraph.tensor.convolution.conv", "AbstractConv AbstractConv2d "
                        "AbstractConv2d_gradInputs AbstractConv2d_gradWeights AbstractConv3d "
                        "AbstractConv3d_gradInputs AbstractConv3d_gradWeights "
                        "AbstractConv_gradInputs AbstractConv_gradWeights BaseAbstractConv"),
-               **names("jitgraph.tensor.conv_functions", "conv2d=abstract_conv2d "
+               **names("jitgraph.tensor.convolution.conv_functions", "conv2d=abstract_conv2d "
                        "causal_conv1d conv3d conv2d_grad_wrt_inputs conv2d_grad_wrt_weights "
                        "conv3d_grad_wrt_inputs conv3d_grad_wrt_weights separable_conv2d "
                        "separable_conv3d"),
-               **names("jitgraph.tensor.upsampling", "bilinear_kernel_1D bilinear_kernel_2D "
+               **names("jitgraph.tensor.convolution.upsampling",
+                       "bilinear_kernel_1D bilinear_kernel_2D "
                        "bilinear_upsampling frac_bilinear_upsampling"),
-               **names("jitgraph.tensor.conv_shapes", "assert_conv_shape assert_shape "
+               **names("jitgraph.tensor.convolution.conv_shapes", "assert_conv_shape assert_shape "
                        "border_mode_to_pad check_conv_gradinputs_shape "
                        "get_conv_gradinputs_shape get_conv_gradinputs_shape_1axis "
                        "get_conv_gradweights_shape get_conv_gradweights_shape_1axis "
                        "get_conv_output_shape get_conv_shape_1axis")}),
     "jitgraph.tensor.nnet.bn": Row(
         "``theano.tensor.nnet.bn``: batch normalization as graphs "
-        "(:mod:`jitgraph.tensor.batchnorm`) and as single ops with their expanding rewrites "
-        "(:mod:`jitgraph.tensor.batchnorm_ops`).",
-        names={**names("jitgraph.tensor.batchnorm", "batch_normalization "
+        "(:mod:`jitgraph.tensor.neural.batchnorm`) and as single ops with their expanding rewrites "
+        "(:mod:`jitgraph.tensor.neural.batchnorm_ops`).",
+        names={**names("jitgraph.tensor.neural.batchnorm", "batch_normalization "
                        "batch_normalization_test batch_normalization_train"),
-               **names("jitgraph.tensor.batchnorm_ops", "AbstractBatchNormInference "
+               **names("jitgraph.tensor.neural.batchnorm_ops", "AbstractBatchNormInference "
                        "AbstractBatchNormTrain AbstractBatchNormTrainGrad bn_groupopt "
                        "local_abstract_batch_norm_inference local_abstract_batch_norm_train "
                        "local_abstract_batch_norm_train_grad"),
@@ -171,10 +175,10 @@ MODULES: dict[str, Row] = {
                **names("jitgraph.graph.basic", "Apply"),
                **names("jitgraph.graph.op", "Op"),
                **names("jitgraph.scalar.composite", "Composite"),
-               **names("jitgraph.tensor.type", "TensorType"),
+               **names("jitgraph.tensor.core.type", "TensorType"),
                **names("jitgraph.scalar", "add mul sub true_div"),
                **names("jitgraph.scalar.var", "as_common_dtype"),
-               **names("jitgraph.tensor.conversion", "as_tensor_variable"),
+               **names("jitgraph.tensor.core.conversion", "as_tensor_variable"),
                **names("jitgraph.rewrite.context", "copy_stack_trace"),
                **names("jitgraph.rewrite.theano_api",
                        "local_optimizer register_specialize_device")}),
@@ -288,10 +292,11 @@ MODULES: dict[str, Row] = {
         names=names("jitgraph.tensor.nnet", "softsign")),
     "jitgraph.sandbox.solve": Row(
         "``theano.sandbox.solve``: moved by Theano to ``theano.tensor.slinalg``.",
-        names=names("jitgraph.tensor.slinalg", "solve")),
+        names=names("jitgraph.tensor.linalg.slinalg", "solve")),
     "jitgraph.sandbox.neighbours": Row(
         "``theano.sandbox.neighbours``: moved by Theano to ``theano.tensor.nnet.neighbours``.",
-        names=names("jitgraph.tensor.neighbours", "Images2Neibs images2neibs neibs2images")),
+        names=names("jitgraph.tensor.convolution.neighbours",
+                    "Images2Neibs images2neibs neibs2images")),
     "jitgraph.sandbox.blocksparse": Row(
         "``theano.sandbox.blocksparse``: moved by Theano to ``theano.tensor.nnet.blocksparse``.",
         names=names("jitgraph.tensor.nnet.blocksparse", "SparseBlockGemv SparseBlockOuter "
@@ -313,7 +318,7 @@ MODULES: dict[str, Row] = {
         names={**names("jitgraph.random.mrg_streams", "MRG_RandomStreams guess_n_streams"),
                **names("jitgraph.random.mrg_op", "mrg_uniform=MRGUniform "
                        "mrg_uniform_base=MRGUniform"),
-               **names("jitgraph.tensor.grad_ops", "undefined_grad"),
+               **names("jitgraph.tensor.core.grad_ops", "undefined_grad"),
                **names("jitgraph.random.mrg31k3p", "M1 M2"),
                **names("jitgraph.random.mrg_steps", "DotModulo ff_2p134 ff_2p72 matVecModM "
                        "multMatVect mrg_next_value A1p72 A1p134 A2p72 A2p134 MASK12 MASK13 "
@@ -323,13 +328,13 @@ MODULES: dict[str, Row] = {
                **names("jitgraph.graph.basic", "Apply Variable"),
                **names("jitgraph.graph.op", "Op"),
                **names("jitgraph.graph.c_code", "ParamsType"),
-               **names("jitgraph.tensor.type", "TensorType"),
-               **names("jitgraph.tensor.conversion", "as_tensor_variable"),
+               **names("jitgraph.tensor.core.type", "TensorType"),
+               **names("jitgraph.tensor.core.conversion", "as_tensor_variable"),
                **names("jitgraph.scalar.type", "bool_t=bool_ int_t=int32"),
-               **names("jitgraph.tensor.math", "cast"),
+               **names("jitgraph.tensor.elementwise.math", "cast"),
                **names("jitgraph.config", "config"),
                **names("jitgraph.compile.function", "function"),
-               **names("jitgraph.tensor.basic", "get_vector_length"),
+               **names("jitgraph.tensor.core.basic", "get_vector_length"),
                **names("jitgraph.rewrite.theano_api", "local_optimizer"),
                "multinomial": "jitgraph.sandbox.multinomial",
                **names("jitgraph.rewrite.phases", "optdb"),
@@ -362,14 +367,15 @@ ADDED: dict[str, Row] = {
         **names("jitgraph.gradient", "Lop Rop consider_constant grad_not_implemented "
                 "grad_undefined hessian jacobian numeric_grad DisconnectedType"),
         **names("jitgraph.printing", "pprint min_informative_str")}),
-    "jitgraph.tensor.extra_ops": Row(names=names("jitgraph.scalar", "int_t=int32")),
-    "jitgraph.tensor.gradient": Row(names=names(
-        "jitgraph.tensor.grad_check", "verify_grad GradientError numeric_grad")),
+    "jitgraph.tensor.extras.extra_ops": Row(names=names("jitgraph.scalar", "int_t=int32")),
+    "jitgraph.tensor.core.gradient": Row(names=names(
+        "jitgraph.tensor.core.grad_check", "verify_grad GradientError numeric_grad")),
     "jitgraph.tensor.nnet": Row(names={
-        **names("jitgraph.tensor.conv_functions", "abstract_conv2d"),
+        **names("jitgraph.tensor.convolution.conv_functions", "abstract_conv2d"),
         **names("jitgraph.scalar", "scalar_sigmoid=sigmoid"),
         **names("jitgraph._facade.objects", "sigmoid_inplace"),
-        **names("jitgraph.tensor.rewriting.crossentropy", "crossentropy_to_crossentropy_with_softmax "
+        **names("jitgraph.tensor.rewriting.crossentropy",
+                "crossentropy_to_crossentropy_with_softmax "
                 "crossentropy_to_crossentropy_with_softmax_with_bias "
                 "graph_merge_softmax_with_crossentropy_softmax softmax_simplifier")}),
     "jitgraph.sparse.basic": Row(fallback=("jitgraph.sparse",)),
@@ -379,7 +385,7 @@ ADDED: dict[str, Row] = {
         **names("jitgraph.compile.mode", "FAST_RUN get_mode")}),
     "jitgraph.ifelse": Row(names={  # own use
         **names("jitgraph.graph.basic", "Apply"), **names("jitgraph.graph.op", "Op"),
-        **names("jitgraph.tensor.type", "TensorType"),
+        **names("jitgraph.tensor.core.type", "TensorType"),
         **names("jitgraph.graph.replace", "clone"),
         **names("jitgraph.rewrite.phases", "optdb")}),
     "jitgraph.gof": Row(names={

@@ -19,7 +19,7 @@ import jitgraph.backend_cpu as package
 from jitgraph.backend_cpu.linker import LINKERS
 
 #: the module whose compiled kernels exist once it is loaded
-_KERNELS = "jitgraph.backend_cpu.kernels"
+_KERNELS = "jitgraph.backend_cpu.codegen.kernels"
 
 
 class CpuBackend(Backend):

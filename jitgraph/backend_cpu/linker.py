@@ -30,7 +30,7 @@ class CompiledCodeDisabled(RuntimeError):
 
 
 class NumbaLinker(Linker):
-    """Builds a :class:`~jitgraph.backend_cpu.driver.CompiledProgram`."""
+    """Builds a :class:`~jitgraph.backend_cpu.runtime.driver.CompiledProgram`."""
 
     compiled = True
 
@@ -53,7 +53,7 @@ class NumbaLinker(Linker):
         if stored is not None and stored.matches(order, self.allow_gc, self.strict):
             fgraph.stored_program = None  # one program per graph: a second link builds anew
             return stored.restore(fgraph)
-        from jitgraph.backend_cpu.driver import build_program
+        from jitgraph.backend_cpu.runtime.driver import build_program
 
         if order is None:
             from jitgraph.compile.rewriting import schedule

@@ -43,7 +43,7 @@ import warnings
 from typing import Any, Iterator, NamedTuple
 
 #: Bumped whenever generated code changes in a way that must invalidate stored kernels.
-CODEGEN_VERSION = 4
+CODEGEN_VERSION = 5  # 5: kernels import helpers from the modules of the subpackage layout
 #: Bumped when the LLVM IR the direct compiler (:mod:`.direct`) writes changes.
 DIRECT_VERSION = 2
 

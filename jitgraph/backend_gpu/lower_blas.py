@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from jitgraph.tensor import blas as B
+from jitgraph.tensor.linalg import blas as B
 
 from jitgraph.backend_gpu.cuda_types import C_TYPES, Unsupported
 from jitgraph.backend_gpu.kernels import CudaSource, launch_config, load

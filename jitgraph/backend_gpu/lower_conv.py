@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from jitgraph.tensor import corr as K
-from jitgraph.tensor import pool as P
-from jitgraph.tensor.pool_reference import Geometry
+from jitgraph.tensor.convolution import corr as K
+from jitgraph.tensor.convolution import pool as P
+from jitgraph.tensor.convolution.pool_reference import Geometry
 
 from jitgraph.backend_gpu.conv_codegen import conv_source, pool_source
 from jitgraph.backend_gpu.cuda_types import Unsupported

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from jitgraph.tensor.elemwise import Elemwise
+from jitgraph.tensor.elementwise.elemwise import Elemwise
 
 from jitgraph.backend_gpu.elemwise_codegen import (KERNEL_C, KERNEL_S, ElemwiseStructure,
                                                    check_program, coalesce, contiguous_source,

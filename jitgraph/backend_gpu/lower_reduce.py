@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from jitgraph.tensor import reduction as R
+from jitgraph.tensor.elementwise import reduction as R
 
 from jitgraph.backend_gpu.cuda_types import Unsupported
 from jitgraph.backend_gpu.kernels import CudaSource, launch_config, load

@@ -15,16 +15,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from jitgraph.tensor import basic as TB
-from jitgraph.tensor import subtensor_ops as SO
-from jitgraph.tensor.elemwise import DimShuffle
+from jitgraph.tensor.core import basic as TB
+from jitgraph.tensor.indexing import subtensor_ops as SO
+from jitgraph.tensor.elementwise.elemwise import DimShuffle
 
 from jitgraph.backend_gpu.cuda_types import Unsupported
 from jitgraph.backend_gpu.registry import (PY, Lowered, all_device, check_dtypes_of,
                                            first_on_device, register)
 
 # (not "from jitgraph.tensor import shape": the package re-exports the function shape())
-TS = importlib.import_module("jitgraph.tensor.shape")
+TS = importlib.import_module("jitgraph.tensor.shaping.shape")
 
 _SCATTER_DTYPES = ("float32", "float64", "int32", "uint32", "uint64")
 

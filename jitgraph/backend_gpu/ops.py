@@ -21,7 +21,7 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
-from jitgraph.tensor.conversion import as_tensor_variable
+from jitgraph.tensor.core.conversion import as_tensor_variable
 
 from jitgraph.backend_gpu.types import GpuArrayType, is_device_array, to_device, to_host
 
@@ -223,7 +223,9 @@ def make_gpu_op(cpu_op: Op, dev_in: Sequence[bool], dev_out: Sequence[bool]) -> 
 
 def _predeclare() -> None:
     """Create the common classes at import (so pickles naming them always find them)."""
-    from jitgraph.tensor import blas, elemwise, nnet, reduction
+    from jitgraph.tensor import nnet
+    from jitgraph.tensor.elementwise import elemwise, reduction
+    from jitgraph.tensor.linalg import blas
 
     for cls in (elemwise.Elemwise, elemwise.DimShuffle, reduction.CAReduce, blas.Gemm,
                 blas.Gemv, blas.Ger, blas.Dot22, blas.Dot, nnet.Softmax, nnet.LogSoftmax):

@@ -67,7 +67,7 @@ def wants_gpu(fgraph: FunctionGraph, node: Apply) -> bool:
 
 
 def _without_inplace(op: Any) -> Any:
-    from jitgraph.tensor.elemwise import Elemwise
+    from jitgraph.tensor.elementwise.elemwise import Elemwise
 
     if isinstance(op, Elemwise):
         return Elemwise(op.scalar_op)
@@ -107,9 +107,9 @@ class Mover:
 
     def unfuse(self, node: Apply) -> bool:
         """``gpu.local_elemwise_fusion=False``: a fused Composite becomes one node per step."""
-        from jitgraph.tensor.composite import Composite
-        from jitgraph.tensor.elemwise import Elemwise
-        from jitgraph.tensor.math import cast
+        from jitgraph.tensor.elementwise.composite import Composite
+        from jitgraph.tensor.elementwise.elemwise import Elemwise
+        from jitgraph.tensor.elementwise.math import cast
 
         op = node.op
         if not (isinstance(op, Elemwise) and isinstance(op.scalar_op, Composite)):
@@ -160,7 +160,7 @@ class Mover:
         using it move (Theano's ``InputToGpuOptimizer``); unused round trips are removed at the
         end."""
         from jitgraph.backend_gpu.cuda_types import SUPPORTED_DTYPES
-        from jitgraph.tensor.type import TensorType
+        from jitgraph.tensor.core.type import TensorType
 
         fgraph = self.fgraph
         for var in list(fgraph.inputs):

@@ -1,6 +1,6 @@
 """GpuArrayType: an array on the GPU (a ``cupy.ndarray``), and its variables.
 
-The type has a dtype and a broadcastable pattern like :class:`~jitgraph.tensor.type.TensorType`
+The type has a dtype and a broadcastable pattern like :class:`~jitgraph.tensor.core.type.TensorType`
 but is a different type: a device value never flows into a CPU op without an explicit
 ``HostFromGpu`` node (and the other way with ``GpuFromHost``). A GPU variable behaves like a
 tensor in user code: an operator or a tensor function applied to it works on
@@ -17,8 +17,8 @@ import numpy as np
 
 from jitgraph.graph.basic import Constant, Variable
 from jitgraph.graph.type import Type
-from jitgraph.tensor import dtypes as dt
-from jitgraph.tensor.type import ArrayTypeIdentity, TensorType
+from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.type import ArrayTypeIdentity, TensorType
 
 
 def is_device_array(value: Any) -> bool:
@@ -170,7 +170,7 @@ class _GpuOperators:
 
 def _delegate_tensor_api() -> None:
     """Give :class:`_GpuOperators` every operator and method of tensor variables."""
-    from jitgraph.tensor.var import _TensorOperators
+    from jitgraph.tensor.core.var import _TensorOperators
 
     skip = {"ndim", "dtype", "broadcastable", "__str__", "__array_priority__"}
     for name, attr in _TensorOperators.__dict__.items():

@@ -199,7 +199,7 @@ def emit_scalar_program(b: ScalarBody, sop: Any, args: Sequence[str],
                         arg_dtypes: Sequence[str], out_dtypes: Sequence[str]) -> list[str]:
     """Emit ``sop`` (a table op or a fused ``Composite``) applied to ``args``; return one
     variable name per output."""
-    from jitgraph.tensor.composite import Composite
+    from jitgraph.tensor.elementwise.composite import Composite
 
     if isinstance(sop, Composite):
         for d in (*arg_dtypes, *sop.in_dtypes):
@@ -228,7 +228,7 @@ def template_of(name: str) -> Any:
     """A renderer for the table op ``name`` (``convert_to_<dtype>`` included) with the
     signature ``(body, args, arg_dtypes, out_dtype) -> text``, for code generators that
     combine two values with a reduction's scalar op."""
-    from jitgraph.tensor import scalar_ops
+    from jitgraph.tensor.elementwise import scalar_ops
 
     if name.startswith("convert_to_"):
         sop = scalar_ops.Cast(name[len("convert_to_"):])

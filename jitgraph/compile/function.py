@@ -75,7 +75,7 @@ def _normalize_updates(updates: Any) -> list[tuple[SharedVariable, Variable]]:
         pairs = list(updates.items())
     else:
         pairs = list(updates)
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     result = []
     seen = set()
@@ -331,7 +331,7 @@ def _output_keys(outputs: Any) -> tuple[list[str] | None, Any]:
 
 
 def _normalize_outputs(outputs: Any) -> tuple[bool, list[Out]]:
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     if outputs is None:
         return False, []

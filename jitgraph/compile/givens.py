@@ -53,7 +53,7 @@ def normalize_givens(givens: Any, explicit_inputs: Sequence[Variable]
 def _converted(old: Variable, new: Any) -> Variable:
     """``new`` as a variable of ``old``'s type (a broadcastable dimension may stand for any)."""
     if not isinstance(new, Variable):
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         try:
             new = as_tensor_variable(new)

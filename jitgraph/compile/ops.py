@@ -21,14 +21,14 @@ from typing import Any, Callable, NoReturn, Sequence
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op, _as_input, _as_type
 from jitgraph.graph.view_op import ViewOp, view_op
-from jitgraph.tensor.rebroadcast import Rebroadcast
-from jitgraph.tensor.shape import Shape, Shape_i, SpecifyShape, shape, specify_shape
+from jitgraph.tensor.shaping.rebroadcast import Rebroadcast
+from jitgraph.tensor.shaping.shape import Shape, Shape_i, SpecifyShape, shape, specify_shape
 
 
 def _as_variable(x: Any) -> Variable:
     if isinstance(x, Variable):
         return x
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     return as_tensor_variable(x)
 

@@ -76,7 +76,7 @@ def _update_value(target: Any, value: Any) -> Variable:
     if not isinstance(target, _shared_class()):
         raise TypeError(f"update target must be a shared variable, got {target}")
     if not isinstance(value, Variable):
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         value = as_tensor_variable(value)
     converted = target.type.convert_variable(value)

@@ -1,7 +1,7 @@
 """``theano.compile.sharedvalue``: shared variables as the compile step sees them.
 
 The classes and the constructor registry live below the compile layer
-(:mod:`jitgraph.graph.shared`, :mod:`jitgraph.tensor.sharedvar`); this module adds the
+(:mod:`jitgraph.graph.shared`, :mod:`jitgraph.tensor.core.sharedvar`); this module adds the
 constructor of arrays on a backend's device, which asks the registered backends. (The kinds of
 value that belong to layers above this one, ``RandomState`` and SciPy sparse matrices, are
 registered by :mod:`jitgraph.shared_kinds`.)
@@ -15,7 +15,7 @@ import numpy as np
 
 from jitgraph.compile.backend import backends
 from jitgraph.graph.shared import SharedVariable, register_kind, shared, shared_constructor
-from jitgraph.tensor.sharedvar import (ScalarSharedVariable, TensorSharedVariable,
+from jitgraph.tensor.core.sharedvar import (ScalarSharedVariable, TensorSharedVariable,
                                        scalar_constructor, tensor_constructor)
 
 

@@ -39,7 +39,7 @@ class ShapeInference:
         """Each ``Shape_i(d)(input k)`` the shapes use -> ``(k, d)``; anything else that
         refers to the graph's values is a dim only known at run time."""
         position = {v: k for k, v in enumerate(self.fgraph.inputs)}
-        from jitgraph.tensor.shape import Shape_i
+        from jitgraph.tensor.shaping.shape import Shape_i
 
         found: dict[Variable, tuple[int, int]] = {}
         flat = [d for dims in self.dims for d in dims]

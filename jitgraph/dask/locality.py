@@ -122,13 +122,13 @@ def _count_used(op: Any) -> Entangled:
 def _register_all() -> None:
     """Register the rules of the op families (imported here so that importing this module
     stays cheap and free of import cycles)."""
-    from jitgraph.tensor.blas import _DotBase
-    from jitgraph.tensor.elemwise import DimShuffle, Elemwise
+    from jitgraph.tensor.linalg.blas import _DotBase
+    from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise
     from jitgraph.tensor.nnet import CrossentropyCategorical1Hot, _RowwiseOp
-    from jitgraph.tensor.reduction import CAReduce, _ArgReduce
-    from jitgraph.tensor.shape import Shape, Shape_i
-    from jitgraph.tensor.softmax_xent import SoftmaxWithBias
-    from jitgraph.tensor.subtensor_ops import Subtensor
+    from jitgraph.tensor.elementwise.reduction import CAReduce, _ArgReduce
+    from jitgraph.tensor.shaping.shape import Shape, Shape_i
+    from jitgraph.tensor.neural.softmax_xent import SoftmaxWithBias
+    from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
     locality_rule.register(Elemwise, _elemwise)
     locality_rule.register(DimShuffle, _dimshuffle)

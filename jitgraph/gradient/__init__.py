@@ -19,17 +19,17 @@ from jitgraph.graph.basic import Variable
 from jitgraph.graph.gradient_types import (DisconnectedType, NullType, disconnected_type,
                                            null_type)
 from jitgraph.graph.view_op import ViewOp
-from jitgraph.tensor.grad_ops import (ConsiderConstant, DisconnectedGrad, GradClip, GradScale,
+from jitgraph.tensor.core.grad_ops import (ConsiderConstant, DisconnectedGrad, GradClip, GradScale,
                                         UndefinedGrad, ZeroGrad, consider_constant,
                                         consider_constant_, disconnected_grad,
                                         disconnected_grad_, grad_clip, grad_scale,
                                         undefined_grad, undefined_grad_, zero_grad, zero_grad_)
 from jitgraph.gradient.jacobian import hessian, jacobian
-from jitgraph.tensor.rop import Lop, Rop
+from jitgraph.tensor.core.rop import Lop, Rop
 from jitgraph.gradient.subgraph import subgraph_grad
 from jitgraph.gradient.utils import get_debug_values, mode_not_slow
-from jitgraph.tensor.grad_check import GradientError, numeric_grad, verify_grad
-from jitgraph.tensor.gradient import (DisconnectedInputError, NullTypeGradError, format_as,
+from jitgraph.tensor.core.grad_check import GradientError, numeric_grad, verify_grad
+from jitgraph.tensor.core.gradient import (DisconnectedInputError, NullTypeGradError, format_as,
                                       grad, grad_not_implemented, grad_undefined)
 
 __all__ = [

@@ -5,7 +5,7 @@ step whose gradient the user supplies)."""
 from __future__ import annotations
 
 from jitgraph.graph.basic import Variable
-from jitgraph.tensor.gradient import GradientArgumentError, grad
+from jitgraph.tensor.core.gradient import GradientArgumentError, grad
 
 
 def subgraph_grad(wrt: list[Variable], end: list[Variable], start: dict | None = None,

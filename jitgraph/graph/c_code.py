@@ -12,7 +12,7 @@ from typing import Any
 
 _INSTEAD = ("jitgraph does not compile C code written in ops: give the op a NumPy `perform` "
             "(always used as the reference) and, for speed, register a lowering for the CPU "
-            "backend (jitgraph.backend_cpu.registry.register_lowering) or a scalar-op template; "
+            "backend (jitgraph.backend_cpu.lowering.registry.register_lowering) or a scalar-op template; "
             "op parameters are plain attributes listed in __props__.")
 
 

@@ -235,7 +235,7 @@ class Op(metaclass=_OpMeta):
                 f"{type(self).__name__} is implemented by c_code only; jitgraph has no C backend "
                 "(it compiles through LLVM on the CPU and NVRTC on the GPU). Give the op a "
                 "perform() method, or register a lowering for it with "
-                "jitgraph.backend_cpu.registry.register_lowering")
+                "jitgraph.backend_cpu.lowering.registry.register_lowering")
         raise NotImplementedError(f"{type(self).__name__} has no perform")
 
     def make_thunk(self, node: Apply, storage_map: dict, compute_map: dict,

@@ -2,7 +2,7 @@
 (Theano's ``theano.gof.OpenMPOp``).
 
 Theano compiled such ops with ``-fopenmp`` after checking that g++ supported it. jitgraph's
-parallelism is its own thread pool (``openmp=True``, see ``jitgraph.backend_cpu.parallel``),
+parallelism is its own thread pool (``openmp=True``, see ``jitgraph.backend_cpu.runtime.parallel``),
 always available; an op deriving from this class finds the setting in ``self.openmp`` (taken
 from the flag when the op is created, unless given) and may use it in its ``perform`` or its
 lowering.

@@ -16,7 +16,7 @@ Printers are small objects with a ``process(output, pstate)`` method:
 A user's op gets a notation with ``pprint.assign(MyOp, FunctionPrinter('myop'))`` (a class), or
 ``pprint.assign(my_op_instance, printer)``, or ``pprint.assign(condition, printer)`` where
 ``condition(pstate, variable)`` says when the printer applies. The notations of jitgraph's own
-tensor ops live beside them in :mod:`jitgraph.tensor.pprint_rules`, loaded when ``pprint`` is
+tensor ops live beside them in :mod:`jitgraph.tensor.printing.pprint_rules`, loaded when ``pprint`` is
 first used.
 """
 
@@ -355,7 +355,7 @@ def _outputs_of(obj: Any) -> list[Variable] | None:
 # The default printer, with the notations of the tensor ops (loaded on first use)
 
 #: modules that register notations into :data:`pprint` when imported
-RULE_MODULES = ("jitgraph.tensor.pprint_rules",)
+RULE_MODULES = ("jitgraph.tensor.printing.pprint_rules",)
 
 
 class _DefaultPPrinter(PPrinter):

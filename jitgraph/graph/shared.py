@@ -3,7 +3,7 @@
 :class:`SharedVariable` is the base class of every kind (tensors, sparse matrices, random
 states, device arrays, any Python object) and :func:`shared` makes one from a value by asking
 the registered constructors, most recent first. Each kind registers its constructor where its
-type is defined (:mod:`jitgraph.tensor.sharedvar` for arrays and scalars), so this module knows
+type is defined (:mod:`jitgraph.tensor.core.sharedvar` for arrays and scalars), so this module knows
 none of them; :mod:`jitgraph.shared_kinds` (loaded through the ``shared_kinds`` service before
 the first shared variable is made or a user's constructor registered) makes sure they all are.
 """

@@ -31,12 +31,12 @@ from jitgraph.rewrite.context import copy_stack_trace
 from jitgraph.rewrite.db import EquilibriumDB
 from jitgraph.rewrite.engine import GraphRewriter, node_rewriter
 from jitgraph.rewrite.phases import optdb, register_inplace
-from jitgraph.tensor.basic import Alloc
-from jitgraph.tensor.blas import Dot
-from jitgraph.tensor.elemwise import DimShuffle, Elemwise
-from jitgraph.tensor.rebroadcast import Rebroadcast
-from jitgraph.tensor.shape import Reshape, Shape, SpecifyShape
-from jitgraph.tensor.subtensor_ops import IncSubtensor, Subtensor
+from jitgraph.tensor.core.basic import Alloc
+from jitgraph.tensor.linalg.blas import Dot
+from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise
+from jitgraph.tensor.shaping.rebroadcast import Rebroadcast
+from jitgraph.tensor.shaping.shape import Reshape, Shape, SpecifyShape
+from jitgraph.tensor.indexing.subtensor_ops import IncSubtensor, Subtensor
 
 #: the tag selecting the merging rewrites (not part of any default level, as in Theano)
 MERGE_TAG = "ifelse_merge"

@@ -18,7 +18,7 @@ class DoubleOp(Op):
         return type(self).__name__
 
     def make_node(self, x: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         x = as_tensor_variable(x)
         return Apply(self, [x], [x.type()])

@@ -11,7 +11,7 @@ Importing the package registers its rewrites (:mod:`.rewrites`: the in-place dra
 parameters of the MRG draws are wrapped in ``jitgraph.gradient``'s ``undefined_grad``.
 """
 
-from jitgraph.tensor.grad_ops import undefined_grad
+from jitgraph.tensor.core.grad_ops import undefined_grad
 from jitgraph.random import rewrites as _rewrites  # noqa: F401  (registers the rewrites)
 from jitgraph.random.mrg_streams import MRG_RandomStreams, guess_n_streams
 from jitgraph.random.streams import RandomStreams

@@ -23,7 +23,7 @@ from jitgraph.graph.basic import Variable
 from jitgraph.random.multinomial import ChoiceFromUniform, MultinomialFromUniform
 from jitgraph.random.muladd import mul_add
 from jitgraph.random.truncation import outside, truncated_pack
-from jitgraph.tensor.grad_ops import undefined_grad
+from jitgraph.tensor.core.grad_ops import undefined_grad
 
 #: the standard deviation of a standard normal truncated to [-2, 2]
 TRUNCATED_STD = 0.87962566103423978
@@ -44,8 +44,9 @@ class DistributionsMixin:
         """Normal numbers with mean ``avg`` and standard deviation ``std`` (by Box-Muller);
         with ``truncate``, samples beyond two standard deviations are drawn again."""
         from jitgraph.random.mrg_streams import check_normal_size, size_vector
-        from jitgraph.tensor import (as_tensor_variable, cast, cos, dtypes, join, log, prod,
-                                     reshape, sin, sqrt)
+        from jitgraph.tensor import (as_tensor_variable, cast, cos, join, log, prod, reshape, sin,
+                                     sqrt)
+        from jitgraph.tensor.core import dtypes
 
         size = check_normal_size(size)
         avg, std = as_tensor_variable(avg), as_tensor_variable(std)

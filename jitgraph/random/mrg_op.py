@@ -17,8 +17,8 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.random import mrg31k3p
-from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
 
 FLOAT_DTYPES = ("float16", "float32", "float64")
 
@@ -124,7 +124,7 @@ def mrg_uniform(rstate: Any, size: Any, dtype: str, ndim: int | None = None,
     """``(new_rstate, sample)``: ``prod(size)`` uniform draws in (0, 1) shaped ``size``."""
     size = as_tensor_variable(size)
     if broadcastable is None:
-        from jitgraph.tensor.basic import get_vector_length
+        from jitgraph.tensor.core.basic import get_vector_length
 
         broadcastable = (False,) * (ndim if ndim is not None else get_vector_length(size))
     new_rstate, sample = MRGUniform(dtype, broadcastable)(rstate, size)

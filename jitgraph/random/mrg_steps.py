@@ -112,8 +112,8 @@ class DotModulo(Op):
     __props__ = ()
 
     def make_node(self, A: Any, s: Any, m: Any, A2: Any, s2: Any, m2: Any) -> Apply:  # noqa: N803
-        from jitgraph.tensor.conversion import as_tensor_variable
-        from jitgraph.tensor.type import TensorType
+        from jitgraph.tensor.core.conversion import as_tensor_variable
+        from jitgraph.tensor.core.type import TensorType
 
         inputs = [as_tensor_variable(v) for v in (A, s, m, A2, s2, m2)]
         for name, var, ndim in zip(("A", "s", "m", "A2", "s2", "m2"), inputs,

@@ -21,7 +21,7 @@ from jitgraph.random import mrg31k3p
 from jitgraph.random.mrg_distributions import DistributionsMixin, _is_constant, _is_int
 from jitgraph.random.mrg_op import mrg_uniform
 from jitgraph.random.muladd import mul_add
-from jitgraph.tensor.grad_ops import undefined_grad
+from jitgraph.tensor.core.grad_ops import undefined_grad
 
 #: the most streams one draw uses (Theano's choice: 60 blocks of 256 GPU threads)
 MAX_STREAMS = 60 * 256
@@ -186,7 +186,8 @@ class MRG_RandomStreams(DistributionsMixin):  # noqa: N801 - Theano's name
         """Uniform numbers in (low, high) of shape ``size``: ``u * (high - low) + low`` of a
         draw ``u`` in (0, 1), rounded once as Theano's compiled code rounds it."""
         from jitgraph.graph.shared import shared
-        from jitgraph.tensor import as_tensor_variable, cast, dtypes
+        from jitgraph.tensor import as_tensor_variable, cast
+        from jitgraph.tensor.core import dtypes
 
         size = check_size(size)
         low, high = as_tensor_variable(low), as_tensor_variable(high)

@@ -16,8 +16,8 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
-from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
 
 #: Veltkamp's splitting constant for float64 (2**27 + 1)
 _SPLITTER = 134217729.0
@@ -112,7 +112,7 @@ class MulAdd(Op):
         for name, v in zip(("scale", "shift"), args[1:]):
             if v.dtype != dtype:
                 raise TypeError(f"MulAdd: {name} has dtype {v.dtype}, x has {dtype}; cast it")
-        from jitgraph.tensor.elemwise import _pad_left
+        from jitgraph.tensor.elementwise.elemwise import _pad_left
 
         ndim = max(v.ndim for v in args)
         args = [_pad_left(v, ndim) for v in args]
@@ -137,7 +137,7 @@ class MulAdd(Op):
         return [tuple(dims)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.elemwise import _fit_gradient
+        from jitgraph.tensor.elementwise.elemwise import _fit_gradient
 
         x, scale, _ = inputs
         (g,) = output_grads

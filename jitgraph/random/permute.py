@@ -14,8 +14,8 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
-from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
 
 
 class PermuteRowElements(Op):
@@ -24,7 +24,7 @@ class PermuteRowElements(Op):
     __props__ = ()
 
     def make_node(self, x: Any, y: Any, inverse: Any) -> Apply:
-        from jitgraph.tensor.elemwise import _pad_left
+        from jitgraph.tensor.elementwise.elemwise import _pad_left
 
         x, y, inverse = (as_tensor_variable(v) for v in (x, y, inverse))
         if y.dtype[:3] not in ("int", "uin"):
@@ -61,7 +61,7 @@ class PermuteRowElements(Op):
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         from jitgraph.tensor import eq
-        from jitgraph.tensor.elemwise import _fit_gradient
+        from jitgraph.tensor.elementwise.elemwise import _fit_gradient
 
         x, y, inverse = inputs
         (gz,) = output_grads

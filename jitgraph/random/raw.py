@@ -14,11 +14,11 @@ import numpy as np
 from jitgraph.graph.basic import Variable
 from jitgraph.random.random_state import RandomStateType, random_state_type
 from jitgraph.random.raw_op import RandomFunction, infer_ndim_bcast
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.type import TensorType
 
 
 def _float_dtype(dtype: str | None, *params: Variable) -> str:
-    from jitgraph.tensor import dtypes
+    from jitgraph.tensor.core import dtypes
 
     if dtype is not None:
         return dtype

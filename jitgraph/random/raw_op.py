@@ -18,8 +18,8 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.random import raw_helpers
 from jitgraph.random.random_state import RandomStateType
-from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
 
 #: the draws given by name: RandomState methods, or helpers that loop over broadcast parameters
 _BY_NAME: dict[str, Callable] = {
@@ -108,7 +108,7 @@ class RandomFunction(Op):
     grad_always_undefined = True
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.gradient import grad_undefined
+        from jitgraph.tensor.core.gradient import grad_undefined
 
         return [grad_undefined(self, k, v, "No gradient defined through raw random numbers op")
                 if k >= 2 and str(getattr(v, "dtype", "")).startswith("float") else None
@@ -130,7 +130,7 @@ def infer_ndim_bcast(ndim: int | None, shape: Any, *args: Any
     ``ndim``; no size takes ndim and the pattern from the parameters. Parameters with more
     dimensions than the sample are refused (Theano's message)."""
     from jitgraph.tensor import cast, get_scalar_constant_value, get_vector_length, stack
-    from jitgraph.tensor.basic import NotScalarConstantError
+    from jitgraph.tensor.core.basic import NotScalarConstantError
 
     params = [as_tensor_variable(a) for a in args]
     if isinstance(shape, (tuple, list)) and len(shape) > 0:

@@ -15,8 +15,8 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
-from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
 
 #: the truncation bound of MRG's truncated normal (in standard deviations)
 BOUND = 2.0
@@ -58,7 +58,7 @@ class TruncatedPack(Op):
         return [(input_shapes[0][0] + input_shapes[1][0],)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.gradient import grad_undefined
+        from jitgraph.tensor.core.gradient import grad_undefined
 
         return [grad_undefined(self, k, v, "truncation selects samples by value")
                 for k, v in enumerate(inputs)]

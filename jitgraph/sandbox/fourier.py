@@ -1,7 +1,7 @@
 """``theano.sandbox.fourier``: Fourier transforms of the rows or columns of a matrix
 (``fft``, ``ifft``, ``half_fft``, ``half_ifft``, computed by NumPy in Python), and
 ``dct_matrix``. The transforms have no gradient (``grad_todo``, as in Theano); for
-differentiable transforms use :mod:`jitgraph.tensor.fft` or :mod:`jitgraph.tensor.fourier`."""
+differentiable transforms use :mod:`jitgraph.tensor.linalg.fft` or :mod:`jitgraph.tensor.linalg.fourier`."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class GradTodo(Op):
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         raise NotImplementedError("this gradient (of jitgraph.sandbox.fourier's FFT) is not "
-                                  "implemented; use jitgraph.tensor.fft for differentiable "
+                                  "implemented; use jitgraph.tensor.linalg.fft for differentiable "
                                   "transforms")
 
     def do_constant_folding(self, node: Apply) -> bool:
@@ -50,8 +50,8 @@ class FFT(Op):
         return f"FFT{{half={self.half}, inverse={self.inverse}}}"
 
     def make_node(self, frames: Any, n: Any, axis: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
-        from jitgraph.tensor.type import TensorType
+        from jitgraph.tensor.core.conversion import as_tensor_variable
+        from jitgraph.tensor.core.type import TensorType
 
         frames = as_tensor_variable(frames, ndim=2)
         n = as_tensor_variable(n, ndim=0)

@@ -18,8 +18,8 @@ class Minimal(Op):
     __props__ = ()
 
     def make_node(self, *args: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
-        from jitgraph.tensor.type import TensorType
+        from jitgraph.tensor.core.conversion import as_tensor_variable
+        from jitgraph.tensor.core.type import TensorType
 
         return Apply(self, [as_tensor_variable(a) for a in args], [TensorType("int64", ())()])
 

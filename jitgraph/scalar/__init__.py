@@ -4,7 +4,7 @@
   ...; calling one makes a variable (``x = float64('x')``); ``upcast(*dtypes)``;
 * variables: ``ScalarVariable``, ``ScalarConstant``, ``as_scalar``, ``constant``;
 * the scalar ops by name (``add``, ``mul``, ``exp``, ``switch``, ``convert_to_int32``, ...):
-  the entries of the scalar-op table (:mod:`jitgraph.tensor.scalar_ops`), so ``Elemwise(add)``
+  the entries of the scalar-op table (:mod:`jitgraph.tensor.elementwise.scalar_ops`), so ``Elemwise(add)``
   is the same op as ``T.add``'s; applied to scalar variables they build scalar graphs, which
   ``jitgraph.function`` compiles like any graph (results are NumPy scalars);
 * ``Composite(inputs, outputs)``: a scalar graph as one scalar op;
@@ -37,8 +37,8 @@ from jitgraph.scalar.type import (ScalarType, all_types, bool_, complex64, compl
 from jitgraph.scalar.type_rules import *  # noqa: F401,F403  (upgrade_to_float, same_out, ...)
 from jitgraph.scalar.var import (ScalarConstant, ScalarVariable, _div, as_common_dtype,
                                  as_scalar, cast, constant, int_or_true_div, mod_check)
-from jitgraph.tensor.math import IntegerDivisionError
-from jitgraph.tensor.scalar_ops import Cast as _TableCast
+from jitgraph.tensor.elementwise.math import IntegerDivisionError
+from jitgraph.tensor.elementwise.scalar_ops import Cast as _TableCast
 
 Scalar = ScalarType  # Theano's name for the class
 globals()["bool"] = bool_  # theano.scalar.bool (not shadowing the builtin in this module)
@@ -52,7 +52,7 @@ _ALIASES = {"abs_": "abs", "inv": "reciprocal", "floor_div": "int_div"}
 
 
 def _scalar_op(name: str) -> Any:
-    from jitgraph.tensor import scalar_ops
+    from jitgraph.tensor.elementwise import scalar_ops
 
     if name.startswith("convert_to_"):
         return _TableCast(name[len("convert_to_"):])
@@ -79,7 +79,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    from jitgraph.tensor import scalar_ops
+    from jitgraph.tensor.elementwise import scalar_ops
 
     names = {op.name for op in scalar_ops.all_scalar_ops()} | set(_ALIASES)
     names |= {f"convert_to_{d.dtype}" for d in all_types}

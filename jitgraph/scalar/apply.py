@@ -1,6 +1,6 @@
 """Scalar ops applied to scalar variables: ``theano.scalar.add(x, y)`` builds a scalar graph.
 
-The scalar-op table (``jitgraph.tensor.scalar_ops``) holds per-element functions, which
+The scalar-op table (``jitgraph.tensor.elementwise.scalar_ops``) holds per-element functions, which
 ``Elemwise`` maps over arrays. Applied to scalar variables, a scalar op becomes the graph op
 :class:`ScalarGraphOp` wrapping it: its value is the table entry's NumPy reference on NumPy
 scalars, and its gradient is the entry's gradient rule, evaluated on 0-d tensors.
@@ -53,7 +53,7 @@ class ScalarGraphOp(Op):
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list:
         from jitgraph.scalar.bridge import scalar_from_tensor, tensor_from_scalar
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         if len(outputs) != 1:
             raise NotImplementedError(f"{self} has several outputs: differentiate the scalar "
@@ -67,7 +67,7 @@ class ScalarGraphOp(Op):
 
 def _as_scalar_of(g: Variable, dtype: str) -> Variable:
     from jitgraph.scalar.var import cast
-    from jitgraph.tensor import dtypes as dt
+    from jitgraph.tensor.core import dtypes as dt
 
     return g if dt.is_discrete(dtype) else cast(g, dtype)
 
@@ -78,7 +78,7 @@ def apply_scalar_op(scalar_op: Any, *inputs: Any) -> Any:
     the op is applied elementwise instead (``Elemwise(scalar_op)``): this is what the gradient
     of a user-defined scalar op receives (see :mod:`jitgraph.scalar.custom`)."""
     if any(isinstance(i, Variable) and getattr(i.type, "ndim", 0) > 0 for i in inputs):
-        from jitgraph.tensor.elemwise import Elemwise
+        from jitgraph.tensor.elementwise.elemwise import Elemwise
 
         return Elemwise(scalar_op)(*inputs)
     return ScalarGraphOp(scalar_op)(*inputs)

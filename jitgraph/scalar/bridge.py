@@ -18,7 +18,7 @@ class TensorFromScalar(Op):
 
     def make_node(self, s: Any) -> Apply:
         from jitgraph.scalar.var import as_scalar
-        from jitgraph.tensor.type import TensorType
+        from jitgraph.tensor.core.type import TensorType
 
         s = as_scalar(s)
         return Apply(self, [s], [TensorType(s.dtype, ()).make_variable()])
@@ -40,7 +40,7 @@ class ScalarFromTensor(Op):
     __props__ = ()  # no parameters: all instances are equal
 
     def make_node(self, t: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         t = as_tensor_variable(t)
         if t.ndim != 0:

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 from jitgraph.graph.basic import Constant, Variable, io_toposort
 from jitgraph.scalar.apply import ScalarGraphOp
-from jitgraph.tensor.composite import Composite as FusedComposite
+from jitgraph.tensor.elementwise.composite import Composite as FusedComposite
 
 
 def _program(inputs: Sequence[Variable], outputs: Sequence[Variable]) -> tuple:

@@ -25,8 +25,8 @@ import numpy as np
 
 from jitgraph.graph.utils import MethodNotDefined
 from jitgraph.scalar.type import get_scalar_type
-from jitgraph.tensor import scalar_ops
-from jitgraph.tensor.scalar_ops import ScalarOp as TableScalarOp
+from jitgraph.tensor.elementwise import scalar_ops
+from jitgraph.tensor.elementwise.scalar_ops import ScalarOp as TableScalarOp
 
 
 def _rule_key(rule: Any) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from jitgraph.graph.type import Type
-from jitgraph.tensor import dtypes as dt
+from jitgraph.tensor.core import dtypes as dt
 
 
 class ScalarType(Type):
@@ -33,7 +33,7 @@ class ScalarType(Type):
         return f"Scalar({self.dtype})"
 
     def _as_tensor_type(self) -> Any:  # values compare as 0-d arrays
-        from jitgraph.tensor.type import TensorType
+        from jitgraph.tensor.core.type import TensorType
 
         return TensorType(self.dtype, ())
 

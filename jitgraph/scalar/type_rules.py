@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from jitgraph.scalar.type import ScalarType, get_scalar_type
-from jitgraph.tensor import dtypes as dt
+from jitgraph.tensor.core import dtypes as dt
 
 Rule = Callable[..., tuple]
 

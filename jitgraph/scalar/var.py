@@ -9,11 +9,11 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.scalar.type import ScalarType, get_scalar_type
-from jitgraph.tensor import dtypes as dt
+from jitgraph.tensor.core import dtypes as dt
 
 
 def _op(name: str) -> Any:
-    from jitgraph.tensor.scalar_ops import op
+    from jitgraph.tensor.elementwise.scalar_ops import op
 
     return op(name)
 
@@ -26,7 +26,7 @@ def _div(x: Any, y: Any) -> Any:
     x, y = as_scalar(x), as_scalar(y)
     if dt.is_discrete(x.dtype) and dt.is_discrete(y.dtype):
         if config.int_division == "raise":
-            from jitgraph.tensor.math import IntegerDivisionError
+            from jitgraph.tensor.elementwise.math import IntegerDivisionError
 
             raise IntegerDivisionError(f"dividing integer scalars {x} / {y} with "
                                        "int_division='raise': use // or cast an operand first")
@@ -38,7 +38,7 @@ def _div(x: Any, y: Any) -> Any:
 
 def cast(x: Any, dtype: str) -> "ScalarVariable":
     """``x`` converted to ``dtype`` (a no-op when it already has it)."""
-    from jitgraph.tensor.scalar_ops import Cast
+    from jitgraph.tensor.elementwise.scalar_ops import Cast
 
     x = as_scalar(x)
     dtype = dt.normalize_dtype(dtype)
@@ -158,7 +158,7 @@ def int_or_true_div(x_discrete: bool, y_discrete: bool) -> Any:
 
     if x_discrete and y_discrete:
         if config.int_division == "raise":
-            from jitgraph.tensor.math import IntegerDivisionError
+            from jitgraph.tensor.elementwise.math import IntegerDivisionError
 
             raise IntegerDivisionError("dividing two integers with int_division='raise': use "
                                        "// or cast an operand first")
@@ -170,8 +170,8 @@ def int_or_true_div(x_discrete: bool, y_discrete: bool) -> Any:
 def as_common_dtype(*variables: Any) -> Any:
     """The variables (scalars, or tensor variables) cast to their common dtype (a generator,
     as in Theano)."""
-    from jitgraph.tensor import math as tensor_math
-    from jitgraph.tensor.type import TensorType
+    from jitgraph.tensor.elementwise import math as tensor_math
+    from jitgraph.tensor.core.type import TensorType
 
     def typed(v: Any) -> Any:
         return v if isinstance(getattr(v, "type", None), TensorType) else as_scalar(v)

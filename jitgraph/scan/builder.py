@@ -42,8 +42,8 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
     scan profile); ``allow_gc`` is accepted for compatibility; ``mode`` compiles the step
     (default: the ``mode`` flag).
     """
-    from jitgraph.tensor.conversion import as_tensor_variable
-    from jitgraph.tensor.math import cast
+    from jitgraph.tensor.core.conversion import as_tensor_variable
+    from jitgraph.tensor.elementwise.math import cast
 
     seq_specs = [_sequence_spec(s, j) for j, s in enumerate(_listify(sequences))]
     out_specs = [_output_spec(o, k) for k, o in enumerate(_listify(outputs_info))]
@@ -114,7 +114,7 @@ def _listify(value: Any) -> list:
 # Sequences
 
 def _sequence_spec(seq: Any, j: int) -> tuple[Variable, list[int]]:
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     taps: Any = [0]
     if isinstance(seq, dict):
@@ -136,7 +136,7 @@ def _sequence_spec(seq: Any, j: int) -> tuple[Variable, list[int]]:
 def _slice_sequences(seq_specs: list, go_backwards: bool) -> tuple[list, list, list]:
     """One outer slice and one placeholder per tap: entry ``t`` of the slice of tap ``k`` is
     the value the step ``t`` sees for that tap."""
-    from jitgraph.tensor.type import TensorType
+    from jitgraph.tensor.core.type import TensorType
 
     pairs, lengths, args = [], [], []
     for var, taps in seq_specs:
@@ -161,7 +161,7 @@ def _tap_name(var: Variable, tap: int) -> str | None:
 
 
 def _shortest(lengths: list) -> Variable:
-    from jitgraph.tensor.math import minimum
+    from jitgraph.tensor.elementwise.math import minimum
 
     n = lengths[0]
     for other in lengths[1:]:
@@ -184,7 +184,7 @@ def _fixed_direction(n_steps: Any, go_backwards: bool) -> tuple[Any, bool]:
     """A constant negative ``n_steps`` means as many steps, backwards."""
     if n_steps is None:
         return None, go_backwards
-    from jitgraph.tensor.basic import NotScalarConstantError, get_scalar_constant_value
+    from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value
 
     try:
         value = int(get_scalar_constant_value(n_steps))
@@ -200,7 +200,7 @@ def _fixed_direction(n_steps: Any, go_backwards: bool) -> tuple[Any, bool]:
 
 def _output_spec(info: Any, k: int) -> tuple[Variable | None, list[int] | None]:
     """``(initial value, taps)``, or ``(None, None)`` for an output that is not fed back."""
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     if info is None:
         return None, None
@@ -223,8 +223,8 @@ def _output_spec(info: Any, k: int) -> tuple[Variable | None, list[int] | None]:
 
 def _recurrent_placeholders(out_specs: list) -> tuple[dict[int, Recurrent], list[Variable]]:
     """A placeholder per tap of each fed-back output, and the outer initial buffers."""
-    from jitgraph.tensor.shape import shape_padleft, unbroadcast
-    from jitgraph.tensor.type import TensorType
+    from jitgraph.tensor.shaping.shape import shape_padleft, unbroadcast
+    from jitgraph.tensor.core.type import TensorType
 
     recs: dict[int, Recurrent] = {}
     args: list[Variable] = []

@@ -26,9 +26,9 @@ def scan_checkpoints(fn: Any, sequences: Any = None, outputs_info: Any = None,
     ``padding`` the sequences are padded with zeros to a multiple of ``save_every_N`` (the
     padded steps are not run); without, their length must already be one.
     """
-    from jitgraph.tensor.basic import concatenate, zeros
-    from jitgraph.tensor.extra_ops import arange
-    from jitgraph.tensor.math import minimum
+    from jitgraph.tensor.core.basic import concatenate, zeros
+    from jitgraph.tensor.extras.extra_ops import arange
+    from jitgraph.tensor.elementwise.math import minimum
 
     seqs = _listify(sequences)
     infos = _listify(outputs_info)

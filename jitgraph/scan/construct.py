@@ -166,7 +166,7 @@ def _check_strict(boundary: list[Variable], declared: list[Variable]) -> None:
 
 
 def _fit_shared_update(var: Variable, new: Variable) -> Variable:
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     if not isinstance(new, Variable):
         new = as_tensor_variable(new)
@@ -220,7 +220,7 @@ def _check_same_kind(k: int, rec: Recurrent, state_type: Any, new: Variable) -> 
 
 
 def _loosen_state(spec: LoopSpec, rec: Recurrent, step_bcast: tuple[bool, ...]) -> None:
-    from jitgraph.tensor.shape import unbroadcast
+    from jitgraph.tensor.shaping.shape import unbroadcast
 
     old_type = rec.placeholders[0].type
     bcast = tuple(a and b for a, b in zip(old_type.broadcastable, step_bcast))

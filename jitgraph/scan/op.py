@@ -55,8 +55,8 @@ class Scan(Op):
 
     # -- building ---------------------------------------------------------------------------
     def make_node(self, *inputs: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
-        from jitgraph.tensor.type import TensorType
+        from jitgraph.tensor.core.conversion import as_tensor_variable
+        from jitgraph.tensor.core.type import TensorType
 
         info = self.info
         if len(inputs) != info.n_outer_inputs:
@@ -185,7 +185,7 @@ class Scan(Op):
 
 def _stacked(vtype: Any) -> Any:
     """The type of a sequence of values of type ``vtype`` (one more, leading, dimension)."""
-    from jitgraph.tensor.type import TensorType
+    from jitgraph.tensor.core.type import TensorType
 
     return TensorType(vtype.dtype, (False,) + vtype.broadcastable)
 

@@ -53,8 +53,8 @@ def _elemwise_under_slices(fgraph: FunctionGraph, seq: Variable, reader: Apply
                            ) -> tuple[Apply, list[Apply]] | None:
     """``(elemwise node, slices from it to seq, innermost first)`` when ``seq`` is an
     Elemwise output read through leading-axis slices only, each used only on that path."""
-    from jitgraph.tensor.elemwise import Elemwise
-    from jitgraph.tensor.subtensor_ops import Subtensor
+    from jitgraph.tensor.elementwise.elemwise import Elemwise
+    from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
     slices: list[Apply] = []
     var, client = seq, reader
@@ -106,7 +106,7 @@ def _rebuild(node: Apply, j: int, elem: Apply, slices: list[Apply]) -> Apply | N
         elif kind == "non_seq":
             args.append(non_seq_in[what])
         else:
-            from jitgraph.tensor.basic import constant
+            from jitgraph.tensor.core.basic import constant
 
             args.append(constant(what))
     row = elem.op.make_node(*args).outputs[0]
@@ -132,7 +132,7 @@ def _rebuild(node: Apply, j: int, elem: Apply, slices: list[Apply]) -> Apply | N
 
 def _row_var(stacked: Variable) -> Variable:
     """A fresh inner variable for one row of the sequence ``stacked``."""
-    from jitgraph.tensor.type import TensorType
+    from jitgraph.tensor.core.type import TensorType
 
     return TensorType(stacked.type.dtype, stacked.type.broadcastable[1:])()
 

@@ -17,7 +17,7 @@ class until:  # noqa: N801 - Theano's name
     (a boolean or integer scalar) is true."""
 
     def __init__(self, condition: Any) -> None:
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         cond = as_tensor_variable(condition)
         if cond.ndim != 0:
@@ -73,7 +73,7 @@ def split_step_return(ret: Any) -> tuple[list[Variable], OrderedUpdates, Variabl
             outputs = items
     else:
         outputs = ret
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     outs = []
     for k, out in enumerate(_as_outputs(outputs)):

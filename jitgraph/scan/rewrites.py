@@ -136,7 +136,7 @@ def remove_unused(fgraph: FunctionGraph, node: Apply) -> dict | None:
 
 def _from_end(node: Any) -> int | None:
     """``j`` when ``node`` reads ``x[-j, ...]`` (a constant ``j > 0``), else None."""
-    from jitgraph.tensor.subtensor_ops import Subtensor
+    from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
     if node == OUTPUT or not isinstance(node.op, Subtensor) or not node.op.idx_list \
             or node.op.idx_list[0] != "int":
@@ -150,7 +150,7 @@ def _from_end(node: Any) -> int | None:
 def _plain_tail(node: Any) -> bool:
     """Whether ``node`` is ``x[c:]`` for a constant ``c >= 0`` (how scan drops the initial
     entries of a buffer): reading ``x[c:][-j]`` is reading ``x[-j]``."""
-    from jitgraph.tensor.subtensor_ops import Subtensor
+    from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
     if node == OUTPUT or not isinstance(node.op, Subtensor) or len(node.op.idx_list) != 1:
         return False

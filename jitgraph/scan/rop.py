@@ -16,8 +16,8 @@ from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan
 
 
 def scan_rop(op: Any, inputs: list[Variable], eval_points: list[Any]) -> list[Variable | None]:
-    from jitgraph.tensor.rop import Rop
-    from jitgraph.tensor.basic import zeros_like
+    from jitgraph.tensor.core.rop import Rop
+    from jitgraph.tensor.core.basic import zeros_like
 
     info = op.info
     if info.n_shared:
@@ -68,8 +68,8 @@ def scan_rop(op: Any, inputs: list[Variable], eval_points: list[Any]) -> list[Va
 
 def _fit(tangent: Variable, value: Variable) -> Variable:
     """The tangent in the value's dtype (zero tangents of integer values included)."""
-    from jitgraph.tensor.basic import zeros_like
-    from jitgraph.tensor.math import cast
+    from jitgraph.tensor.core.basic import zeros_like
+    from jitgraph.tensor.elementwise.math import cast
 
     if not hasattr(getattr(tangent, "type", None), "dtype"):
         return zeros_like(value)

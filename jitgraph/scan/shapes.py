@@ -15,7 +15,7 @@ from jitgraph.graph.basic import Apply, Constant, Variable
 
 def scan_output_shapes(op: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                        ) -> list[tuple]:
-    from jitgraph.tensor.shape import Shape_i
+    from jitgraph.tensor.shaping.shape import Shape_i
 
     info = op.info
     n_steps = node.inputs[0]
@@ -29,7 +29,7 @@ def scan_output_shapes(op: Any, node: Apply, input_shapes: Sequence[Sequence[Any
             if not info.as_while:
                 length = n_steps + info.n_init(k)
                 if info.keep[k]:
-                    from jitgraph.tensor.math import minimum
+                    from jitgraph.tensor.elementwise.math import minimum
 
                     length = minimum(length, info.keep[k])
             shapes.append((length, *init_shape[1:]))
@@ -47,7 +47,7 @@ def _inner_output_shapes(op: Any, node: Apply, input_shapes: Sequence[Sequence[A
                          ) -> list[tuple | None]:
     """Per inner output, its shape written with the outer inputs' shapes, or None."""
     from jitgraph.tensor.rewriting.shape import ShapeFeature
-    from jitgraph.tensor.shape import Shape_i
+    from jitgraph.tensor.shaping.shape import Shape_i
 
     info = op.info
     inner_in = op.inner.inputs

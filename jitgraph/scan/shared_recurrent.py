@@ -18,8 +18,8 @@ from jitgraph.scan.construct import LoopSpec, Recurrent
 def recur_shared_tensors(spec: LoopSpec) -> list[tuple[Variable, int]]:
     """Move the tensor-typed entries of ``spec.shared_updates`` to ``spec.recs``; return
     (shared variable, index of its recurrent output) for each moved one."""
-    from jitgraph.tensor.shape import shape_padleft, unbroadcast
-    from jitgraph.tensor.type import TensorType
+    from jitgraph.tensor.shaping.shape import shape_padleft, unbroadcast
+    from jitgraph.tensor.core.type import TensorType
 
     moved = [(var, new) for var, new in spec.shared_updates if isinstance(var.type, TensorType)]
     if not moved:
@@ -51,7 +51,7 @@ def recur_shared_tensors(spec: LoopSpec) -> list[tuple[Variable, int]]:
 
 
 def _as_variable(value: object) -> Variable:
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     return value if isinstance(value, Variable) else as_tensor_variable(value)
 
@@ -64,7 +64,7 @@ def shared_dependent_gradients(op: object, fwd_in: list[Variable], inner_grads: 
     could only redraw, not see the forward draws. ``inner_grads``: inner input position ->
     the backward step's gradient of it. Returns outer input position -> null gradient."""
     from jitgraph.graph.basic import graph_inputs
-    from jitgraph.tensor.gradient import grad_undefined
+    from jitgraph.tensor.core.gradient import grad_undefined
 
     info = op.info  # type: ignore[attr-defined]
     states = set(fwd_in[info.inner_shared()])

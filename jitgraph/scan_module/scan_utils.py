@@ -45,7 +45,7 @@ def safe_new(x: Variable, tag: str = "", dtype: str | None = None) -> Variable:
     shared variable gives a plain variable of its type; a constant a copy of itself."""
     if isinstance(x, Constant):
         if dtype is not None and x.type.dtype != dtype:
-            from jitgraph.tensor.basic import cast
+            from jitgraph.tensor.core.basic import cast
 
             return cast(x, dtype)
         return x.clone()
@@ -72,7 +72,7 @@ def forced_replace(out: Variable, x: Variable, y: Variable) -> Variable:
 def expand_empty(tensor_var: Variable, size: Any) -> Variable:
     """``tensor_var`` with ``size`` rows added after its last one along the first axis. The new
     rows are zeros (Theano left them uninitialised: code must not read them)."""
-    from jitgraph.tensor.basic import concatenate, zeros
+    from jitgraph.tensor.core.basic import concatenate, zeros
 
     if isinstance(size, (int, np.integer)) and size == 0:
         return tensor_var

@@ -5,7 +5,7 @@ stay sparse.
 SciPy is an optional dependency (``pip install jitgraph[sparse]``): this package imports
 without it, and building a sparse variable or graph then fails with a message naming the
 extra. The compiled kernels (products with a dense matrix, structured elementwise loops) are
-CPU lowerings in :mod:`jitgraph.backend_cpu.lower_sparse`; the rewrites choosing them live in
+CPU lowerings in :mod:`jitgraph.backend_cpu.lowering.sparse`; the rewrites choosing them live in
 :mod:`jitgraph.sparse.rewrites`.
 
 Modules: ``type`` (SparseType), ``variable`` (variables, constants, constructors,
@@ -78,9 +78,9 @@ _EXPORTS = {
     "SparseSharedVariable": "jitgraph.sparse.sharedvar",
     "SparseTensorSharedVariable": "jitgraph.sparse.sharedvar",
     "sparse_constructor": "jitgraph.sparse.sharedvar",
-    "grad_not_implemented": "jitgraph.tensor.gradient",
-    "grad_undefined": "jitgraph.tensor.gradient",
-    "as_tensor_variable": "jitgraph.tensor.conversion",
+    "grad_not_implemented": "jitgraph.tensor.core.gradient",
+    "grad_undefined": "jitgraph.tensor.core.gradient",
+    "as_tensor_variable": "jitgraph.tensor.core.conversion",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -261,7 +261,7 @@ def sub(x: Any, y: Any) -> Variable:
     x, y = _operands("sub", x, y)
     if H.is_sparse_variable(y):
         return add(x, neg(y))
-    from jitgraph.tensor.math import neg as dense_neg
+    from jitgraph.tensor.elementwise.math import neg as dense_neg
 
     return add(x, dense_neg(y))
 

@@ -94,8 +94,8 @@ class CSM(Op):
         return f"CSM{{format={self.format!r}}}"
 
     def make_node(self, data: Any, indices: Any, indptr: Any, shape: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
-        from jitgraph.tensor.math import cast
+        from jitgraph.tensor.core.conversion import as_tensor_variable
+        from jitgraph.tensor.elementwise.math import cast
 
         data = as_tensor_variable(data)
         if data.ndim != 1:
@@ -155,7 +155,7 @@ class CSMGrad(Op):
 
     def make_node(self, x_data: Any, x_indices: Any, x_indptr: Any, x_shape: Any,
                   g_data: Any, g_indices: Any, g_indptr: Any, g_shape: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         inputs = [as_tensor_variable(v) for v in (x_data, x_indices, x_indptr, x_shape, g_data,
                                                     g_indices, g_indptr, g_shape)]
@@ -246,7 +246,7 @@ class SparseFromDense(Op):
         return f"SparseFromDense{{{self.format}}}"
 
     def make_node(self, x: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         if H.is_sparse_variable(x):
             raise TypeError(f"{self}: input is already sparse ({x.type})")
@@ -264,7 +264,7 @@ class SparseFromDense(Op):
         out[0][0] = format_class(self.format)(inputs[0])
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.tensor.shape import patternbroadcast
+        from jitgraph.tensor.shaping.shape import patternbroadcast
 
         (x,) = inputs
         gz = gout[0]  # sparse, or dense when the consumer's gradient is (sparse.dot's)
@@ -464,7 +464,7 @@ def clean(x: Any) -> Variable:
 
 def sp_ones_like(x: Any) -> Variable:
     """A matrix with x's structure whose stored values are all 1."""
-    from jitgraph.tensor.basic import ones_like
+    from jitgraph.tensor.core.basic import ones_like
 
     x = H.require_sparse("sp_ones_like", 0, x)
     data, indices, indptr, shape = csm_properties(x)
@@ -473,7 +473,7 @@ def sp_ones_like(x: Any) -> Variable:
 
 def sp_zeros_like(x: Any) -> Variable:
     """A matrix of x's shape and format with no stored value."""
-    from jitgraph.tensor.basic import zeros_like
+    from jitgraph.tensor.core.basic import zeros_like
 
     x = H.require_sparse("sp_zeros_like", 0, x)
     _, _, indptr, shape = csm_properties(x)

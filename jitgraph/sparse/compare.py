@@ -96,7 +96,7 @@ def _comparison(name: str, ss: Op, sd: Op, flipped_sd: Op, dense_name: str) -> C
             return sd(x, y)
         if y_sparse:
             return flipped_sd(y, x)  # a < B is B > a
-        import jitgraph.tensor.math as M
+        import jitgraph.tensor.elementwise.math as M
 
         return getattr(M, dense_name)(x, y)
 

@@ -1,7 +1,7 @@
 """Array-level forms of the sparse ops, on the ``data``/``indices``/``indptr`` arrays of a csc
 or csr matrix (what the rewrites in :mod:`jitgraph.sparse.rewrites` turn products and
 structured elementwise ops into, and what the CPU backend compiles into loops over the
-compressed storage: :mod:`jitgraph.backend_cpu.lower_sparse`).
+compressed storage: :mod:`jitgraph.backend_cpu.lowering.sparse`).
 
 Each op has a ``format`` parameter: with ``csr`` the compressed (outer) axis is the rows and
 ``indices`` holds columns; with ``csc`` the other way round. ``perform`` is the NumPy reference.
@@ -44,7 +44,7 @@ class _CSxOp(Op):
 
 
 def _arrays(*values: Any) -> list[Variable]:
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     return [as_tensor_variable(v) for v in values]
 

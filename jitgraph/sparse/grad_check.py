@@ -38,9 +38,9 @@ def verify_grad_sparse(op: Callable, pt: Sequence[Any], structured: bool = False
     With ``structured`` the stored values of each sparse argument are perturbed (a structured
     gradient is checked); otherwise every element of the dense matrix is. A sparse output is
     made dense (keeping only its stored values' gradient when ``structured``). Extra
-    arguments go to :func:`jitgraph.tensor.grad_check.verify_grad`."""
+    arguments go to :func:`jitgraph.tensor.core.grad_check.verify_grad`."""
     from jitgraph.sparse.variable import as_sparse_or_tensor_variable
-    from jitgraph.tensor.grad_check import verify_grad
+    from jitgraph.tensor.core.grad_check import verify_grad
 
     pairs = [_converter(p, structured) for p in pt]
     points = [p for p, _ in pairs]

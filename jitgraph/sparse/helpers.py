@@ -9,10 +9,10 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.sparse.scipy_support import format_class, is_sparse_value
-from jitgraph.tensor import dtypes as dt
+from jitgraph.tensor.core import dtypes as dt
 from jitgraph.sparse.type import SparseType
-from jitgraph.tensor import dtypes as dt
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.type import TensorType
 
 
 def is_sparse_variable(x: Any) -> bool:
@@ -48,7 +48,7 @@ def require_sparse(op: Any, k: int, x: Any) -> Variable:
 
 def require_dense(op: Any, k: int, x: Any, ndims: tuple[int, ...]) -> Variable:
     """``x`` as a tensor of one of ``ndims`` dimensions, or a TypeError naming it."""
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     if is_sparse_variable(x):
         raise TypeError(f"{op}: argument {k} must be a dense tensor, got the sparse {x} "
@@ -110,5 +110,5 @@ def rows_cols(value: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def upcast(*dtypes: str) -> str:
-    """The dtype holding values of all the given dtypes (:func:`jitgraph.tensor.dtypes.upcast`)."""
+    """The dtype holding values of all the given dtypes (:func:`jitgraph.tensor.core.dtypes.upcast`)."""
     return dt.upcast(*dtypes)

@@ -19,7 +19,7 @@ from jitgraph.sparse.scipy_support import format_class
 
 
 def _int_vector(op: Any, k: int, v: Any) -> Variable:
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     v = as_tensor_variable(v)
     if v.ndim != 1 or not v.dtype.startswith(("int", "uint")):
@@ -28,7 +28,7 @@ def _int_vector(op: Any, k: int, v: Any) -> Variable:
 
 
 def _int_scalar(op: Any, what: str, v: Any) -> Variable:
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     v = as_tensor_variable(v)
     if v.ndim != 0 or not v.dtype.startswith(("int", "uint")):
@@ -59,7 +59,7 @@ class GetItemList(Op):
         out[0][0] = H.as_declared(x[index], node.outputs[0].type)
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.tensor.gradient import grad_undefined
+        from jitgraph.tensor.core.gradient import grad_undefined
 
         x, index = inputs
         return [get_item_list_grad(x, index, gout[0]),
@@ -119,7 +119,7 @@ class GetItem2Lists(Op):
         out[0][0] = np.asarray(x[ind1, ind2], dtype=node.outputs[0].dtype).ravel()
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.tensor.gradient import grad_undefined
+        from jitgraph.tensor.core.gradient import grad_undefined
 
         x, ind1, ind2 = inputs
         return [get_item_2lists_grad(x, ind1, ind2, gout[0]),
@@ -275,8 +275,8 @@ class ConstructSparseFromList(Op):
     __props__ = ()
 
     def make_node(self, x: Any, values: Any, ilist: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
-        from jitgraph.tensor.shape import shape
+        from jitgraph.tensor.core.conversion import as_tensor_variable
+        from jitgraph.tensor.shaping.shape import shape
 
         x = H.require_dense(self, 0, x, (1, 2))  # a matrix, or its shape (a rebuilt node)
         values = H.require_dense(self, 1, values, (2,))
@@ -303,7 +303,7 @@ class ConstructSparseFromList(Op):
         return [[False], [True], [False]]
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.tensor.subtensor import advanced_subtensor1
+        from jitgraph.tensor.indexing.subtensor import advanced_subtensor1
 
         _, _, ilist = inputs
         g = gout[0]

@@ -32,8 +32,8 @@ class StructuredDotCSR(C.StructuredDotCSx):
 
     def make_node(self, a_val: Any, a_ind: Any, a_ptr: Any, *rest: Any) -> Apply:
         if len(rest) == 1:  # Theano's signature: no row count (the csr indptr gives it)
-            from jitgraph.tensor.conversion import as_tensor_variable
-            from jitgraph.tensor.shape import shape
+            from jitgraph.tensor.core.conversion import as_tensor_variable
+            from jitgraph.tensor.shaping.shape import shape
 
             rest = (shape(as_tensor_variable(a_ptr))[0] - 1,) + rest
         return super().make_node(a_val, a_ind, a_ptr, *rest)

@@ -90,7 +90,7 @@ class _StructuredDotGrad(Op):
     format = ""
 
     def make_node(self, a_indices: Any, a_indptr: Any, b: Any, g_ab: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         a_indices, a_indptr = as_tensor_variable(a_indices), as_tensor_variable(a_indptr)
         b = H.require_dense(self, 2, b, (2,))
@@ -292,7 +292,7 @@ class SamplingDot(Op):
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
         from jitgraph.sparse.arithmetic import mul_s_s
-        from jitgraph.tensor.gradient import grad_not_implemented
+        from jitgraph.tensor.core.gradient import grad_not_implemented
 
         x, y, p = inputs
         pg = mul_s_s(p, gout[0])

@@ -97,7 +97,7 @@ class Diag(Op):
         return [square_diagonal(gout[0])]
 
     def infer_shape(self, fgraph: Any, node: Apply, shapes: Sequence) -> list:
-        from jitgraph.tensor.math import minimum
+        from jitgraph.tensor.elementwise.math import minimum
 
         return [(minimum(*shapes[0]),)]
 

@@ -46,7 +46,7 @@ class HStack(Op):
                                   node.outputs[0].type)
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.tensor.math import add
+        from jitgraph.tensor.elementwise.math import add
 
         gz = gout[0]
         if H.is_sparse_variable(gz):
@@ -63,7 +63,7 @@ class HStack(Op):
         return grads
 
     def infer_shape(self, fgraph: Any, node: Apply, shapes: Sequence) -> list:
-        from jitgraph.tensor.math import add
+        from jitgraph.tensor.elementwise.math import add
 
         total = shapes[0][self.axis]
         for s in shapes[1:]:

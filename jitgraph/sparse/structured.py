@@ -24,7 +24,7 @@ def structured_monoid(tensor_op: Callable) -> Callable:
     def decorator(f: Callable) -> Callable:
         @functools.wraps(f)
         def structured(x: Any, *args: Any) -> Variable:
-            from jitgraph.tensor.conversion import as_tensor_variable
+            from jitgraph.tensor.core.conversion import as_tensor_variable
 
             x = H.require_sparse(f.__name__, 0, x)
             extra = [as_tensor_variable(a) for a in args]
@@ -63,7 +63,7 @@ def _rad2deg(x: Any) -> Variable:
 
 
 def _rint(x: Any) -> Variable:
-    from jitgraph.tensor.math import round_half_to_even
+    from jitgraph.tensor.elementwise.math import round_half_to_even
 
     return round_half_to_even(x)
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from jitgraph.graph.basic import Variable
-from jitgraph.tensor.subtensor_ops import AdvancedSubtensor1
+from jitgraph.tensor.indexing.subtensor_ops import AdvancedSubtensor1
 
 
 class SparseGradAdvancedSubtensor1(AdvancedSubtensor1):

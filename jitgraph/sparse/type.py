@@ -114,7 +114,7 @@ class SparseType(Type):
         """The two dims of the sparse variable ``var`` as int64 scalars (what the shape
         rewrites start from when no op says better)."""
         from jitgraph.sparse.basic import csm_shape
-        from jitgraph.tensor.math import cast
+        from jitgraph.tensor.elementwise.math import cast
 
         shape = cast(csm_shape(var), "int64")
         return (shape[0], shape[1])

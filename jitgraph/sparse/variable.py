@@ -58,7 +58,7 @@ class _SparseOperators:
     @property
     def shape(self):
         """The shape as an int64 vector (as a tensor's: ``csm_shape`` cast)."""
-        from jitgraph.tensor.math import cast
+        from jitgraph.tensor.elementwise.math import cast
 
         return cast(_ops().csm_shape(self), "int64")
 
@@ -196,7 +196,7 @@ def as_sparse_or_tensor_variable(x: Any, name: str | None = None) -> Variable:
     try:
         return as_sparse_variable(x, name)
     except (ValueError, TypeError):
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         return as_tensor_variable(x, name)
 

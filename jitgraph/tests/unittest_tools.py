@@ -199,8 +199,8 @@ def _as_op(op: Any) -> Any:
 
     if isinstance(op, Op) or isinstance(op, type):
         return op
-    from jitgraph.tensor import scalar_ops
-    from jitgraph.tensor.math import elemwise_op
+    from jitgraph.tensor.elementwise import scalar_ops
+    from jitgraph.tensor.elementwise.math import elemwise_op
 
     name = getattr(op, "__name__", None)
     if name and any(s.name == name for s in scalar_ops.all_scalar_ops()):

@@ -7,7 +7,7 @@ Importing it registers the in-place rewrite of :mod:`jitgraph.typed_list.opt`.
 
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.op import Op
-from jitgraph.tensor.type_other import SliceType
+from jitgraph.tensor.core.type_other import SliceType
 from jitgraph.typed_list import opt  # noqa: F401  (registers the in-place rewrite)
 from jitgraph.typed_list.basic import (Append, Count, Extend, GetItem, Index, Insert, Length,
                                        MakeList, Remove, Reverse, TypedListConstant,

@@ -16,7 +16,7 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.op import Op
-from jitgraph.tensor.type_other import SliceType  # noqa: F401  (Theano's module exported it)
+from jitgraph.tensor.core.type_other import SliceType  # noqa: F401  (Theano's module exported it)
 from jitgraph.typed_list.type import TypedListType
 
 
@@ -38,7 +38,7 @@ def _as_element(x: Variable, elem: Any, op: str) -> Variable:
 
 
 def _as_index(index: Any, op: str) -> Variable:
-    from jitgraph.tensor.conversion import constant
+    from jitgraph.tensor.core.conversion import constant
 
     if not isinstance(index, Variable):
         return constant(index, ndim=0, dtype="int64")
@@ -54,7 +54,7 @@ def _copy(value: Any) -> Any:
 
 def _floatx_scalar() -> Variable:
     from jitgraph.config import config
-    from jitgraph.tensor.type import TensorType
+    from jitgraph.tensor.core.type import TensorType
 
     return TensorType(config.floatX, ())()
 
@@ -86,7 +86,7 @@ class GetItem(_ListOp):
     __props__ = ()
 
     def make_node(self, x: Any, index: Any) -> Apply:
-        from jitgraph.tensor.type_other import slicetype
+        from jitgraph.tensor.core.type_other import slicetype
 
         x = _as_list_variable(x, "GetItem")
         if isinstance(index, slice):
@@ -221,7 +221,7 @@ class Length(_ListOp):
     __props__ = ()
 
     def make_node(self, x: Any) -> Apply:
-        from jitgraph.tensor.type import TensorType
+        from jitgraph.tensor.core.type import TensorType
 
         x = _as_list_variable(x, "Length")
         return Apply(self, [x], [TensorType("int64", ())()])
@@ -236,7 +236,7 @@ class MakeList(_ListOp):
     __props__ = ()
 
     def make_node(self, a: Sequence[Any]) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         if not isinstance(a, (list, tuple)) or not a:
             raise TypeError(f"make_list: expected a non-empty list or tuple of variables, "

@@ -22,7 +22,7 @@ def compile_fn(inputs: Sequence[Any], outputs: Any, linker: str = "cvm", **kwarg
     kwargs.setdefault("on_unused_input", "ignore")
     fn = jitgraph.function(list(inputs), outputs, mode=mode(linker), **kwargs)
     if linker != "py":
-        from jitgraph.backend_cpu.driver import CompiledProgram
+        from jitgraph.backend_cpu.runtime.driver import CompiledProgram
 
         assert isinstance(fn._program, CompiledProgram), "the Numba linker was not used"
     return fn

@@ -7,7 +7,8 @@ import pytest
 
 import jitgraph.tensor as T
 from jitgraph.graph.fg import FunctionGraph
-from jitgraph.tensor import blas, nnet
+from jitgraph.tensor import nnet
+from jitgraph.tensor.linalg import blas
 
 from cpu_testing import assert_same, compile_fn, reference, with_layout
 
@@ -40,7 +41,7 @@ def test_dot_shape_error_is_the_reference_error():
 @pytest.mark.parametrize("inplace", [False, True])
 @pytest.mark.parametrize("beta", [0.0, 1.0, 0.5])
 def test_gemm_gemv_ger(inplace, beta):
-    from jitgraph.backend_cpu.driver import build_program
+    from jitgraph.backend_cpu.runtime.driver import build_program
 
     z, x, y, a = T.dmatrix("z"), T.dmatrix("x"), T.dmatrix("y"), T.dscalar("a")
     yv, u, v = T.dvector("yv"), T.dvector("u"), T.dvector("v")

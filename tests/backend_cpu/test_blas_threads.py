@@ -1,12 +1,12 @@
-"""The choice of OpenBLAS thread counts per product (backend_cpu/blas_threads.py)."""
+"""The choice of OpenBLAS thread counts per product (backend_cpu/runtime/blas_threads.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from jitgraph.backend_cpu import blas_threads as bt
-from jitgraph.backend_cpu import cblas
+from jitgraph.backend_cpu.runtime import blas_threads as bt
+from jitgraph.backend_cpu.runtime import cblas
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import jitgraph.tensor as T
-from jitgraph.backend_cpu import cblas
+from jitgraph.backend_cpu.runtime import cblas
 from jitgraph.graph.fg import FunctionGraph
-from jitgraph.tensor import blas
+from jitgraph.tensor.linalg import blas
 
 RNG = np.random.default_rng(3)
 available = cblas._function("d") is not None
@@ -45,7 +45,7 @@ def test_cases_blas_is_not_asked_to_do_leave_the_output_alone():
 
 @pytest.mark.parametrize("with_blas", [True, False])
 def test_gemm_inplace_op_with_and_without_cblas(monkeypatch, with_blas):
-    from jitgraph.backend_cpu.driver import build_program
+    from jitgraph.backend_cpu.runtime.driver import build_program
 
     if not with_blas:
         monkeypatch.setitem(cblas._FUNCTIONS, "d", None)

@@ -15,9 +15,9 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.backend_cpu import compile_ahead
-from jitgraph.backend_cpu.conv_gemm import CorrRunner
-from jitgraph.backend_cpu.lower_elemwise import flat_structure, structure_of
+from jitgraph.backend_cpu.codegen import compile_ahead
+from jitgraph.backend_cpu.runtime.conv_gemm import CorrRunner
+from jitgraph.backend_cpu.lowering.elemwise import flat_structure, structure_of
 from jitgraph.tensor.signal import pool
 
 from cpu_testing import assert_same, compile_fn, reference, with_layout
@@ -30,7 +30,7 @@ CHILD = textwrap.dedent('''
     import numpy as np
     import jitgraph, jitgraph.tensor as T
     from jitgraph.tensor.signal import pool
-    from jitgraph.backend_cpu.kernels import COMPILE_LOG
+    from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
     from jitgraph.cache import store
     rng = np.random.RandomState(0)
     x = T.tensor4("x")
@@ -75,8 +75,8 @@ def test_child_process_compiles_a_share_with_the_same_results(tmp_path):
 
 
 def test_want_outside_a_build_compiles_at_once():
-    from jitgraph.backend_cpu.kernels import kernel_module
-    from jitgraph.backend_cpu.conv_codegen import conv_kernels_source
+    from jitgraph.backend_cpu.codegen.kernels import kernel_module
+    from jitgraph.backend_cpu.codegen.conv import conv_kernels_source
     from jitgraph.backend_cpu.options import current_options
 
     module = kernel_module(conv_kernels_source(2, "float64", current_options()))

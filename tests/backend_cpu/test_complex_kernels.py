@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.backend_cpu.compose import fuse
-from jitgraph.backend_cpu.elemwise_codegen import check_program
-from jitgraph.backend_cpu.lower_elemwise import structure_of
+from jitgraph.backend_cpu.codegen.compose import fuse
+from jitgraph.backend_cpu.codegen.elemwise import check_program
+from jitgraph.backend_cpu.lowering.elemwise import structure_of
 from jitgraph.scalar_expr.expr import Unsupported
-from jitgraph.tensor import scalar_ops as S
+from jitgraph.tensor.elementwise import scalar_ops as S
 from jitgraph.tensor import verify_grad
-from jitgraph.tensor.elemwise import Elemwise
+from jitgraph.tensor.elementwise.elemwise import Elemwise
 
 from cpu_testing import LAYOUTS, assert_same, compile_fn, reference, with_layout
 
@@ -272,7 +272,7 @@ def test_ops_without_complex_code_path_run_perform(name):
 
 
 def test_rows_refuse_complex_unless_marked():
-    from jitgraph.backend_cpu.scalar_templates import Body
+    from jitgraph.backend_cpu.codegen.scalar_templates import Body
     from jitgraph.codegen.render import render_op
 
     marked = {op.name for op in S.all_scalar_ops() if op.complex_expr}

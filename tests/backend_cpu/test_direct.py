@@ -1,4 +1,4 @@
-"""The direct compiler (:mod:`jitgraph.backend_cpu.direct`): kernel source -> LLVM IR without
+"""The direct compiler (:mod:`jitgraph.backend_cpu.native.direct`): kernel source -> LLVM IR without
 Numba. Mostly differential: each kernel source is compiled both by the direct compiler and by
 Numba (``numba.njit(SIG_f)(f)`` of the same module, with the options jitgraph uses), and the two
 must compute the same bits. Targeted checks pin down the semantics Numba itself has (integer
@@ -19,7 +19,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from jitgraph.backend_cpu import blocks, direct, kernels, native
+from jitgraph.backend_cpu.codegen import kernels
+from jitgraph.backend_cpu.native import direct, objects as native
+from jitgraph.backend_cpu.runtime import blocks
 from jitgraph.backend_cpu.options import CodegenOptions
 
 _COUNTER = itertools.count()

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.backend_cpu.compose import fuse
-from jitgraph.backend_cpu.kernels import COMPILE_LOG
+from jitgraph.backend_cpu.codegen.compose import fuse
+from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
 from jitgraph.graph.fg import FunctionGraph
-from jitgraph.tensor.elemwise import Elemwise
+from jitgraph.tensor.elementwise.elemwise import Elemwise
 
 from cpu_testing import LAYOUTS, assert_same, compile_fn, reference, with_layout
 
@@ -136,7 +136,7 @@ def test_shape_mismatch_raises_value_error_naming_the_op_and_shapes():
 
 @pytest.mark.parametrize("layout", ["C", "negative"])
 def test_inplace_output_overwrites_its_input(layout):
-    from jitgraph.backend_cpu.driver import build_program
+    from jitgraph.backend_cpu.runtime.driver import build_program
 
     x, y = T.dmatrices("x", "y")
     (plain,) = fuse([T.exp(x) * y + x])
@@ -156,7 +156,7 @@ def test_inplace_output_overwrites_its_input(layout):
 
 def test_inplace_with_blocks_reads_intact_inputs():
     """An in-place kernel with several stages per block must not see its output early."""
-    from jitgraph.backend_cpu.driver import build_program
+    from jitgraph.backend_cpu.runtime.driver import build_program
 
     x = T.dvector("x")
     (plain,) = fuse([T.sin(x) + T.exp(T.cos(x)) * x])

@@ -1,4 +1,5 @@
-"""The ELF object loader (:mod:`jitgraph.backend_cpu.elf_loader`): objects emitted by LLVM load
+"""The ELF object loader (:mod:`jitgraph.backend_cpu.native.elf_loader`): objects emitted by LLVM
+load
 and run like MCJIT's, and anything it cannot handle is refused, not half-loaded."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import math
 
 import pytest
 
-from jitgraph.backend_cpu import elf_loader, native
+from jitgraph.backend_cpu.native import elf_loader, objects as native
 
 pytestmark = pytest.mark.skipif(not elf_loader.usable(), reason="ELF loader: Linux x86-64 only")
 

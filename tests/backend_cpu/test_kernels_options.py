@@ -13,10 +13,11 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.backend_cpu import blocks, options
-from jitgraph.backend_cpu.compose import fuse
-from jitgraph.backend_cpu.elemwise_codegen import elemwise_source
-from jitgraph.backend_cpu.lower_elemwise import structure_of
+from jitgraph.backend_cpu import options
+from jitgraph.backend_cpu.runtime import blocks
+from jitgraph.backend_cpu.codegen.compose import fuse
+from jitgraph.backend_cpu.codegen.elemwise import elemwise_source
+from jitgraph.backend_cpu.lowering.elemwise import structure_of
 
 from cpu_testing import compile_fn
 

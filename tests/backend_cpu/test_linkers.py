@@ -8,7 +8,7 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.backend_cpu.driver import CompiledProgram, MissingLowering
+from jitgraph.backend_cpu.runtime.driver import CompiledProgram, MissingLowering
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.op import Op
 

@@ -9,10 +9,10 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.backend_cpu import conv_gemm
-from jitgraph.tensor import corr as K
-from jitgraph.tensor.conv_functions import abstract_conv2d, conv3d
-from jitgraph.tensor.type import TensorType
+from jitgraph.backend_cpu.runtime import conv_gemm
+from jitgraph.tensor.convolution import corr as K
+from jitgraph.tensor.convolution.conv_functions import abstract_conv2d, conv3d
+from jitgraph.tensor.core.type import TensorType
 
 from cpu_testing import assert_same, compile_fn, reference, with_layout
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import jitgraph
-from jitgraph.tensor import pool as P
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.convolution import pool as P
+from jitgraph.tensor.core.type import TensorType
 
 from cpu_testing import assert_same, compile_fn, reference, with_layout
 

@@ -1,4 +1,5 @@
-"""Native entries (:mod:`jitgraph.backend_cpu.native`): argument checks, errors, fallbacks."""
+"""Native entries (:mod:`jitgraph.backend_cpu.native.objects`): argument checks, errors,
+fallbacks."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 from numba import types as nt
 
-from jitgraph.backend_cpu import native
+from jitgraph.backend_cpu.native import objects as native
 
 SIG = nt.void(nt.Array(nt.float64, 1, "C", readonly=True), nt.Array(nt.float64, 1, "A"),
               nt.float32, nt.int64, nt.boolean)
@@ -128,7 +129,7 @@ def test_kernel_families_run_as_native_objects():
     need nothing of Numba's runtime: every entry compiled for them is a native builtin."""
     import jitgraph
     import jitgraph.tensor as T
-    from jitgraph.backend_cpu import kernels
+    from jitgraph.backend_cpu.codegen import kernels
 
     kernels.clear_memo()
     y, v, iv = T.dmatrix("y"), T.dvector("v"), T.lvector("iv")
@@ -159,7 +160,7 @@ def test_kernel_families_run_as_native_objects():
 _TEARDOWN_SCRIPT = """
 import ctypes, gc
 import jitgraph, jitgraph.tensor as T
-from jitgraph.backend_cpu import native
+from jitgraph.backend_cpu.native import objects as native
 x = T.dvector("x")
 f = jitgraph.function([x], x * 2 + 1)
 address = native._keepalive[-1][0].ml_meth

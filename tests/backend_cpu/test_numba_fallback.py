@@ -9,7 +9,8 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.backend_cpu import direct, kernels
+from jitgraph.backend_cpu.codegen import kernels
+from jitgraph.backend_cpu.native import direct
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import jitgraph.tensor as T
-from jitgraph.backend_cpu.compose import fuse
-from jitgraph.tensor import reduction as R
+from jitgraph.backend_cpu.codegen.compose import fuse
+from jitgraph.tensor.elementwise import reduction as R
 
 from cpu_testing import assert_same, compile_fn, reference, with_layout
 

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 import jitgraph.tensor as T
-from jitgraph.backend_cpu.compose import fuse
-from jitgraph.backend_cpu.elemwise_codegen import check_program
-from jitgraph.backend_cpu.lower_elemwise import structure_of
-from jitgraph.backend_cpu.scalar_templates import (SUPPORTED_DTYPES, Body, Unsupported,
+from jitgraph.backend_cpu.codegen.compose import fuse
+from jitgraph.backend_cpu.codegen.elemwise import check_program
+from jitgraph.backend_cpu.lowering.elemwise import structure_of
+from jitgraph.backend_cpu.codegen.scalar_templates import (SUPPORTED_DTYPES, Body, Unsupported,
                                                    get_template)
-from jitgraph.tensor import scalar_ops as S
-from jitgraph.tensor.elemwise import Elemwise
+from jitgraph.tensor.elementwise import scalar_ops as S
+from jitgraph.tensor.elementwise.elemwise import Elemwise
 
 from cpu_testing import assert_same, compile_fn, float_specials, int_specials, reference, \
     with_layout

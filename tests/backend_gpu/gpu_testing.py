@@ -96,7 +96,7 @@ def run_python(code: str, flags: str = "", timeout: int = 600, env: dict | None 
 
 
 def fused(outputs: list) -> Any:
-    from jitgraph.backend_cpu.compose import fuse
+    from jitgraph.backend_cpu.codegen.compose import fuse
 
     return fuse(outputs)
 
@@ -114,8 +114,8 @@ def scalar_op_outputs(dtype: str, include_int_to_float: bool = True) -> tuple[li
     from jitgraph.backend_gpu.cuda_types import Unsupported
     from jitgraph.backend_gpu.elemwise_codegen import scalar_body
     from jitgraph.backend_gpu.lower_elemwise import structure_of
-    from jitgraph.tensor import scalar_ops as S
-    from jitgraph.tensor.elemwise import Elemwise
+    from jitgraph.tensor.elementwise import scalar_ops as S
+    from jitgraph.tensor.elementwise.elemwise import Elemwise
 
     a, b, c, e = (T.vector(n, dtype=dtype) for n in "abce")
     outs = []

@@ -11,7 +11,7 @@ import pathlib
 import pytest
 
 import jitgraph.tensor as T
-from jitgraph.tensor import reduction as R
+from jitgraph.tensor.elementwise import reduction as R
 
 from gpu_testing import fused
 

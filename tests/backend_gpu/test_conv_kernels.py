@@ -9,8 +9,8 @@ import itertools
 import numpy as np
 import pytest
 
-from jitgraph.tensor import conv_reference as CR
-from jitgraph.tensor import pool_reference as PR
+from jitgraph.tensor.convolution import conv_reference as CR
+from jitgraph.tensor.convolution import pool_reference as PR
 
 import cpu_emulation as E
 from gpu_testing import ARCHS, compile_clean, needs_nvrtc
@@ -117,8 +117,8 @@ def test_pooling_kernels_match_the_reference(case):
 
 def test_ops_are_registered_for_the_gpu():
     from jitgraph.backend_gpu.registry import registered_op_types
-    from jitgraph.tensor import corr as K
-    from jitgraph.tensor import pool as P
+    from jitgraph.tensor.convolution import corr as K
+    from jitgraph.tensor.convolution import pool as P
 
     names = {cls for cls in registered_op_types()}
     for cls in itertools.chain((K.CorrMM, K.CorrMM_gradWeights, K.CorrMM_gradInputs,

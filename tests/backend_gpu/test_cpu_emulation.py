@@ -9,8 +9,8 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.tensor import reduction as R
-from jitgraph.tensor import scalar_ops as S
+from jitgraph.tensor.elementwise import reduction as R
+from jitgraph.tensor.elementwise import scalar_ops as S
 
 import cpu_emulation as E
 from gpu_testing import FAMILIES, fused, scalar_op_outputs
@@ -204,7 +204,7 @@ def test_reductions_match_numpy(entry, dtype):
 
 
 def test_fused_reduction_with_broadcast_inputs():
-    from jitgraph.tensor.composite import Composite
+    from jitgraph.tensor.elementwise.composite import Composite
 
     x = T.dtensor3("x")
     y = T.drow("y")

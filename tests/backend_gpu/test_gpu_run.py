@@ -15,7 +15,7 @@ import jitgraph
 import jitgraph.tensor as T
 from jitgraph.compile.io import Out
 from jitgraph.tensor import nnet as N
-from jitgraph.tensor import reduction as R
+from jitgraph.tensor.elementwise import reduction as R
 
 from gpu_testing import FAMILIES, fused, needs_gpu, run_python, scalar_op_outputs
 

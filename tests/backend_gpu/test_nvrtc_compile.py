@@ -11,8 +11,8 @@ import itertools
 import pytest
 
 import jitgraph.tensor as T
-from jitgraph.tensor import reduction as R
-from jitgraph.tensor import scalar_ops as S
+from jitgraph.tensor.elementwise import reduction as R
+from jitgraph.tensor.elementwise import scalar_ops as S
 
 from gpu_testing import (ARCHS, FAMILIES, SUPPORTED, compile_clean, fused, needs_nvrtc,
                          scalar_op_outputs)
@@ -88,7 +88,7 @@ def test_broadcasting_inplace_and_multi_output_composites_compile():
     from jitgraph.backend_gpu.lower_elemwise import contiguous_module_source, structure_of
     from jitgraph.backend_gpu.lower_elemwise import strided_module_source
     from jitgraph.backend_gpu.elemwise_codegen import ElemwiseStructure
-    from jitgraph.tensor.elemwise import Elemwise
+    from jitgraph.tensor.elementwise.elemwise import Elemwise
 
     m = T.fmatrix("m")
     row = T.frow("row")
@@ -138,7 +138,7 @@ def test_reductions_compile_for_every_dtype_family(dtype):
 
 def test_fused_elementwise_then_reduce_compiles_at_every_rank():
     from jitgraph.backend_gpu.lower_reduce import module_source, structure_of
-    from jitgraph.tensor.composite import Composite
+    from jitgraph.tensor.elementwise.composite import Composite
 
     x = T.ftensor3("x")
     y = T.frow("y")

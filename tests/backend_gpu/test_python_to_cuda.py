@@ -13,8 +13,8 @@ import pytest
 import jitgraph.tensor as T
 from jitgraph.scalar_expr import special_math as SM
 from jitgraph.scalar_expr import expr as E
-from jitgraph.tensor.elemwise import Elemwise
-from jitgraph.tensor.scalar_ops import ScalarOp, float_out
+from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.elementwise.scalar_ops import ScalarOp, float_out
 
 import cpu_emulation
 from gpu_testing import ARCHS, compile_clean, needs_nvrtc
@@ -76,7 +76,7 @@ def _helper_rows() -> list:
     """The registered rows whose expression calls a helper function."""
     from jitgraph.backend_gpu.scalar_templates import Body
     from jitgraph.codegen.render import render_op
-    from jitgraph.tensor import scalar_ops
+    from jitgraph.tensor.elementwise import scalar_ops
 
     rows = []
     for op in scalar_ops.all_scalar_ops():

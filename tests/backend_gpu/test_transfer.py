@@ -12,7 +12,7 @@ import jitgraph.tensor as T
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.graph.op import Op
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.type import TensorType
 
 from jitgraph.backend_gpu import ops as G
 from jitgraph.backend_gpu import transfer
@@ -223,9 +223,9 @@ def test_every_cast_renders_in_cuda():
 def test_dead_steps_of_a_fused_program_are_not_emitted():
     from jitgraph.backend_gpu.elemwise_codegen import contiguous_source
     from jitgraph.backend_gpu.lower_elemwise import structure_of
-    from jitgraph.tensor import scalar_ops as S
-    from jitgraph.tensor.composite import Composite
-    from jitgraph.tensor.elemwise import Elemwise
+    from jitgraph.tensor.elementwise import scalar_ops as S
+    from jitgraph.tensor.elementwise.composite import Composite
+    from jitgraph.tensor.elementwise.elemwise import Elemwise
 
     comp = Composite(["float32", "float32"], [(S.op("sigmoid"), (0,), "float32"),
                                               (S.op("exp"), (1,), "float32")], [3])

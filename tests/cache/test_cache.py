@@ -272,7 +272,7 @@ def test_a_kernel_whose_generated_source_changed_gets_its_own_entry(tmp_path, mo
     a new entry, no collision warning, and the old entry is kept for the old version."""
     import warnings
 
-    from jitgraph.backend_cpu import kernels
+    from jitgraph.backend_cpu.codegen import kernels
     from jitgraph.backend_cpu.options import CodegenOptions
     from jitgraph.config import paths
 

@@ -27,9 +27,9 @@ CHILD = textwrap.dedent('''
                       "graph_cached": f.maker.graph_from_cache,
                       "program_restored": getattr(f.maker.program, "restored", False),
                       "rewrite_modules": "jitgraph.tensor.rewriting.fusion" in sys.modules,
-                      "lowerings": [m for m in ("jitgraph.backend_cpu.lower_elemwise",
-                                                "jitgraph.backend_cpu.elemwise_codegen",
-                                                "jitgraph.backend_cpu.reduce_codegen")
+                      "lowerings": [m for m in ("jitgraph.backend_cpu.lowering.elemwise",
+                                                "jitgraph.backend_cpu.codegen.elemwise",
+                                                "jitgraph.backend_cpu.codegen.reduce")
                                     if m in sys.modules],
                       "hits": store.STATS.hits, "misses": store.STATS.misses,
                       "rebuilt": store.STATS.rebuilt}))
@@ -65,7 +65,7 @@ def test_warm_process_loads_native_objects_without_numba(tmp_path):
     assert warm["program_restored"], "a warm process links from the stored program"
     assert not warm["lowerings"], "a warm process imports neither lowerings nor code generators"
     assert not warm["rewrite_modules"], "a warm process skips the rewrite passes"
-    from jitgraph.backend_cpu import elf_loader
+    from jitgraph.backend_cpu.native import elf_loader
 
     if elf_loader.usable():
         assert not warm["llvmlite"], "on Linux x86-64 a warm process does not import llvmlite"
@@ -145,7 +145,7 @@ def test_kernel_needing_numbas_runtime_compiles_under_its_own_lock_once(tmp_path
     import numba
     import numpy as np
 
-    from jitgraph.backend_cpu import kernels
+    from jitgraph.backend_cpu.codegen import kernels
     from jitgraph.cache.keys import make_key
     from jitgraph.cache.modules import CachedModule
 

@@ -14,7 +14,7 @@ import pytest
 import jitgraph as theano
 import jitgraph.tensor as T
 from jitgraph.compile.builders import OpFromGraph
-from jitgraph.tensor.gradient import verify_grad
+from jitgraph.tensor.core.gradient import verify_grad
 
 MODES = ["FAST_RUN", "FAST_COMPILE", "DebugMode"]
 A, B = np.array([1.0, 2.0]), np.array([3.0, 5.0])

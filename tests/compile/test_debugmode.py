@@ -20,7 +20,7 @@ from jitgraph.compile.debugmode import (BadDestroyMap, BadOptimization, BadThunk
 from jitgraph.compile.linker import make_program, perform_thunk
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.op import Op
-from jitgraph.tensor.conversion import as_tensor_variable
+from jitgraph.tensor.core.conversion import as_tensor_variable
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
@@ -234,7 +234,7 @@ def test_kernel_registered_in_the_cpu_backend_is_checked():
     lowering emits plain Python)."""
     if not jitgraph.config.cxx:
         pytest.skip("compiled code disabled (cxx is empty)")
-    registry = pytest.importorskip("jitgraph.backend_cpu.registry")
+    registry = pytest.importorskip("jitgraph.backend_cpu.lowering.registry")
 
     class DoubleRegistered(Double):
         pass
@@ -253,7 +253,7 @@ def test_kernel_registered_in_the_cpu_backend_is_checked():
 
 def _register_test_rewrite(name, fn, position=1.8):
     from jitgraph.rewrite import node_rewriter, optdb
-    from jitgraph.tensor.elemwise import Elemwise
+    from jitgraph.tensor.elementwise.elemwise import Elemwise
 
     rewriter = node_rewriter([Elemwise], name=name)(fn)
     optdb.register(name, rewriter, f"{name}_tag", position=position)

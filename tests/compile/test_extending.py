@@ -17,7 +17,8 @@ import jitgraph.tensor as T
 from jitgraph.compile.ops import as_op
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.op import Op
-from jitgraph.tensor.gradient import verify_grad
+from jitgraph.tensor.core.gradient import verify_grad
+from jitgraph.tensor.elementwise import scalar_ops
 
 MODES = ["FAST_RUN", "FAST_COMPILE", "DebugMode"]
 
@@ -135,7 +136,7 @@ def test_user_op_may_set_attributes_after_init_but_jitgraph_ops_may_not():
     op.a = 3
     assert op == AXPBOp(3, 2) and hash(op) == hash(AXPBOp(3, 2))
     with pytest.raises(AttributeError, match="immutable"):
-        T.Elemwise(T.math.scalar.op("add")).nfunc_spec = None
+        T.Elemwise(scalar_ops.op("add")).nfunc_spec = None
 
 
 def check_infer_shape(inputs, outputs, values, op_class):

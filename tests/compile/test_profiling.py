@@ -59,7 +59,7 @@ def test_profile_true_gives_every_section():
     kinds = set(f._program.kinds)
     table = text.split("\nClass\n")[1].split("\nOps\n")[0]
     assert any(f" {k} " in table for k in kinds)
-    assert "jitgraph.tensor.blas" in table or "jitgraph.tensor.basic" in table
+    assert "jitgraph.tensor.linalg.blas" in table or "jitgraph.tensor.core.basic" in table
     assert f.profile.fct_callcount == 3
     assert sum(f.profile.apply_time.values()) > 0
     assert set(f.profile.apply_callcount.values()) == {3}

@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 
 import jitgraph as theano
-from jitgraph.tensor import sharedvar
+from jitgraph.tensor.core import sharedvar
 
 
 def test_scalars_make_scalar_shared_variables():

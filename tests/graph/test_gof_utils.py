@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import jitgraph.gof.utils as utils
-import jitgraph.tensor.utils as tensor_utils
+import jitgraph.tensor.core.utils as tensor_utils
 
 
 def test_list_helpers_match_theano():

@@ -13,8 +13,8 @@ from jitgraph.graph.op import Op
 from jitgraph.printing import (FunctionPrinter, IgnorePrinter, OperatorPrinter, PatternPrinter,
                                PPrinter, PrinterState, default_printer, leaf_printer, pp,
                                pprint)
-from jitgraph.tensor.elemwise import Elemwise
-from jitgraph.tensor.math import elemwise_op
+from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.elementwise.math import elemwise_op
 
 
 class Twice(Op):

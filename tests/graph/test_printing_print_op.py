@@ -12,7 +12,7 @@ import pytest
 import jitgraph
 import jitgraph.tensor as T
 from jitgraph.printing import Print
-from jitgraph.tensor.gradient import verify_grad
+from jitgraph.tensor.core.gradient import verify_grad
 
 MODES = ["FAST_RUN", "FAST_COMPILE", "DebugMode"]
 

@@ -15,8 +15,8 @@ from jitgraph.graph.basic import Apply
 from jitgraph.graph.op import Op
 from jitgraph.graph.pydotprint import _default_outfile, build_dot
 from jitgraph.printing import pydotprint
-from jitgraph.tensor.elemwise import Elemwise
-from jitgraph.tensor.math import elemwise_op
+from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.elementwise.math import elemwise_op
 
 pydot = pytest.importorskip("pydot")
 

@@ -11,7 +11,7 @@ import jitgraph.tensor as T
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.op import Op
 from jitgraph.ifelse import IfElse, LazyIfElse, ifelse
-from jitgraph.tensor.gradient import verify_grad
+from jitgraph.tensor.core.gradient import verify_grad
 
 
 class Counted(Op):

@@ -152,7 +152,7 @@ def test_overwriting_a_view_ifelse_protects_both_branches():
     from jitgraph.graph.fg import InconsistencyError
     from jitgraph.rewrite import DestroyHandler
     from jitgraph.scalar import exp
-    from jitgraph.tensor.elemwise import Elemwise
+    from jitgraph.tensor.elementwise.elemwise import Elemwise
 
     exp_inplace = Elemwise(exp, {0: 0})
     for protected_branch in (1, 2):  # the then value, then the else value

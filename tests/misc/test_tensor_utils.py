@@ -1,4 +1,4 @@
-"""jitgraph.tensor.utils (hash_from_code, hash_from_ndarray, shape_of_variables) against Theano
+"""jitgraph.tensor.core.utils (hash_from_code, hash_from_ndarray, shape_of_variables) against Theano
 1.0.5's answers (data/misc_oracle.json)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 import jitgraph as theano
 import jitgraph.tensor as T
-from jitgraph.tensor import utils
+from jitgraph.tensor.core import utils
 from misc_cases import HASH_CODES, hash_arrays, shape_cases
 
 ORACLE = json.loads((Path(__file__).parent / "data" / "misc_oracle.json").read_text())

@@ -61,10 +61,10 @@ def test_parallel_kernel_equals_serial(dtype, monkeypatch):
 
 
 def test_not_in_place_leaves_the_input_state_alone():
-    from jitgraph.backend_cpu.kernels import kernel_module
-    from jitgraph.backend_cpu.lower_random import mrg_source, run_mrg
+    from jitgraph.backend_cpu.codegen.kernels import kernel_module
+    from jitgraph.backend_cpu.lowering.random import mrg_source, run_mrg
     from jitgraph.backend_cpu.options import current_options
-    from jitgraph.backend_cpu.parallel import run_chunks
+    from jitgraph.backend_cpu.runtime.parallel import run_chunks
 
     kernel = kernel_module(mrg_source("float64", current_options())).get("kernel")
     state = mrg31k3p.substream_states(mrg31k3p.seed_state(7), 5)
@@ -85,10 +85,10 @@ def test_kernel_rounds_and_thread_split(dtype, nthreads):
     """Every number of rounds modulo 3 (the rows holding each state word rotate), a last
     partial round ending before, inside and after each thread's groups of streams, and stream
     counts that are not a multiple of a group."""
-    from jitgraph.backend_cpu.kernels import kernel_module
-    from jitgraph.backend_cpu.lower_random import GROUP, mrg_source, run_mrg
+    from jitgraph.backend_cpu.codegen.kernels import kernel_module
+    from jitgraph.backend_cpu.lowering.random import GROUP, mrg_source, run_mrg
     from jitgraph.backend_cpu.options import current_options
-    from jitgraph.backend_cpu.parallel import run_chunks
+    from jitgraph.backend_cpu.runtime.parallel import run_chunks
 
     kernel = kernel_module(mrg_source(dtype, current_options())).get("kernel")
 
@@ -229,8 +229,8 @@ def test_cuda_kernel_run_on_cpu_equals_reference(dtype, n, nstreams, words):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_muladd_kernel_is_rounded_once(dtype):
-    from jitgraph.backend_cpu.kernels import kernel_module
-    from jitgraph.backend_cpu.lower_random import muladd_source, run_muladd
+    from jitgraph.backend_cpu.codegen.kernels import kernel_module
+    from jitgraph.backend_cpu.lowering.random import muladd_source, run_muladd
     from jitgraph.backend_cpu.options import current_options
 
     kernel = kernel_module(muladd_source(dtype, current_options())).get("kernel")

@@ -76,7 +76,7 @@ def test_zero_d_results_of_multi_output_nodes_stay_out_of_place():
     place (nothing to save); single-output scalar nodes are made in place as in Theano."""
     import jitgraph.scalar as S
     from jitgraph.scalar import Composite
-    from jitgraph.tensor.elemwise import Elemwise
+    from jitgraph.tensor.elementwise.elemwise import Elemwise
 
     u, w = T.dvectors("u", "w")
     xs, ys = S.float64(), S.float64()

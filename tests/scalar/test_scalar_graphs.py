@@ -11,7 +11,7 @@ import pytest
 import jitgraph
 import jitgraph.scalar as S
 import jitgraph.tensor as T
-from jitgraph.tensor import scalar_ops
+from jitgraph.tensor.elementwise import scalar_ops
 
 MODES = ["FAST_COMPILE", "FAST_RUN"]
 

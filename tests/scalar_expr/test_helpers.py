@@ -13,15 +13,16 @@ import numpy as np
 import pytest
 
 import jitgraph.tensor as T
-from jitgraph.backend_cpu import direct, kernels, native
-from jitgraph.backend_cpu.elemwise_codegen import elemwise_source
-from jitgraph.backend_cpu.lower_elemwise import structure_of
+from jitgraph.backend_cpu.codegen import kernels
+from jitgraph.backend_cpu.native import direct, objects as native
+from jitgraph.backend_cpu.codegen.elemwise import elemwise_source
+from jitgraph.backend_cpu.lowering.elemwise import structure_of
 from jitgraph.backend_cpu.options import CodegenOptions
 from jitgraph.scalar_expr import special_math
 from jitgraph.scalar_expr import expr as E
 from jitgraph.scalar_expr.helpers import HelperError, helper
-from jitgraph.tensor.elemwise import Elemwise
-from jitgraph.tensor.scalar_ops import ScalarOp, float_out
+from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.elementwise.scalar_ops import ScalarOp, float_out
 
 HALF = 0.5
 STEPS = 4

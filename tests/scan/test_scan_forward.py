@@ -263,7 +263,7 @@ def test_random_taps_against_numpy(seq_taps, out_taps, length, backwards):
 
 @pytest.mark.parametrize("native", [True, False])
 def test_profile_counts_calls_and_steps(native, monkeypatch):
-    from jitgraph.backend_cpu import lower_scan
+    from jitgraph.backend_cpu.lowering import scan as lower_scan
     from jitgraph.compile.profiling_scan import ScanProfileStats
 
     monkeypatch.setattr(lower_scan, "NATIVE", native)

@@ -10,7 +10,7 @@ import pytest
 import jitgraph
 import jitgraph.tensor as T
 from jitgraph.scan import scan, until
-from jitgraph.tensor.gradient import verify_grad
+from jitgraph.tensor.core.gradient import verify_grad
 
 f64 = np.float64
 

@@ -15,7 +15,7 @@ from jitgraph.graph.basic import Apply
 from jitgraph.graph.op import Op
 from jitgraph.ifelse import ifelse
 from jitgraph.scan import scan
-from jitgraph.tensor.conversion import as_tensor_variable
+from jitgraph.tensor.core.conversion import as_tensor_variable
 
 
 class DestroysSilently(Op):
@@ -32,7 +32,7 @@ class DestroysSilently(Op):
 
 @pytest.fixture(params=[True, False], ids=["native", "stepped"])
 def native(request, monkeypatch):
-    from jitgraph.backend_cpu import lower_scan
+    from jitgraph.backend_cpu.lowering import scan as lower_scan
 
     monkeypatch.setattr(lower_scan, "NATIVE", request.param)
     monkeypatch.setenv("JITGRAPH_GRAPH_CACHE", "0")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.backend_cpu import lower_scan
+from jitgraph.backend_cpu.lowering import scan as lower_scan
 from jitgraph.scan import Scan, scan, until
 
 RNG = np.random.default_rng(7)

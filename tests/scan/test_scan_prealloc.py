@@ -12,7 +12,7 @@ import pytest
 import jitgraph
 import jitgraph.scan.runner as runner
 import jitgraph.tensor as T
-from jitgraph.backend_cpu import lower_scan
+from jitgraph.backend_cpu.lowering import scan as lower_scan
 from jitgraph.scan import scan
 
 RNG = np.random.default_rng(3)

@@ -124,8 +124,8 @@ def test_compiled_graph_with_a_scan_is_cached(tmp_path, jitgraph_rewrites_only):
 
 def _sequence_elemwise(fn):
     """Elemwise nodes feeding a scan's sequences (through leading-axis slices)."""
-    from jitgraph.tensor.elemwise import Elemwise
-    from jitgraph.tensor.subtensor_ops import Subtensor
+    from jitgraph.tensor.elementwise.elemwise import Elemwise
+    from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
     found = []
     for node in scans(fn):

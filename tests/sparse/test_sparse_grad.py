@@ -118,7 +118,7 @@ def test_verify_grad_sparse_compiled(name):
 
 
 def test_verify_grad_sparse_catches_a_wrong_gradient():
-    from jitgraph.tensor.grad_check import GradientError
+    from jitgraph.tensor.core.grad_check import GradientError
 
     class WrongNeg(S.Neg):
         def grad(self, inputs, gout):

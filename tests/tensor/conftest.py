@@ -14,7 +14,7 @@ from jitgraph.graph.evaluate import evaluate
 def check_infer_shape(outputs: Any, givens: dict) -> None:
     """Assert that each output's ``infer_shape`` (fed symbolic and then Python-int input shapes)
     gives the shape the output actually has."""
-    from jitgraph.tensor.shape import shape_i
+    from jitgraph.tensor.shaping.shape import shape_i
 
     outs = [outputs] if isinstance(outputs, Variable) else list(outputs)
     for out in outs:

@@ -8,9 +8,9 @@ import pytest
 
 import jitgraph.tensor as T
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor import basic as B
-from jitgraph.tensor import extra_ops
-from jitgraph.tensor.gradient import verify_grad
+from jitgraph.tensor.core import basic as B
+from jitgraph.tensor.extras import extra_ops
+from jitgraph.tensor.core.gradient import verify_grad
 
 RNG = np.random.default_rng(7)
 A34 = RNG.standard_normal((3, 4))

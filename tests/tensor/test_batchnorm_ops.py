@@ -9,7 +9,7 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.tensor.gradient import verify_grad
+from jitgraph.tensor.core.gradient import verify_grad
 from jitgraph.tensor.nnet import bn
 
 rng = np.random.RandomState(0)

@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor import blas as B
-from jitgraph.tensor import dot_functions as D
-from jitgraph.tensor.gradient import verify_grad
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.linalg import blas as B
+from jitgraph.tensor.linalg import dot_functions as D
+from jitgraph.tensor.core.gradient import verify_grad
+from jitgraph.tensor.core.type import TensorType
 
 RNG = np.random.default_rng(0)
 

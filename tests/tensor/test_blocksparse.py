@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import jitgraph
-from jitgraph.tensor.gradient import grad, verify_grad
+from jitgraph.tensor.core.gradient import grad, verify_grad
 from jitgraph.tensor.nnet import blocksparse as B
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.type import TensorType
 
 DATA = np.load(Path(__file__).parent / "data" / "blocksparse_oracle.npz")
 

@@ -8,9 +8,9 @@ import pytest
 from nnet_oracle import check, inputs
 
 import jitgraph
-from jitgraph.tensor import batchnorm as bn
-from jitgraph.tensor.gradient import grad, verify_grad
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.neural import batchnorm as bn
+from jitgraph.tensor.core.gradient import grad, verify_grad
+from jitgraph.tensor.core.type import TensorType
 
 BN_CASES = [("per_activation", "per-activation"), ("spatial_reduced", "spatial"),
             ("axes02", (0, 2))]

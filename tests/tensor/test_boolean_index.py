@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import jitgraph
 import jitgraph.tensor as T
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor.gradient import verify_grad
-from jitgraph.tensor.type_other import NoneConst, make_slice
+from jitgraph.tensor.core.gradient import verify_grad
+from jitgraph.tensor.core.type_other import NoneConst, make_slice
 
 RNG = np.random.RandomState(19)
 INDEXES = ["mask", "rows", "cols_slice", "int_then_cols", "array_then_cols", "ellipsis_cols",

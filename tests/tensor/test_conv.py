@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 import jitgraph
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor import conv_functions as CF
-from jitgraph.tensor import conv_shapes as CS
-from jitgraph.tensor.conv import (AbstractConv2d, AbstractConv2d_gradInputs,
+from jitgraph.tensor.convolution import conv_functions as CF
+from jitgraph.tensor.convolution import conv_shapes as CS
+from jitgraph.tensor.convolution.conv import (AbstractConv2d, AbstractConv2d_gradInputs,
                                   AbstractConv2d_gradWeights)
-from jitgraph.tensor.gradient import grad, verify_grad
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.gradient import grad, verify_grad
+from jitgraph.tensor.core.type import TensorType
 
 ORACLE = np.load(Path(__file__).parent / "data" / "conv_oracle.npz")
 
@@ -335,7 +335,7 @@ def test_debugmode_nanguard_and_profile():
     import io
 
     from jitgraph.compile.nanguardmode import NanGuardMode
-    from jitgraph.tensor import pool
+    from jitgraph.tensor.convolution import pool
 
     x, w = tensor(4, "x"), tensor(4, "w")
     o = pool.pool_2d(CF.conv2d(x, w, border_mode="half", subsample=(1, 2)), (2, 2),

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import jitgraph
-from jitgraph.tensor.gradient import grad, verify_grad
+from jitgraph.tensor.core.gradient import grad, verify_grad
 from jitgraph.tensor.nnet import ctc as C
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.type import TensorType
 
 
 def tensor(nd, dtype="float64"):

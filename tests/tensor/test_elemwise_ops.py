@@ -11,8 +11,8 @@ from hypothesis.extra import numpy as hnp
 import jitgraph
 import jitgraph.tensor as T
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor import scalar_ops as scalar
-from jitgraph.tensor.gradient import verify_grad
+from jitgraph.tensor.elementwise import scalar_ops as scalar
+from jitgraph.tensor.core.gradient import verify_grad
 
 UNARY_DOMAINS = {
     # name: (numpy reference, low, high) for float inputs

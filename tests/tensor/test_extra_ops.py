@@ -20,13 +20,13 @@ import jitgraph
 import jitgraph.tensor as T
 from jitgraph.gradient import Rop
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor import extra_ops as E
-from jitgraph.tensor.gradient import verify_grad
+from jitgraph.tensor.extras import extra_ops as E
+from jitgraph.tensor.core.gradient import verify_grad
 
 ORACLE = np.load(Path(__file__).parent / "data" / "extra_ops_oracle.npz")
 _API_FILE = Path(__file__).resolve().parents[1] / "data" / "theano_api.json"
 API = json.loads(_API_FILE.read_text()) if _API_FILE.exists() else None
-SORT = sys.modules["jitgraph.tensor.sort"]
+SORT = sys.modules["jitgraph.tensor.extras.sort"]
 PY = jitgraph.Mode(linker="py")
 STRICT = jitgraph.Mode(linker="c")
 
@@ -172,7 +172,7 @@ def test_other_gradients():
 
 
 def test_gradients_of_integer_arguments_are_undefined():
-    from jitgraph.tensor.gradient import NullTypeGradError
+    from jitgraph.tensor.core.gradient import NullTypeGradError
 
     a, val, off = T.matrix(), T.scalar(), T.iscalar()
     with pytest.raises(NullTypeGradError, match="offset"):

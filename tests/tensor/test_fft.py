@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.tensor import fft
+from jitgraph.tensor.linalg import fft
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REC = np.load(os.path.join(HERE, "data", "linalg_oracle.npz"))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import jitgraph
 import jitgraph.tensor as T
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor.type_other import NoneConst, SliceType
+from jitgraph.tensor.core.type_other import NoneConst, SliceType
 
 bounds = st.one_of(st.none(), st.integers(-8, 8))
 

@@ -164,7 +164,7 @@ def test_missing_gradients_fail_as_in_theano():
     for fn in (T.gammainc, T.gammaincc, T.gammau, T.gammal, T.chi2sf):
         with pytest.raises(NotImplementedError):
             T.grad(fn(v, x).sum(), x)
-    from jitgraph.tensor.gradient import NullTypeGradError
+    from jitgraph.tensor.core.gradient import NullTypeGradError
 
     with pytest.raises(NullTypeGradError, match="order"):
         T.grad(T.jv(v, x).sum(), v)

@@ -9,9 +9,9 @@ from nnet_oracle import DATA, check, inputs
 
 import jitgraph
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor import neighbours as N
-from jitgraph.tensor.gradient import grad, verify_grad
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.convolution import neighbours as N
+from jitgraph.tensor.core.gradient import grad, verify_grad
+from jitgraph.tensor.core.type import TensorType
 
 CASES = [("valid_step", (1, 3), None, "valid"), ("valid_overlap", (3, 2), (1, 2), "valid"),
          ("ignore", (2, 4), None, "ignore_borders"),

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import jitgraph
 import jitgraph.tensor as T
-import jitgraph.tensor.nlinalg as nl
-from jitgraph.tensor.diag_ops import AllocDiag, DiagonalScatter, ExtractDiag
+import jitgraph.tensor.linalg.nlinalg as nl
+from jitgraph.tensor.shaping.diag_ops import AllocDiag, DiagonalScatter, ExtractDiag
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REC = np.load(os.path.join(HERE, "data", "linalg_oracle.npz"))

@@ -7,8 +7,8 @@ import pytest
 
 from jitgraph.graph.evaluate import evaluate
 from jitgraph.tensor import nnet as N
-from jitgraph.tensor.gradient import grad, verify_grad
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.gradient import grad, verify_grad
+from jitgraph.tensor.core.type import TensorType
 
 
 def var_for(value: np.ndarray, name: str | None = None):

@@ -9,12 +9,12 @@ from nnet_oracle import check, inputs
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.tensor import activations as A
-from jitgraph.tensor import prepend as Pp
-from jitgraph.tensor import softmax_xent as S
-from jitgraph.tensor.confusion import confusion_matrix
-from jitgraph.tensor.gradient import grad, verify_grad
-from jitgraph.tensor.hierarchical_softmax import h_softmax
+from jitgraph.tensor.neural import activations as A
+from jitgraph.tensor.neural import prepend as Pp
+from jitgraph.tensor.neural import softmax_xent as S
+from jitgraph.tensor.neural.confusion import confusion_matrix
+from jitgraph.tensor.core.gradient import grad, verify_grad
+from jitgraph.tensor.neural.hierarchical_softmax import h_softmax
 from jitgraph.tensor.nnet import softmax
 
 
@@ -107,7 +107,7 @@ def test_theano_module_paths():
 
 
 def test_bilinear_upsampling_matches_theano():
-    from jitgraph.tensor import upsampling as U
+    from jitgraph.tensor.convolution import upsampling as U
 
     for name, kwargs in [("r2", dict(ratio=2)), ("r3", dict(ratio=3, use_1D_kernel=False)),
                          ("frac", dict(frac_ratio=((3, 2), (5, 3)), use_1D_kernel=False))]:

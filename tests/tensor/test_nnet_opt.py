@@ -9,7 +9,7 @@ import pytest
 import jitgraph
 from jitgraph.tensor.rewriting.conv import local_abstractconv_gemm
 from jitgraph.tensor.nnet import blocksparse, opt
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.type import TensorType
 
 GEMM_NAMES = ["local_abstractconv_gemm", "local_abstractconv3d_gemm",
               "local_abstractconv_gradweight_gemm", "local_abstractconv3d_gradweight_gemm",

@@ -82,7 +82,7 @@ def test_a_rewrite_registered_through_tensor_opt_runs():
 
 
 def test_inplace_functions_overwrite_their_first_input():
-    from jitgraph.tensor import inplace
+    from jitgraph.tensor.elementwise import inplace
 
     x = T.dvector("x")
     # Theano 1.0.5: the graph is refused without accept_inplace ...
@@ -107,7 +107,7 @@ def test_inplace_functions_overwrite_their_first_input():
                                   "gammaln_inplace", "round_half_to_even_inplace",
                                   "true_div_inplace", "pow_inplace", "maximum_inplace"])
 def test_every_inplace_function_matches_its_pure_function(name):
-    from jitgraph.tensor import inplace
+    from jitgraph.tensor.elementwise import inplace
 
     pure = {"abs__inplace": T.abs_, "inv_inplace": T.inv, "fill_inplace": T.fill,
             "sqr_inplace": T.sqr, "gammaln_inplace": T.gammaln,

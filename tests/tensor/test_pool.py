@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 import jitgraph
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor import pool as P
-from jitgraph.tensor.gradient import grad, verify_grad
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.convolution import pool as P
+from jitgraph.tensor.core.gradient import grad, verify_grad
+from jitgraph.tensor.core.type import TensorType
 
 ORACLE = np.load(Path(__file__).parent / "data" / "conv_oracle.npz")
 ALL_CASES = POOL_CASES + POOL3D_CASES

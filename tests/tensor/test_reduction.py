@@ -10,13 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor import reduction as R
-from jitgraph.tensor import statistics as S
-from jitgraph.tensor.composite import Composite
-from jitgraph.tensor.scalar_ops import ScalarOp, float_out
-from jitgraph.tensor.scalar_ops import op as sop
-from jitgraph.tensor.gradient import verify_grad
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.elementwise import reduction as R
+from jitgraph.tensor.elementwise import statistics as S
+from jitgraph.tensor.elementwise.composite import Composite
+from jitgraph.tensor.elementwise.scalar_ops import ScalarOp, float_out
+from jitgraph.tensor.elementwise.scalar_ops import op as sop
+from jitgraph.tensor.core.gradient import verify_grad
+from jitgraph.tensor.core.type import TensorType
 
 DTYPES = ["bool", "int8", "int32", "uint8", "float32", "float64"]
 SHAPES = [(), (0,), (4,), (2, 3), (2, 0, 3), (3, 1, 2)]
@@ -218,7 +218,7 @@ def test_axis_normalisation_and_op_identity():
 
 
 def test_axis_given_as_constant_and_numpy_int():
-    from jitgraph.tensor.conversion import constant
+    from jitgraph.tensor.core.conversion import constant
 
     value = sample((2, 3), "float64")
     x = var_like(value)
@@ -303,7 +303,7 @@ def test_prod_gradient_with_zeros(zeros, no_zeros_flag):
 
 
 def test_max_gradient_goes_to_the_maximum():
-    from jitgraph.tensor.gradient import grad
+    from jitgraph.tensor.core.gradient import grad
 
     value = np.array([[1.0, 5.0, 2.0], [7.0, 0.0, 7.0]])
     x = var_like(value)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import jitgraph
 import jitgraph.tensor as T
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor.gradient import verify_grad
+from jitgraph.tensor.core.gradient import verify_grad
 
 RNG = np.random.RandomState(11)
 

@@ -16,9 +16,10 @@ import jitgraph as theano
 import jitgraph.tensor as T
 from jitgraph.gradient import Lop, Rop, disconnected_grad
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor import blas, nnet
-from jitgraph.tensor.reduction import CAReduce
-from jitgraph.tensor.scalar_ops import op as scalar_op
+from jitgraph.tensor import nnet
+from jitgraph.tensor.linalg import blas
+from jitgraph.tensor.elementwise.reduction import CAReduce
+from jitgraph.tensor.elementwise.scalar_ops import op as scalar_op
 
 RNG = np.random.default_rng(42)
 

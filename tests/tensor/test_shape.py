@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 import jitgraph.tensor as T
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor.basic import get_vector_length
-from jitgraph.tensor.gradient import DisconnectedInputError, grad, verify_grad
+from jitgraph.tensor.core.basic import get_vector_length
+from jitgraph.tensor.core.gradient import DisconnectedInputError, grad, verify_grad
 
-# jitgraph.tensor.shape is the function shape(); the module has to be looked up by name.
-S = importlib.import_module("jitgraph.tensor.shape")
+# jitgraph.tensor.shaping.shape is the function shape(); the module has to be looked up by name.
+S = importlib.import_module("jitgraph.tensor.shaping.shape")
 RNG = np.random.default_rng(42)
 A34 = RNG.standard_normal((3, 4))
 LAYOUTS = {"c": A34, "reversed": A34[::-1], "transposed": A34.T.copy().T,

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import jitgraph
 import jitgraph.tensor as T
-import jitgraph.tensor.slinalg as sl
+import jitgraph.tensor.linalg.slinalg as sl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REC = np.load(os.path.join(HERE, "data", "linalg_oracle.npz"))
@@ -201,8 +201,8 @@ def test_building_without_scipy_says_which_extra(monkeypatch):
 
 
 def test_importing_jitgraph_does_not_import_scipy():
-    code = ("import sys, jitgraph, jitgraph.tensor.slinalg, jitgraph.tensor.nlinalg, "
-            "jitgraph.tensor.fft; print('scipy' in sys.modules)")
+    code = ("import sys, jitgraph, jitgraph.tensor.linalg.slinalg, jitgraph.tensor.linalg.nlinalg, "
+            "jitgraph.tensor.linalg.fft; print('scipy' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
                          timeout=120)
     assert out.stdout.strip() == "False", out.stderr

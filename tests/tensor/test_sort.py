@@ -17,10 +17,10 @@ from hypothesis.extra import numpy as hnp
 import jitgraph
 import jitgraph.tensor as T
 from jitgraph.gradient import Rop
-from jitgraph.tensor import extra_ops as E
-from jitgraph.tensor.gradient import NullTypeGradError, verify_grad
+from jitgraph.tensor.extras import extra_ops as E
+from jitgraph.tensor.core.gradient import NullTypeGradError, verify_grad
 
-S = sys.modules["jitgraph.tensor.sort"]
+S = sys.modules["jitgraph.tensor.extras.sort"]
 ORACLE = np.load(Path(__file__).parent / "data" / "extra_ops_oracle.npz")
 PY = jitgraph.Mode(linker="py")
 
@@ -199,14 +199,14 @@ def test_run_time_errors():
 
 
 def test_module_path_as_theano():
-    module = sys.modules["jitgraph.tensor.sort"]
+    module = sys.modules["jitgraph.tensor.extras.sort"]
     assert T.sort is module.sort and callable(T.sort)
     for name in ("argsort", "topk", "argtopk", "topk_and_argtopk"):
         assert getattr(T, name) is getattr(module, name)
     for name in ("SortOp", "ArgSortOp", "TopKOp", "arange", "grad_undefined", "mul",
                  "set_subtensor"):
         assert hasattr(module, name)
-    from jitgraph.tensor.sort import TopKOp  # noqa: F401
+    from jitgraph.tensor.extras.sort import TopKOp  # noqa: F401
 
 
 def test_gradient_with_a_symbolic_axis_says_why_it_is_missing():

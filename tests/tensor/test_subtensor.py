@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import jitgraph.tensor as T
 from jitgraph.graph.evaluate import evaluate
-from jitgraph.tensor import subtensor_ops as ops
-from jitgraph.tensor.gradient import verify_grad
+from jitgraph.tensor.indexing import subtensor_ops as ops
+from jitgraph.tensor.core.gradient import verify_grad
 
 RNG = np.random.default_rng(3)
 A = RNG.standard_normal((4, 5, 3))

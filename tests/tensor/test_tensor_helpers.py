@@ -153,7 +153,7 @@ def test_mod_check():
 
 
 def test_transfer_and_register_transfer(monkeypatch):
-    from jitgraph.tensor import helpers
+    from jitgraph.tensor.core import helpers
 
     x = T.dvector("x")
     assert T.transfer(x, "cpu") is x and x.transfer("cpu") is x
@@ -264,8 +264,9 @@ LAZY_ELSEWHERE = ["Lop", "Rop", "consider_constant", "grad_not_implemented", "gr
 
 @pytest.mark.parametrize("name", LAZY_ELSEWHERE)
 def test_names_from_other_packages(name):
-    module, _, attr = {**ADDED["jitgraph.tensor"].names,
-                       "Rebroadcast": "jitgraph.tensor.rebroadcast:Rebroadcast"}[name].partition(":")
+    targets = {**ADDED["jitgraph.tensor"].names,
+               "Rebroadcast": "jitgraph.tensor.shaping.rebroadcast:Rebroadcast"}
+    module, _, attr = targets[name].partition(":")
     try:
         value = getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError):
@@ -280,11 +281,11 @@ def test_a_missing_lazy_name_is_absent(monkeypatch):
 
 
 def test_theano_submodule_paths():
-    import jitgraph.tensor.io as tio
-    import jitgraph.tensor.type_other as tother
-    import jitgraph.tensor.xlogx as txlogx
+    import jitgraph.tensor.core.io as tio
+    import jitgraph.tensor.core.type_other as tother
+    import jitgraph.tensor.elementwise.xlogx as txlogx
 
     assert T.io is tio and T.type_other is tother and T.xlogx is txlogx
     assert T.nnet is importlib.import_module("jitgraph.tensor.nnet")
-    assert T.extra_ops is importlib.import_module("jitgraph.tensor.extra_ops")
-    assert T.basic is importlib.import_module("jitgraph.tensor.basic")
+    assert T.extra_ops is importlib.import_module("jitgraph.tensor.extras.extra_ops")
+    assert T.basic is importlib.import_module("jitgraph.tensor.core.basic")

@@ -9,7 +9,7 @@ import pytest
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.type import TensorType
 
 PREFIXES = {"b": "int8", "w": "int16", "i": "int32", "l": "int64", "f": "float32",
             "d": "float64", "c": "complex64", "z": "complex128"}

@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.tensor.xlogx import scalar_xlogx, scalar_xlogy0, xlogx, xlogy0
+from jitgraph.tensor.elementwise.xlogx import scalar_xlogx, scalar_xlogy0, xlogx, xlogy0
 
 PY = jitgraph.Mode(linker="py", optimizer="None")
 COMPILED = jitgraph.Mode(linker="cvm", optimizer="fast_run")

@@ -15,9 +15,8 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_canonicalize
-from jitgraph.tensor.nlinalg import (alloc_diag, det, extract_diag, matrix_inverse,  # noqa: F401
-                                     trace)
-from jitgraph.tensor.slinalg import cholesky, solve  # noqa: F401
+from jitgraph.tensor.linalg.nlinalg import alloc_diag, det, extract_diag, matrix_inverse, trace  # noqa: F401
+from jitgraph.tensor.linalg.slinalg import cholesky, solve  # noqa: F401
 
 
 class Hint(Op):
@@ -30,7 +29,7 @@ class Hint(Op):
         self.hints = tuple(sorted(kwargs.items()))
 
     def make_node(self, x: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         x = as_tensor_variable(x)
         return Apply(self, [x], [x.type()])
@@ -83,7 +82,7 @@ def is_positive(v: Variable) -> bool:
     if "sqr" in name:
         return True
     if "pow" in name and len(owner.inputs) == 2:
-        from jitgraph.tensor.basic import get_scalar_constant_value
+        from jitgraph.tensor.core.basic import get_scalar_constant_value
 
         try:
             return float(get_scalar_constant_value(owner.inputs[1])) % 2 == 0

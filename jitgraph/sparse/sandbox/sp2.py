@@ -41,7 +41,7 @@ class Poisson(_RandomSparse):
         output_storage[0][0] = out
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.gradient import grad_undefined
+        from jitgraph.tensor.core.gradient import grad_undefined
 
         return [grad_undefined(self, 0, inputs[0], "a random draw has no gradient")]
 
@@ -57,7 +57,7 @@ class Binomial(_RandomSparse):
         self.dtype = str(np.dtype(dtype))
 
     def make_node(self, n: Any, p: Any, shape: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         n = as_tensor_variable(n)
         p = as_tensor_variable(p)
@@ -75,7 +75,7 @@ class Binomial(_RandomSparse):
         output_storage[0][0] = matrix(dense, dtype=self.dtype)
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.gradient import grad_undefined
+        from jitgraph.tensor.core.gradient import grad_undefined
 
         return [grad_undefined(self, i, v, "a random draw has no gradient")
                 for i, v in enumerate(inputs)]
@@ -94,7 +94,7 @@ class Multinomial(_RandomSparse):
     __props__ = ()
 
     def make_node(self, n: Any, p: Any) -> Apply:
-        from jitgraph.tensor.conversion import as_tensor_variable
+        from jitgraph.tensor.core.conversion import as_tensor_variable
 
         n = as_tensor_variable(n)
         p = as_sparse_variable(p)
@@ -117,7 +117,7 @@ class Multinomial(_RandomSparse):
         output_storage[0][0] = out
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.gradient import grad_undefined
+        from jitgraph.tensor.core.gradient import grad_undefined
 
         return [grad_undefined(self, i, v, "a random draw has no gradient")
                 for i, v in enumerate(inputs)]

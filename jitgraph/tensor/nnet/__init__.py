@@ -16,10 +16,10 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.lazy_exports import lazy_exports
-from jitgraph.tensor import dtypes as dt
-from jitgraph.tensor import math as M
-from jitgraph.tensor.conversion import as_tensor_variable, constant
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.elementwise import math as M
+from jitgraph.tensor.core.conversion import as_tensor_variable, constant
+from jitgraph.tensor.core.type import TensorType
 
 __all__ = [
     "sigmoid", "softplus", "relu", "elu", "hard_sigmoid", "ultra_fast_sigmoid",
@@ -146,7 +146,7 @@ class _RowwiseOp(Op):
         return [tuple(input_shapes[0])]
 
     def _sum_keep(self, x: Variable) -> Variable:
-        from jitgraph.tensor.reduction import sum as tsum
+        from jitgraph.tensor.elementwise.reduction import sum as tsum
 
         return tsum(x, axis=self.axis, keepdims=True)
 
@@ -212,7 +212,7 @@ _LAST_AXIS = _LastAxis(-1)
 
 def _theano_rows(x: Variable, axis: Any, name: str) -> tuple[Variable, Any]:
     if axis is _LAST_AXIS and x.ndim == 1:
-        from jitgraph.tensor.shape import shape_padleft
+        from jitgraph.tensor.shaping.shape import shape_padleft
 
         warnings.warn(f"{name} of a vector gives a 1-row matrix, as in Theano 1.0 (whose later "
                       "releases planned to return a vector); pass axis=-1 to get a vector",
@@ -364,7 +364,7 @@ crossentropy_categorical_1hot_grad = CrossentropyCategorical1HotGrad()
 def _picked_over_coding(coding: Variable, labels: Variable, m: Variable) -> Variable:
     """``-m[i, labels[i]] / coding[i, labels[i]]`` for each row ``i`` (what the derivatives of
     the one-hot cross-entropy are made of)."""
-    from jitgraph.tensor.reduction import sum as tsum
+    from jitgraph.tensor.elementwise.reduction import sum as tsum
 
     ones = M.second(coding[:, 0], constant(np.ones((), dtype=coding.dtype)))
     return tsum(crossentropy_categorical_1hot_grad(ones, coding, labels) * m, axis=1)
@@ -377,7 +377,7 @@ def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> Variable:
     ``-sum(true_dist * log(coding_dist), axis=-1)``, or a vector of integer class labels, giving
     ``-log(coding_dist[i, true_dist[i]])`` (:class:`CrossentropyCategorical1Hot`).
     """
-    from jitgraph.tensor.reduction import sum as tsum
+    from jitgraph.tensor.elementwise.reduction import sum as tsum
 
     coding, target = as_tensor_variable(coding_dist), as_tensor_variable(true_dist)
     if target.ndim == coding.ndim:
@@ -397,15 +397,15 @@ def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> Variable:
 _LAZY: dict[str, str] = {
     **dict.fromkeys(("conv2d", "conv3d", "conv2d_transpose", "conv2d_grad_wrt_inputs",
                      "conv2d_grad_wrt_weights", "separable_conv2d"),
-                    "jitgraph.tensor.conv_functions"),
-    "ConvOp": "jitgraph.tensor.conv_legacy",
-    "batch_normalization": "jitgraph.tensor.batchnorm",
-    **dict.fromkeys(("selu", "softsign", "softmax_graph"), "jitgraph.tensor.activations"),
-    "h_softmax": "jitgraph.tensor.hierarchical_softmax",
-    "confusion_matrix": "jitgraph.tensor.confusion",
+                    "jitgraph.tensor.convolution.conv_functions"),
+    "ConvOp": "jitgraph.tensor.convolution.conv_legacy",
+    "batch_normalization": "jitgraph.tensor.neural.batchnorm",
+    **dict.fromkeys(("selu", "softsign", "softmax_graph"), "jitgraph.tensor.neural.activations"),
+    "h_softmax": "jitgraph.tensor.neural.hierarchical_softmax",
+    "confusion_matrix": "jitgraph.tensor.neural.confusion",
     **dict.fromkeys(("Prepend_scalar_constant_to_each_row", "Prepend_scalar_to_each_row",
                      "prepend_scalar_to_each_row", "prepend_0_to_each_row",
-                     "prepend_1_to_each_row"), "jitgraph.tensor.prepend"),
+                     "prepend_1_to_each_row"), "jitgraph.tensor.neural.prepend"),
     **dict.fromkeys(("SoftmaxWithBias", "SoftmaxGrad", "CrossentropySoftmaxArgmax1HotWithBias",
                      "CrossentropySoftmax1HotWithBiasDx", "softmax_with_bias", "softmax_grad",
                      "crossentropy_softmax_argmax_1hot_with_bias",
@@ -413,7 +413,7 @@ _LAZY: dict[str, str] = {
                      "crossentropy_softmax_1hot_with_bias",
                      "crossentropy_softmax_max_and_argmax_1hot",
                      "crossentropy_softmax_max_and_argmax_1hot_with_bias", "softmax_op",
-                     "logsoftmax_op"), "jitgraph.tensor.softmax_xent"),
+                     "logsoftmax_op"), "jitgraph.tensor.neural.softmax_xent"),
 }
 
 __getattr__ = lazy_exports(__name__, _LAZY)[0]

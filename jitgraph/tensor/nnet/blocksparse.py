@@ -23,12 +23,12 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.graph.op import Op
-from jitgraph.tensor.gradient import grad_undefined
+from jitgraph.tensor.core.gradient import grad_undefined
 from jitgraph.rewrite.context import copy_stack_trace
 from jitgraph.rewrite.destroyhandler import get_destroy_handler
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_inplace
-from jitgraph.tensor.conversion import as_tensor_variable, constant
+from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 
 __all__ = ["SparseBlockGemv", "SparseBlockOuter", "sparse_block_dot", "sparse_block_gemv",
            "sparse_block_gemv_inplace", "sparse_block_outer", "sparse_block_outer_inplace",

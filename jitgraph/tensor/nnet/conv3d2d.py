@@ -27,7 +27,7 @@ def conv3d(signals: Any, filters: Any, signals_shape: Sequence[Any] | None = Non
     """Convolve ``filters`` (out channel, time, in channel, row, column) with ``signals``
     (batch, time, in channel, row, column), flipping the filters; the result is
     (batch, time, out channel, row, column). ``border_mode``: 'valid', 'full' or 'half'."""
-    from jitgraph.tensor.conversion import as_tensor_variable
+    from jitgraph.tensor.core.conversion import as_tensor_variable
     from jitgraph.tensor.nnet import conv3d as conv3d_nchw
 
     if border_mode not in _BORDER_MODES:

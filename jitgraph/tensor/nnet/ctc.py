@@ -24,11 +24,11 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.graph.op import Op
-from jitgraph.tensor.gradient import grad_undefined
+from jitgraph.tensor.core.gradient import grad_undefined
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_canonicalize
-from jitgraph.tensor.conversion import as_tensor_variable
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
 
 __all__ = ["ConnectionistTemporalClassification", "ctc", "ctc_available", "ctc_present",
            "local_ctc_no_grad"]

@@ -28,19 +28,19 @@ from jitgraph.rewrite.context import copy_stack_trace
 from jitgraph.tensor.rewriting.conv import local_abstractconv_gemm
 from jitgraph.rewrite.db import LocalGroupDB
 from jitgraph.rewrite.theano_api import local_optimizer, register_specialize_device
-from jitgraph.tensor.conv import (AbstractConv2d, AbstractConv2d_gradInputs,
+from jitgraph.tensor.convolution.conv import (AbstractConv2d, AbstractConv2d_gradInputs,
                                   AbstractConv2d_gradWeights, AbstractConv3d,
                                   AbstractConv3d_gradInputs, AbstractConv3d_gradWeights)
-from jitgraph.tensor.conv_legacy import ConvOp, conv2d
-from jitgraph.tensor.conv_shapes import get_conv_output_shape
-from jitgraph.tensor.corr import (Corr3dMM, Corr3dMM_gradInputs, Corr3dMM_gradWeights, CorrMM,
-                                  CorrMM_gradInputs, CorrMM_gradWeights)
+from jitgraph.tensor.convolution.conv_legacy import ConvOp, conv2d
+from jitgraph.tensor.convolution.conv_shapes import get_conv_output_shape
+from jitgraph.tensor.convolution.corr import (Corr3dMM, Corr3dMM_gradInputs, Corr3dMM_gradWeights,
+                                              CorrMM, CorrMM_gradInputs, CorrMM_gradWeights)
 from jitgraph.tensor.nnet.blocksparse import (SparseBlockGemv, SparseBlockOuter,
                                               local_inplace_sparse_block_gemv,
                                               local_inplace_sparse_block_outer,
                                               sparse_block_gemv_inplace,
                                               sparse_block_outer_inplace)
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.core.type import TensorType
 
 # Theano had one rewrite per convolution op; jitgraph's one rewrite tracks all six ops
 local_abstractconv3d_gemm = local_abstractconv_gemm

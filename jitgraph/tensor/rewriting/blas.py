@@ -31,11 +31,11 @@ from jitgraph.rewrite.phases import register_specialize
 from jitgraph.tensor.rewriting.utils import (as_scalar, broadcast_like, const_like_var, elemwise,
                                            get_constant, is_scalar_like, scalar_op_name,
                                            shape_of, single_client)
-from jitgraph.tensor.basic import alloc
-from jitgraph.tensor.blas import Dot, Dot22, Gemm, Gemv, dot22, gemm, gemv, ger
-from jitgraph.tensor.conversion import constant
-from jitgraph.tensor.elemwise import DimShuffle, Elemwise, dimshuffle
-from jitgraph.tensor.math import cast
+from jitgraph.tensor.core.basic import alloc
+from jitgraph.tensor.linalg.blas import Dot, Dot22, Gemm, Gemv, dot22, gemm, gemv, ger
+from jitgraph.tensor.core.conversion import constant
+from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
+from jitgraph.tensor.elementwise.math import cast
 
 __all__: list[str] = []
 

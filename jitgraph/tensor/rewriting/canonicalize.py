@@ -31,11 +31,11 @@ from jitgraph.tensor.rewriting.utils import (broadcast_like, const_like_var, ele
                                            is_scalar_like, same_dim, same_expression,
                                            same_shape, scalar_constant, scalar_op_name,
                                            shape_of, single_client)
-from jitgraph.tensor import dtypes as dt
-from jitgraph.tensor.elemwise import DimShuffle, Elemwise, dimshuffle
-from jitgraph.tensor.scalar_ops import Cast, op as scalar_op
-from jitgraph.tensor.shape import Shape_i
-from jitgraph.tensor.subtensor_ops import Subtensor
+from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
+from jitgraph.tensor.elementwise.scalar_ops import Cast, op as scalar_op
+from jitgraph.tensor.shaping.shape import Shape_i
+from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
 __all__: list[str] = []
 
@@ -382,7 +382,7 @@ def _full_slice(fgraph: FunctionGraph, x: Variable, axis: int, bounds: tuple) ->
 @node_rewriter([Subtensor])
 def local_useless_subtensor(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``x[:]``, ``x[0:n]`` (n = len), ``x[::1]`` ... -> ``x``."""
-    from jitgraph.tensor.index_encoding import index_vars
+    from jitgraph.tensor.indexing.index_encoding import index_vars
 
     x = node.inputs[0]
     out = node.outputs[0]

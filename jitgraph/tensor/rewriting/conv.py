@@ -1,8 +1,9 @@
 """Choosing how convolutions run: abstract convolutions become im2col + gemm correlations.
 
 ``local_abstractconv_gemm`` (specialize phase, tags ``fast_run`` and ``conv_gemm``) replaces
-:class:`~jitgraph.tensor.conv.AbstractConv` and its two gradient ops (and the legacy
-``ConvOp``) by the :mod:`~jitgraph.tensor.corr` op of the same role when the CPU backend has a
+:class:`~jitgraph.tensor.convolution.conv.AbstractConv` and its two gradient ops (and the legacy
+``ConvOp``) by the :mod:`~jitgraph.tensor.convolution.corr` op of the same role when the CPU
+backend has a
 fast kernel for it: 2-d or 3-d, shared kernels, every array in one float dtype (float32 or
 float64). A convolution that flips its kernel reads the kernel through a reversed view, and a
 flipped weight gradient is returned through one. What is left (unshared kernels, 1-d, integer
@@ -20,10 +21,11 @@ from jitgraph.rewrite.context import copy_stack_trace
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_specialize
 from jitgraph.tensor.rewriting.utils import broadcast_like
-from jitgraph.tensor.conv import (AbstractConv, AbstractConv_gradInputs,
+from jitgraph.tensor.convolution.conv import (AbstractConv, AbstractConv_gradInputs,
                                   AbstractConv_gradWeights)
-from jitgraph.tensor.corr import (Corr3dMM, Corr3dMM_gradInputs, Corr3dMM_gradWeights, CorrMM,
-                                  CorrMM_gradInputs, CorrMM_gradWeights, corr_op_for)
+from jitgraph.tensor.convolution.corr import (Corr3dMM, Corr3dMM_gradInputs, Corr3dMM_gradWeights,
+                                              CorrMM, CorrMM_gradInputs, CorrMM_gradWeights,
+                                              corr_op_for)
 
 __all__: list[str] = []
 

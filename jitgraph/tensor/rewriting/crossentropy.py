@@ -28,9 +28,10 @@ from jitgraph.rewrite.db import EquilibriumDB
 from jitgraph.rewrite.engine import WalkingGraphRewriter, node_rewriter
 from jitgraph.rewrite.phases import optdb
 from jitgraph.tensor.nnet import CrossentropyCategorical1Hot, Softmax
-from jitgraph.tensor.softmax_xent import (CrossentropySoftmaxArgmax1HotWithBias, SoftmaxWithBias,
-                                          crossentropy_softmax_argmax_1hot_with_bias,
-                                          softmax_op)
+from jitgraph.tensor.neural.softmax_xent import (CrossentropySoftmaxArgmax1HotWithBias,
+                                                 SoftmaxWithBias,
+                                                 crossentropy_softmax_argmax_1hot_with_bias,
+                                                 softmax_op)
 
 #: the tag (and database name) selecting these rewrites
 XENT_TAG = "xent"
@@ -62,7 +63,7 @@ def _is_row_softmax(v: Variable) -> bool:
 @node_rewriter([CrossentropyCategorical1Hot])
 def local_xent_softmax(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``crossentropy_categorical_1hot(softmax(x), y)`` -> the fused op with a zero bias."""
-    from jitgraph.tensor.basic import zeros_like
+    from jitgraph.tensor.core.basic import zeros_like
 
     sm = node.inputs[0]
     if not _is_row_softmax(sm):
@@ -103,8 +104,8 @@ def _is_exp(v: Variable) -> bool:
 
 def _row_sum_of(v: Variable) -> Variable | None:
     """``e`` if ``v`` is ``sum(e, axis=1).dimshuffle(0, 'x')`` for a matrix ``e``, else None."""
-    from jitgraph.tensor.elemwise import DimShuffle
-    from jitgraph.tensor.reduction import Sum
+    from jitgraph.tensor.elementwise.elemwise import DimShuffle
+    from jitgraph.tensor.elementwise.reduction import Sum
 
     if v.owner is None or not isinstance(v.owner.op, DimShuffle):
         return None

@@ -46,11 +46,11 @@ from jitgraph.rewrite import _flags
 from jitgraph.rewrite.context import RewriteContext, copy_stack_trace
 from jitgraph.rewrite.engine import GraphRewriter, node_rewriter
 from jitgraph.rewrite.phases import register_fusion
-from jitgraph.tensor.composite import Composite
-from jitgraph.tensor.elemwise import DimShuffle, Elemwise
-from jitgraph.tensor.reduction import CAReduce
-from jitgraph.tensor.scalar_ops import ScalarOp
-from jitgraph.tensor.type import TensorType
+from jitgraph.tensor.elementwise.composite import Composite
+from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise
+from jitgraph.tensor.elementwise.reduction import CAReduce
+from jitgraph.tensor.elementwise.scalar_ops import ScalarOp
+from jitgraph.tensor.core.type import TensorType
 
 _logger = logging.getLogger("jitgraph.tensor.rewriting.fusion")
 
@@ -105,7 +105,7 @@ def constant_view(var: Variable) -> Constant | None:
     src = owner.inputs[0]
     if not isinstance(src, Constant):
         return None
-    from jitgraph.tensor.var import TensorConstant
+    from jitgraph.tensor.core.var import TensorConstant
 
     storage: list = [[None]]
     owner.op.perform(owner, [src.data], storage)
@@ -138,7 +138,7 @@ def _expand(var: Variable, new_order: tuple) -> tuple[Variable, Apply | None]:
     """
     bcast = tuple(True if o == "x" else var.broadcastable[o] for o in new_order)
     if isinstance(var, Constant):
-        from jitgraph.tensor.var import TensorConstant
+        from jitgraph.tensor.core.var import TensorConstant
 
         shape = tuple(1 if o == "x" else var.data.shape[o] for o in new_order)
         data = np.asarray(var.data).reshape(shape)

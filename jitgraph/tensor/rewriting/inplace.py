@@ -36,9 +36,10 @@ from jitgraph.rewrite.destroyhandler import (
 )
 from jitgraph.rewrite.engine import GraphRewriter, node_rewriter
 from jitgraph.rewrite.phases import register_inplace
-from jitgraph.tensor.blas import Gemm, Gemv, Ger
-from jitgraph.tensor.elemwise import Elemwise
-from jitgraph.tensor.subtensor_ops import AdvancedIncSubtensor, AdvancedIncSubtensor1, IncSubtensor
+from jitgraph.tensor.linalg.blas import Gemm, Gemv, Ger
+from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.indexing.subtensor_ops import (AdvancedIncSubtensor, AdvancedIncSubtensor1,
+                                                    IncSubtensor)
 
 
 def _destroyable(var: Variable, handler: DestroyHandler | None) -> bool:

@@ -49,13 +49,14 @@ from jitgraph.rewrite.phases import (optdb, register_canonicalize, register_spec
                                      register_useless)
 from jitgraph.tensor.rewriting.utils import (broadcast_like, get_constant, same_dim,
                                            scalar_op_name)
-from jitgraph.tensor import dtypes as dt
-from jitgraph.tensor.basic import Alloc, MakeVector, alloc, make_vector
-from jitgraph.tensor.conversion import as_tensor_variable, constant
-from jitgraph.tensor.elemwise import DimShuffle, Elemwise, dimshuffle
-from jitgraph.tensor.math import cast
-from jitgraph.tensor.shape import Reshape, Shape, Shape_i, SpecifyShape, Unbroadcast, specify_shape
-from jitgraph.tensor.subtensor_ops import Subtensor
+from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.basic import Alloc, MakeVector, alloc, make_vector
+from jitgraph.tensor.core.conversion import as_tensor_variable, constant
+from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
+from jitgraph.tensor.elementwise.math import cast
+from jitgraph.tensor.shaping.shape import (Reshape, Shape, Shape_i, SpecifyShape, Unbroadcast,
+                                           specify_shape)
+from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
 __all__ = ["ShapeFeature", "ShapeOptimizer", "UnShapeOptimizer", "get_shape_feature"]
 
@@ -411,7 +412,7 @@ def local_useless_reshape(fgraph: FunctionGraph, node: Apply) -> list[Variable] 
         return [node.op(x.owner.inputs[0], shp)]
     if x.ndim != node.op.ndim or x.type != out.type:
         return None
-    from jitgraph.tensor.dims import _constant_elements
+    from jitgraph.tensor.shaping.dims import _constant_elements
 
     known = _constant_elements(shp)
     if len(known) != x.ndim:

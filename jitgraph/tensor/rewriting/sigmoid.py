@@ -16,12 +16,12 @@ from jitgraph.graph.basic import Variable
 from jitgraph.rewrite import copy_stack_trace, node_rewriter, register_stabilize
 from jitgraph.tensor.rewriting.utils import (broadcast_like, is_constant_value, mul_factors,
                                            scalar_op_name)
-from jitgraph.tensor.elemwise import Elemwise
+from jitgraph.tensor.elementwise.elemwise import Elemwise
 
 
 def _negate(var: Variable) -> Variable:
     """``-var``, without stacking negations: -(-v) is v and -(a - b) is b - a."""
-    from jitgraph.tensor import math
+    from jitgraph.tensor.elementwise import math
 
     name = scalar_op_name(var)
     if name == "neg":
@@ -55,7 +55,7 @@ def _replace(fgraph: Any, node: Any, new: Variable) -> list[Variable]:
 @node_rewriter([Elemwise])
 def local_inv_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     """1/(1+exp(u)) -> sigmoid(-u) (also reciprocal(1+exp(u)))."""
-    from jitgraph.tensor import math
+    from jitgraph.tensor.elementwise import math
 
     name = node.op.scalar_op.name
     if name == "true_div" and is_constant_value(node.inputs[0], 1.0):
@@ -74,7 +74,7 @@ def local_inv_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
 @node_rewriter([Elemwise])
 def local_1msigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
     """1 - sigmoid(x) -> sigmoid(-x) (also 1 + (-sigmoid(x)))."""
-    from jitgraph.tensor import math
+    from jitgraph.tensor.elementwise import math
 
     name = node.op.scalar_op.name
     if name == "sub":
@@ -96,7 +96,7 @@ def local_1msigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
 @node_rewriter([Elemwise])
 def local_log_sigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
     """log(sigmoid(x)) -> -softplus(-x), finite for every x."""
-    from jitgraph.tensor import math
+    from jitgraph.tensor.elementwise import math
 
     if node.op.scalar_op.name != "log" or scalar_op_name(node.inputs[0]) != "sigmoid":
         return None
@@ -108,7 +108,7 @@ def local_log_sigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
 @node_rewriter([Elemwise])
 def local_log1p_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     """log(1 + exp(x)) -> softplus(x), which does not overflow for large x."""
-    from jitgraph.tensor import math
+    from jitgraph.tensor.elementwise import math
 
     if node.op.scalar_op.name != "log":
         return None
@@ -126,7 +126,7 @@ def local_cancel_div_mul(fgraph: Any, node: Any) -> list[Variable] | None:
     Gradients of log(f(x)) have this shape (``g / f * f'``, with ``f' = f * ...``); when ``f``
     underflows to 0 the uncancelled product is 0 * inf = NaN although the limit is finite.
     """
-    from jitgraph.tensor import math
+    from jitgraph.tensor.elementwise import math
 
     if node.op.scalar_op.name != "mul":
         return None
@@ -153,7 +153,7 @@ def local_exp_over_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
 
     The derivative of 1/(1+exp(u)) has this shape; exp(u) overflows to inf for u > ~709 and the
     product becomes inf/inf = NaN, although sigmoid(u) is just 1."""
-    from jitgraph.tensor import math
+    from jitgraph.tensor.elementwise import math
 
     name = node.op.scalar_op.name
     if name == "true_div":

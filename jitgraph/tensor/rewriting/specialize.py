@@ -33,12 +33,12 @@ from jitgraph.rewrite.merge import MergeGraphRewriter
 from jitgraph.rewrite.phases import register_specialize
 from jitgraph.tensor.rewriting.utils import (broadcast_like, const_like_var, elemwise,
                                            get_constant, scalar_constant, scalar_op_name)
-from jitgraph.tensor import dtypes as dt
-from jitgraph.tensor.composite import Composite
-from jitgraph.tensor.conversion import constant
-from jitgraph.tensor.elemwise import DimShuffle, Elemwise, dimshuffle
-from jitgraph.tensor.math import cast
-from jitgraph.tensor.reduction import CAReduce
+from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.elementwise.composite import Composite
+from jitgraph.tensor.core.conversion import constant
+from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
+from jitgraph.tensor.elementwise.math import cast
+from jitgraph.tensor.elementwise.reduction import CAReduce
 
 __all__: list[str] = []
 

@@ -35,18 +35,18 @@ from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.merge import MergeGraphRewriter
 from jitgraph.rewrite.phases import register_stabilize
-from jitgraph.tensor.rewriting.utils import (broadcast_like, elemwise, is_constant_value, mul_factors,
-                                           is_elemwise, same_expression, scalar_constant,
-                                           scalar_op_name, shape_of)
-from jitgraph.tensor import dtypes as dt
-from jitgraph.tensor.extra_ops import arange
-from jitgraph.tensor.conversion import constant
-from jitgraph.tensor.elemwise import DimShuffle, Elemwise, dimshuffle
-from jitgraph.tensor.math import cast
+from jitgraph.tensor.rewriting.utils import (broadcast_like, elemwise, is_constant_value,
+                                             mul_factors, is_elemwise, same_expression,
+                                             scalar_constant, scalar_op_name, shape_of)
+from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.extras.extra_ops import arange
+from jitgraph.tensor.core.conversion import constant
+from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
+from jitgraph.tensor.elementwise.math import cast
 from jitgraph.tensor.nnet import (CrossentropyCategorical1Hot, CrossentropyCategorical1HotGrad,
                                   LogSoftmax, Softmax)
-from jitgraph.tensor.reduction import Max, Sum
-from jitgraph.tensor.subtensor_ops import (AdvancedIncSubtensor, AdvancedIncSubtensor1,
+from jitgraph.tensor.elementwise.reduction import Max, Sum
+from jitgraph.tensor.indexing.subtensor_ops import (AdvancedIncSubtensor, AdvancedIncSubtensor1,
                                           AdvancedSubtensor, AdvancedSubtensor1, Subtensor)
 
 __all__: list[str] = []

@@ -17,12 +17,12 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
-from jitgraph.tensor.basic import NotScalarConstantError, alloc, get_scalar_constant_value
-from jitgraph.tensor.conversion import constant
-from jitgraph.tensor.elemwise import DimShuffle, Elemwise, dimshuffle
-from jitgraph.tensor.math import cast, elemwise_op
-from jitgraph.tensor.scalar_ops import Cast
-from jitgraph.tensor.shape import Shape_i, patternbroadcast
+from jitgraph.tensor.core.basic import NotScalarConstantError, alloc, get_scalar_constant_value
+from jitgraph.tensor.core.conversion import constant
+from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
+from jitgraph.tensor.elementwise.math import cast, elemwise_op
+from jitgraph.tensor.elementwise.scalar_ops import Cast
+from jitgraph.tensor.shaping.shape import Shape_i, patternbroadcast
 
 __all__ = [
     "scalar_op_name", "is_elemwise", "get_constant", "is_constant_value", "scalar_constant",
@@ -79,7 +79,7 @@ def get_constant(var: Any, elemwise_fold: bool = False) -> Any:
     """The single value of ``var`` (a NumPy scalar) if it is provably constant, else None.
 
     Looks through constants, DimShuffles, casts, ``fill``/``alloc`` and pattern changes
-    (:func:`~jitgraph.tensor.basic.get_scalar_constant_value`); with ``elemwise_fold`` also
+    (:func:`~jitgraph.tensor.core.basic.get_scalar_constant_value`); with ``elemwise_fold`` also
     through elementwise arithmetic on constants. Never raises.
     """
     if var is None:

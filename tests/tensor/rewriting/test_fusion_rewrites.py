@@ -18,9 +18,9 @@ from jitgraph.graph.basic import Constant
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite import rewrite_graph
 from jitgraph.tensor.rewriting.fusion import MAX_FUSION_INPUTS, find_fusion_groups
-from jitgraph.tensor.composite import Composite
-from jitgraph.tensor.elemwise import Elemwise
-from jitgraph.tensor.reduction import CAReduce
+from jitgraph.tensor.elementwise.composite import Composite
+from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.elementwise.reduction import CAReduce
 
 RNG = np.random.default_rng(0)
 
@@ -359,7 +359,7 @@ def test_optimizer_verbose_prints_fusion(flags, capsys) -> None:
 
 _SUBPROCESS = textwrap.dedent("""
     import jitgraph, jitgraph.tensor as T
-    from jitgraph.tensor.composite import Composite
+    from jitgraph.tensor.elementwise.composite import Composite
     x, y = T.vectors("x", "y")
     f = jitgraph.function([x, y], T.exp(x) * y + T.tanh(y))
     assert str(f.maker.mode.optimizer) == "fast_run", f.maker.mode

@@ -13,9 +13,9 @@ from jitgraph.compile.mode import Mode
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite import DestroyHandler, rewrite_graph
 from jitgraph.tensor.rewriting.inplace import elemwise_candidates, inplace_ops
-from jitgraph.tensor.blas import Gemm, Gemv, Ger, gemm, gemv
-from jitgraph.tensor.elemwise import Elemwise
-from jitgraph.tensor.subtensor_ops import AdvancedIncSubtensor1, IncSubtensor
+from jitgraph.tensor.linalg.blas import Gemm, Gemv, Ger, gemm, gemv
+from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.indexing.subtensor_ops import AdvancedIncSubtensor1, IncSubtensor
 
 RNG = np.random.default_rng(1)
 FAST_RUN = Mode("py", "fast_run")

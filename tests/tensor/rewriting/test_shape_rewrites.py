@@ -15,9 +15,9 @@ from jitgraph.graph.op import Op
 from jitgraph.rewrite import RewriteWarning, rewrite_graph
 from jitgraph.tensor.rewriting.shape import ShapeFeature, get_shape_feature
 from jitgraph.tensor.rewriting.utils import same_dim
-from jitgraph.tensor.basic import Alloc
-from jitgraph.tensor.elemwise import Elemwise
-from jitgraph.tensor.shape import Shape, Shape_i, SpecifyShape
+from jitgraph.tensor.core.basic import Alloc
+from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.shaping.shape import Shape, Shape_i, SpecifyShape
 
 RNG = np.random.default_rng(3)
 

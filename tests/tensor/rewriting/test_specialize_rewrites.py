@@ -9,9 +9,9 @@ import jitgraph
 import jitgraph.tensor as T
 from jitgraph.graph.basic import Constant, graph_inputs, io_toposort
 from jitgraph.rewrite import rewrite_graph
-from jitgraph.tensor.elemwise import Elemwise
-from jitgraph.tensor.reduction import CAReduce
-from jitgraph.tensor.scalar_ops import Cast
+from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.elementwise.reduction import CAReduce
+from jitgraph.tensor.elementwise.scalar_ops import Cast
 
 RNG = np.random.default_rng(11)
 

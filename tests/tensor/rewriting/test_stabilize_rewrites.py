@@ -9,10 +9,10 @@ import jitgraph
 import jitgraph.tensor as T
 from jitgraph.graph.basic import Constant, graph_inputs, io_toposort
 from jitgraph.rewrite import rewrite_graph
-from jitgraph.tensor.elemwise import Elemwise
+from jitgraph.tensor.elementwise.elemwise import Elemwise
 from jitgraph.tensor.nnet import (CrossentropyCategorical1Hot, CrossentropyCategorical1HotGrad,
                                   LogSoftmax)
-from jitgraph.tensor.scalar_ops import Cast
+from jitgraph.tensor.elementwise.scalar_ops import Cast
 
 RNG = np.random.default_rng(7)
 

@@ -1,0 +1,2 @@
+"""Op type -> lowering: the registry and one module per op family, each registering how its ops run
+on the CPU."""

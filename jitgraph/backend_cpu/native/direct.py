@@ -1,0 +1,97 @@
+"""Kernels compiled without Numba: generated source -> LLVM IR (:mod:`.direct_lower`) -> one
+native object (:mod:`.native`), through llvmlite only.
+
+Numba's first compilation in a process costs about half a second before any kernel (importing
+it, building its typing and target contexts), and typing each kernel costs more than the LLVM
+work. The kernels jitgraph generates use a small, regular part of Python, which this module
+translates straight to LLVM IR with Numba's calling convention and typing rules; the resulting
+object is the same kind :func:`.native.build` makes from Numba's output (same entry code, same
+cache entries, same loader). A kernel outside that part is compiled by Numba as before, so the
+direct path is an optimisation, never a requirement.
+
+``JITGRAPH_DIRECT=0`` turns it off (every kernel goes through Numba).
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from typing import Any
+
+from jitgraph.backend_cpu.native.direct_types import Unsupported, param_types
+from jitgraph.backend_cpu.options import DIRECT_VERSION, CodegenOptions
+
+__all__ = ["DIRECT_VERSION", "FALLBACKS", "build", "enabled"]
+
+_NATIVE_NAME = "jitgraph_direct_kernel"
+
+
+#: (entry, why) of the latest entries left to Numba in this process
+FALLBACKS: collections.deque[tuple[str, str]] = collections.deque(maxlen=1000)
+
+
+def enabled() -> bool:
+    return os.environ.get("JITGRAPH_DIRECT", "1") != "0"
+
+
+def build(source: str, entry: str, export: str, kind: str, options: CodegenOptions
+          ) -> tuple[Any, str]:
+    """The native object of ``entry`` of a kernel module ``source``, or ``(None, why not)``.
+
+    Never raises: anything unexpected only means Numba compiles the kernel."""
+    from jitgraph.backend_cpu.native import objects as native
+
+    if not enabled():
+        return None, "the direct compiler is off (JITGRAPH_DIRECT=0)"
+    if options.debug or options.boundscheck:
+        return None, "debug info and bounds checks need Numba"
+    if not native.supported():
+        return None, f"interpreter ABI {native.abi_tag()} is not supported"
+    try:
+        return _build(source, entry, export, kind, options), ""
+    except Unsupported as exc:
+        why = f"not translated: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a translation bug must not fail the kernel
+        why = f"direct compilation failed ({type(exc).__name__}: {exc})"
+    FALLBACKS.append((f"{export} ({entry})", why))
+    return None, why
+
+
+def _build(source: str, entry: str, export: str, kind: str, options: CodegenOptions) -> Any:
+    from jitgraph.backend_cpu.native import objects as native, entry_ir as native_ir
+    from jitgraph.backend_cpu.native.direct_lower import lower_entry
+
+    text, argtypes = lower_entry(source, entry, _NATIVE_NAME, " ".join(options.fastmath))
+    params = ["ptr", "ptr"] + [p for a in argtypes for p in param_types(a)]
+    glue = native_ir.entry(kind, export, _NATIVE_NAME, params, argtypes, nogil=True)
+    if isinstance(glue, native_ir.NoEntry):
+        raise Unsupported(glue.reason)
+    with native._lock:  # one LLVM context for the process: one build at a time
+        llvm = native._llvm()
+        tm = native._target_machine(options.target_cpu)
+        module = _parse(llvm, text, tm)
+        # The kernel and its entry code are optimised apart, then linked: the entry code is
+        # straight-line argument checking that gains nothing from the kernel's loop passes,
+        # and inlining the kernel into it made LLVM optimise the kernel twice (a sixth of
+        # a cold compile).
+        _optimize(llvm, module, tm, options.opt_level)
+        entry_code = _parse(llvm, glue, tm)
+        _optimize(llvm, entry_code, tm, min(options.opt_level, 2))
+        return native.finish(module, str(entry_code), export, kind, options.target_cpu)
+
+
+def _parse(llvm: Any, text: str, tm: Any) -> Any:
+    module = llvm.parse_assembly(text)
+    module.triple = tm.triple
+    module.data_layout = str(tm.target_data)
+    return module
+
+
+def _optimize(llvm: Any, module: Any, tm: Any, level: int) -> None:
+    """LLVM's pipeline at ``level``, with loop vectorization as Numba configures it."""
+    pto = llvm.create_pipeline_tuning_options(speed_level=level)  # size_level: not in 0.50
+    pto.loop_vectorization = level >= 2
+    pto.slp_vectorization = False
+    pto.loop_unrolling = level >= 2
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(module, pb)

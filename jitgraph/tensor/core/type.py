@@ -1,0 +1,225 @@
+"""TensorType: an ndarray type given by a dtype and a broadcastable pattern."""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+
+from jitgraph.graph.type import Type
+from jitgraph.tensor.core import dtypes as dt
+
+_PATTERN_NAMES = {(): "scalar", (False,): "vector", (True, False): "row", (False, True): "col",
+                  (False, False): "matrix"}
+
+# Tolerances of values_eq_approx, by dtype, for each level of ``tensor.cmp_sloppy``.
+_TOLERANCES = {
+    0: {"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-5), "float64": (1e-8, 1e-5)},
+    1: {"float16": (1e-2, 1e-2), "float32": (1e-4, 1e-3), "float64": (1e-4, 1e-4)},
+    2: {"float16": (5e-2, 5e-2), "float32": (1e-3, 1e-3), "float64": (1e-3, 1e-3)},
+}
+
+
+class ArrayTypeIdentity:
+    """Identity of an array type by ``dtype`` and ``broadcastable`` (shared by the host
+    ``TensorType`` and device array types): its rank, static shape, equality and hash."""
+
+    dtype: str
+    broadcastable: tuple[bool, ...]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.broadcastable)
+
+    @property
+    def shape(self) -> tuple[int | None, ...]:
+        return tuple(1 if b else None for b in self.broadcastable)
+
+    def __eq__(self, other: Any) -> bool:
+        return (type(other) is type(self) and other.dtype == self.dtype
+                and other.broadcastable == self.broadcastable)
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.dtype, self.broadcastable))
+
+
+class TensorType(ArrayTypeIdentity, Type):
+    """The type of ndarray variables: ``TensorType('float64', (False, True))`` is a column.
+
+    ``broadcastable[i]`` is True when dimension ``i`` is known to have length 1 (so that it
+    broadcasts against any length).
+    """
+
+    def __init__(self, dtype: str, broadcastable: Sequence[bool] | None = None,
+                 name: str | None = None, shape: Sequence[int | None] | None = None) -> None:
+        self.dtype = dt.normalize_dtype(dtype)
+        if broadcastable is None:
+            if shape is None:
+                raise TypeError("TensorType needs a broadcastable pattern (or a shape)")
+            broadcastable = [s == 1 for s in shape]
+        self.broadcastable = tuple(bool(b) for b in broadcastable)
+        self.name = name
+
+    # -- identity (ndim, shape, ==, hash: ArrayTypeIdentity) ------------------------------
+    def __str__(self) -> str:
+        if self.name:
+            return self.name
+        pattern = _PATTERN_NAMES.get(self.broadcastable)
+        if pattern is None:
+            pattern = f"{self.ndim}D" if not any(self.broadcastable) else str(self.broadcastable)
+        return f"TensorType({self.dtype}, {pattern})"
+
+    __repr__ = __str__
+
+    def clone(self, dtype: str | None = None, broadcastable: Sequence[bool] | None = None
+              ) -> "TensorType":
+        return TensorType(dtype or self.dtype,
+                          self.broadcastable if broadcastable is None else broadcastable)
+
+    # -- values ---------------------------------------------------------------------------
+    def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None
+               ) -> np.ndarray:
+        """``data`` as an ndarray of this type, or a TypeError saying why it does not fit."""
+        if isinstance(data, np.ndarray) and data.dtype == _numpy_dtype(self.dtype):
+            arr = data  # the common case, without the (slow) dtype.name
+        elif isinstance(data, np.ndarray) and data.dtype.name == self.dtype:
+            # Byte-swapped data has the right dtype name but compiled kernels need native order.
+            arr = data if data.dtype.isnative else data.astype(data.dtype.newbyteorder("="))
+        elif strict:
+            raise TypeError(f"expected an ndarray of dtype {self.dtype}, got "
+                            f"{type(data).__name__}"
+                            + (f" of dtype {data.dtype}" if hasattr(data, "dtype") else ""))
+        else:
+            arr = self._convert(data, allow_downcast)
+        self._check_shape(arr)
+        return arr
+
+    def _convert(self, data: Any, allow_downcast: bool | None) -> np.ndarray:
+        if hasattr(data, "__cuda_array_interface__") and hasattr(data, "get"):
+            data = data.get()
+        if allow_downcast:
+            return np.asarray(data, dtype=self.dtype)
+        src = np.asarray(data)
+        if src.dtype == _numpy_dtype(self.dtype):
+            return src
+        if np.can_cast(src.dtype, self.dtype, "safe"):
+            return src.astype(self.dtype)
+        python_float = isinstance(data, float) or (
+            not hasattr(data, "dtype") and src.dtype.kind == "f")
+        if allow_downcast is None and python_float and self.dtype == dt.floatx():
+            # Theano lets Python floats through to floatX: the user did not pick a precision.
+            return src.astype(self.dtype)
+        if not isinstance(data, np.ndarray) and src.dtype.kind in "biufc":
+            # Python and NumPy scalars and lists convert when no value changes (1.0 or 3 to a
+            # float32 input, 3.0 to an int32 one), as in Theano; an ndarray must be cast
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # ComplexWarning: the comparison decides
+                converted = src.astype(self.dtype)
+                if np.array_equal(converted, src, equal_nan=src.dtype.kind in "fc"):
+                    return converted
+        raise TypeError(f"value of dtype {src.dtype} cannot be stored in a {self} without loss "
+                        f"of precision; cast it first or pass allow_input_downcast=True")
+
+    def _check_shape(self, arr: np.ndarray) -> None:
+        if arr.ndim != self.ndim:
+            raise TypeError(f"wrong number of dimensions: expected {self.ndim} ({self}), got "
+                            f"{arr.ndim} (shape {arr.shape})")
+        for axis, (b, n) in enumerate(zip(self.broadcastable, arr.shape)):
+            if b and n != 1:
+                raise TypeError(f"dimension {axis} of {self} is broadcastable (length 1), but the "
+                                f"value has shape {arr.shape}")
+
+    def is_valid_value(self, data: Any) -> bool:
+        return (isinstance(data, np.ndarray) and data.dtype.name == self.dtype
+                and data.ndim == self.ndim
+                and all(n == 1 for b, n in zip(self.broadcastable, data.shape) if b))
+
+    def values_eq(self, a: Any, b: Any) -> bool:
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+
+    def values_eq_approx(self, a: Any, b: Any, allow_remove_inf: bool = False,
+                         allow_remove_nan: bool = False, rtol: float | None = None,
+                         atol: float | None = None) -> bool:
+        """Equality up to dtype-aware tolerances (``tensor.cmp_sloppy`` loosens them)."""
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
+            return bool(np.array_equal(a, b))
+        from jitgraph.config import config
+
+        dtype = np.result_type(a, b).name
+        default = _TOLERANCES[int(config.tensor.cmp_sloppy)].get(
+            dtype.replace("complex64", "float32").replace("complex128", "float64"), (1e-8, 1e-5))
+        atol = default[0] if atol is None else atol
+        rtol = default[1] if rtol is None else rtol
+        same_nan = np.isnan(a) == np.isnan(b)
+        if allow_remove_nan:
+            same_nan = np.ones_like(same_nan)
+        mask = ~(np.isnan(a) | np.isnan(b))
+        if allow_remove_inf:
+            mask &= ~(np.isinf(a) | np.isinf(b))
+        close = np.isclose(a[mask], b[mask], rtol=rtol, atol=atol, equal_nan=False)
+        return bool(np.all(same_nan) and np.all(close))
+
+    def value_signature(self, data: np.ndarray) -> tuple:
+        if data.size <= 16:
+            return (data.dtype.name, data.shape, data.tobytes())
+        digest = hashlib.sha256(np.ascontiguousarray(data).tobytes()).hexdigest()
+        return (data.dtype.name, data.shape, digest)
+
+    def short_value_repr(self, data: np.ndarray) -> str:
+        """Theano's text for a constant: ``(2, 3) of 0.0`` when every element is equal, else
+        NumPy's ``str``, cut to ``first 10 chars..last 10 chars`` beyond 20 characters."""
+        flat = data.ravel()
+        if data.ndim > 0 and flat.size and bool(np.all(flat == flat[0])):
+            text = f"{data.shape} of {flat[0]}"
+        else:
+            text = str(data)
+        return text if len(text) <= 20 else f"{text[:10]}..{text[-10:]}"
+
+    # -- variables ------------------------------------------------------------------------
+    def make_variable(self, name: str | None = None):  # type: ignore[override]
+        from jitgraph.tensor.core.var import TensorVariable
+
+        return TensorVariable(self, None, None, name)
+
+    def make_constant(self, value: Any, name: str | None = None):  # type: ignore[override]
+        from jitgraph.tensor.core.var import TensorConstant
+
+        return TensorConstant(self, value, name)
+
+    def convert_variable(self, var: Any) -> Any:
+        """``var`` usable where this type is expected (a length-1 dim may stand for any length)."""
+        other = var.type
+        if other == self:
+            return var
+        if (isinstance(other, TensorType) and other.dtype == self.dtype
+                and other.ndim == self.ndim
+                and all(o or not s for s, o in zip(self.broadcastable, other.broadcastable))):
+            from jitgraph.tensor.shaping.shape import unbroadcast
+
+            axes = [i for i, (s, o) in enumerate(zip(self.broadcastable, other.broadcastable))
+                    if o and not s]
+            return unbroadcast(var, *axes)
+        return None
+
+    def get_shape_info(self, value: np.ndarray) -> tuple[int, ...]:
+        return value.shape
+
+    def get_size(self, shape_info: tuple[int, ...]) -> int:
+        return int(np.prod(shape_info, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+
+
+_NUMPY_DTYPES: dict[str, np.dtype] = {}
+
+
+def _numpy_dtype(name: str) -> np.dtype:
+    """The native-order ``np.dtype`` of a dtype name (memoised: called on every input)."""
+    found = _NUMPY_DTYPES.get(name)
+    if found is None:
+        found = _NUMPY_DTYPES[name] = np.dtype(name)
+    return found

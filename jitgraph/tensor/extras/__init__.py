@@ -1,0 +1,1 @@
+"""Sorting, counting and running ops (``theano.tensor.sort``, ``theano.tensor.extra_ops``)."""

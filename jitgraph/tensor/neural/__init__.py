@@ -1,0 +1,2 @@
+"""Neural-network ops (Theano's ``theano.tensor.nnet``): activations, softmax and cross-entropy,
+batch normalization."""
