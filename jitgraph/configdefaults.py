@@ -15,6 +15,7 @@ import sys
 from jitgraph.config import (BoolParam, ConfigError, DeviceParam, EnumParam, FloatParam,
                              IntParam, Param, StrParam, config, short_platform)
 from jitgraph.config.paths import compiledir_keys, expand_compiledir_format
+from jitgraph.config.sources import home_dir
 
 #: Theano's name of the class of a flag
 ConfigParam = Param
@@ -34,8 +35,6 @@ def python_int_bitwidth() -> int:
 
 def get_home_dir() -> str:
     """The user's home folder (``$HOME``, else ``~``)."""
-    from jitgraph.config.sources import home_dir
-
     return home_dir(os.environ)
 
 

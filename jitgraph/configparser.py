@@ -15,6 +15,7 @@ import os
 from typing import Any
 
 from jitgraph.config import ConfigError, change_flags, config
+from jitgraph.config.sources import parse_flag_string
 
 #: the ``THEANO_FLAGS`` string of the environment jitgraph was imported in
 THEANO_FLAGS = os.environ.get("THEANO_FLAGS", "")
@@ -45,8 +46,6 @@ def __getattr__(name: str) -> Any:
     if name == "_config_var_list":  # built on use: packages loaded later add flags
         return [ConfigVar(flag) for flag in config.flag_names()]
     if name == "THEANO_FLAGS_DICT":
-        from jitgraph.config.sources import parse_flag_string
-
         settings = parse_flag_string(THEANO_FLAGS, "THEANO_FLAGS")
         return {s.key: s.raw for s in settings.values()}
     raise AttributeError(f"module 'jitgraph.configparser' has no attribute {name!r}")

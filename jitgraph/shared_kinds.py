@@ -17,6 +17,8 @@ import numpy as np
 
 from jitgraph.compile import sharedvalue  # noqa: F401  (registers the tensor and device kinds)
 from jitgraph.graph.shared import SharedVariable, register_kind
+from jitgraph.random.random_state import randomstate_constructor
+from jitgraph.sparse.sharedvar import sparse_constructor
 
 
 @register_kind
@@ -25,7 +27,6 @@ def random_state_constructor(value: Any, **kwargs: Any) -> SharedVariable | None
     only for such a value), as ``theano.shared`` takes one right after ``import theano``."""
     if not isinstance(value, np.random.RandomState):
         return None
-    from jitgraph.random.random_state import randomstate_constructor
 
     return randomstate_constructor(value, **kwargs)
 
@@ -38,7 +39,6 @@ def sparse_matrix_constructor(value: Any, name: str | None = None, strict: bool 
     a value of a SciPy class means SciPy is loaded already)."""
     if not type(value).__module__.startswith("scipy.sparse"):
         return None
-    from jitgraph.sparse.sharedvar import sparse_constructor
 
     return sparse_constructor(value, name=name, strict=strict, allow_downcast=allow_downcast,
                               borrow=borrow, **kwargs)

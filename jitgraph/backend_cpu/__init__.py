@@ -32,35 +32,32 @@ from __future__ import annotations
 
 from typing import Any
 
+from jitgraph.backend_cpu.codegen.kernels import compile_stats as _stats
+from jitgraph.backend_cpu.lowering.registry import (load_lowerings, lower as _lower,
+                                                    register_lowering as _reg)
+from jitgraph.backend_cpu.runtime.driver import build_program as _build
+
 __all__ = ["build_program", "register_lowering", "lower", "compile_stats", "kernel_keys"]
 
 
 def build_program(fgraph: Any, allow_gc: bool = True, order: Any = None, strict: bool = False
                   ) -> Any:
     """Lower ``fgraph`` and return its :class:`~.driver.CompiledProgram`."""
-    from jitgraph.backend_cpu.runtime.driver import build_program as _build
-
     return _build(fgraph, allow_gc, order, strict)
 
 
 def register_lowering(*op_types: type) -> Any:
     """Decorator: ``fn(op, node, ctx) -> Lowered | None`` lowers nodes of ``op_types``."""
-    from jitgraph.backend_cpu.lowering.registry import register_lowering as _reg
-
     return _reg(*op_types)
 
 
 def lower(op: Any, node: Any, ctx: Any) -> Any:
-    from jitgraph.backend_cpu.lowering.registry import load_lowerings, lower as _lower
-
     load_lowerings()
     return _lower(op, node, ctx)
 
 
 def compile_stats() -> dict:
     """Kernels compiled in this process and the seconds spent compiling them."""
-    from jitgraph.backend_cpu.codegen.kernels import compile_stats as _stats
-
     return _stats()
 
 

@@ -17,6 +17,7 @@ from jitgraph.graph.fg import FunctionGraph
 
 import jitgraph.backend_cpu as package
 from jitgraph.backend_cpu.linker import LINKERS
+from jitgraph.config import config
 
 #: the module whose compiled kernels exist once it is loaded
 _KERNELS = "jitgraph.backend_cpu.codegen.kernels"
@@ -32,8 +33,6 @@ class CpuBackend(Backend):
         return LINKERS
 
     def checked_program(self, fgraph: FunctionGraph, order: list[Apply]) -> Program | None:
-        from jitgraph.config import config
-
         if not config.cxx:
             return None
         return package.build_program(fgraph, False, order)

@@ -20,7 +20,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from jitgraph.backend_cpu.runtime.driver import build_program
 from jitgraph.compile.linker import Linker, VMLinker
+from jitgraph.compile.rewriting import schedule
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.fg import FunctionGraph
 
@@ -41,8 +44,6 @@ class NumbaLinker(Linker):
         self.strict = strict
 
     def make_program(self, fgraph: FunctionGraph, order: Sequence[Apply] | None = None) -> Any:
-        from jitgraph.config import config
-
         if not config.cxx:
             if self.strict:
                 raise CompiledCodeDisabled("linker 'c' needs compiled code, but the cxx flag is "
@@ -53,11 +54,8 @@ class NumbaLinker(Linker):
         if stored is not None and stored.matches(order, self.allow_gc, self.strict):
             fgraph.stored_program = None  # one program per graph: a second link builds anew
             return stored.restore(fgraph)
-        from jitgraph.backend_cpu.runtime.driver import build_program
 
         if order is None:
-            from jitgraph.compile.rewriting import schedule
-
             order = schedule(fgraph)
         program = build_program(fgraph, self.allow_gc, order, strict=self.strict)
         program.link_settings = (self.allow_gc, self.strict)
@@ -66,8 +64,6 @@ class NumbaLinker(Linker):
 
 def _factory(name: str, allow_gc: bool | None, strict: bool = False):
     def make() -> Linker:
-        from jitgraph.config import config
-
         if not config.cxx and not strict:
             linker = VMLinker(allow_gc)
             return linker

@@ -42,6 +42,9 @@ import threading
 import warnings
 from typing import Any, Iterator, NamedTuple
 
+from jitgraph.cache.host import cpu_target
+from jitgraph.config import config
+
 #: Bumped whenever generated code changes in a way that must invalidate stored kernels.
 CODEGEN_VERSION = 5  # 5: kernels import helpers from the modules of the subpackage layout
 #: Bumped when the LLVM IR the direct compiler (:mod:`.direct`) writes changes.
@@ -153,8 +156,6 @@ def _warn_once(key: tuple, message: str) -> None:
 
 def current_options() -> CodegenOptions:
     """The options implied by the current flags (warns once about ignored cxxflags tokens)."""
-    from jitgraph.config import config
-
     parsed = parse_cxxflags(config.gcc.cxxflags)
     if parsed.ignored:
         _warn_once(("ignored", parsed.ignored),
@@ -201,8 +202,6 @@ def _resolve_cpu(requested: str | None) -> str:
 
 
 def _host_cpu() -> str:
-    from jitgraph.cache.host import cpu_target
-
     return cpu_target()[0]
 
 
@@ -215,8 +214,6 @@ def compiling_with(options: CodegenOptions) -> Iterator[None]:
     global _codegen_started
     import numba
     from numba.core.errors import NumbaWarning
-
-    from jitgraph.config import config
 
     with _compile_lock:
         saved = numba.config.OPT

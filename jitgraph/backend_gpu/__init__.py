@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from jitgraph.config import config, parse_device
+
 __all__ = ["build_program", "use", "status", "is_active", "compile_stats"]
 
 
@@ -32,8 +34,6 @@ def requested() -> tuple[str | None, int | None, bool]:
     """(flag value, device index, moves computation) from ``device``/``init_gpu_device``;
     (None, None, False) when neither asks for a GPU. Imports nothing (the linker
     asks it at every start, so it lives here, not in :mod:`.device`)."""
-    from jitgraph.config import config, parse_device
-
     dev = str(config.device)
     kind, index = parse_device(dev)
     if kind != "cpu":

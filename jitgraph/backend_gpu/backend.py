@@ -18,6 +18,8 @@ import jitgraph.backend_gpu as package
 from jitgraph.backend_gpu import device
 from jitgraph.backend_gpu import rewrites  # noqa: F401 - registers the transfer passes
 from jitgraph.backend_gpu.linker import wrap
+from jitgraph.backend_gpu.sharedvar import gpu_constructor
+from jitgraph.config import config, parse_device
 
 
 class GpuBackend(Backend):
@@ -54,7 +56,6 @@ class GpuBackend(Backend):
         """Arrays on the GPU (``device=cuda*``: float32 ones; ``target='cuda'``: any)."""
         if not _wanted(target):
             return None
-        from jitgraph.backend_gpu.sharedvar import gpu_constructor
 
         return gpu_constructor(value, name=name, strict=strict, allow_downcast=allow_downcast,
                                borrow=borrow, broadcastable=broadcastable, shape=shape,
@@ -67,7 +68,6 @@ def _wanted(target: Any) -> bool:
         return target.startswith(("cuda", "gpu", "dev"))
     if target is not None:
         return False
-    from jitgraph.config import config, parse_device
 
     if parse_device(str(config.device))[0] == "cuda":
         return True

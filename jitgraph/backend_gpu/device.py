@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from jitgraph.backend_gpu import requested
+from jitgraph.backend_gpu.nvrtc import supported_archs
+from jitgraph.config import config, parse_device
 
 MAX_FRACTION = 0.95
 
@@ -59,8 +61,6 @@ class Device:
     @property
     def arch(self) -> str:
         """The NVRTC target (``sm_90``), capped at the newest architecture NVRTC knows."""
-        from jitgraph.backend_gpu.nvrtc import supported_archs
-
         cc = self.compute_capability[0] * 10 + self.compute_capability[1]
         known = [a for a in supported_archs() if a <= cc]
         return f"sm_{max(known) if known else cc}"
@@ -93,8 +93,6 @@ def import_cupy() -> Any:
     the CUDA headers) unless ``CUDA_PATH`` is already set.
     """
     if "cupy" not in sys.modules:
-        from jitgraph.config import config
-
         if "CUPY_CACHE_DIR" not in os.environ:
             try:
                 os.environ["CUPY_CACHE_DIR"] = os.path.join(config.ensure_compiledir(), "cupy")
@@ -153,15 +151,11 @@ def preallocation_bytes(value: float, total: int) -> int | None:
 
 
 def pool_setting() -> float:
-    from jitgraph.config import config
-
     value = float(config.gpuarray.preallocate)
     return value if value != 0 else float(config.lib.cnmem)
 
 
 def sync_enabled() -> bool:
-    from jitgraph.config import config
-
     return bool(config.gpuarray.sync)
 
 
@@ -206,8 +200,6 @@ def use(device: str = "cuda", force: bool = True, move_computation: bool = False
         move_shared: bool = False, preallocate: float | None = None) -> Device | None:
     """Initialise a GPU from code (Theano's ``gpuarray.use``). With ``force`` an unusable GPU
     raises :class:`GpuUnavailable`, else it warns and returns None."""
-    from jitgraph.config import parse_device
-
     kind, index = parse_device(device)
     if kind != "cuda":
         raise ValueError(f"use() needs a CUDA device name (cuda, cudaN, gpuN), got {device!r}")
@@ -227,8 +219,6 @@ def use(device: str = "cuda", force: bool = True, move_computation: bool = False
 
 def _start(flag: str, index: int | None, moves: bool, moves_shared: bool, force: bool | None,
            preallocate: float | None = None) -> Device | None:
-    from jitgraph.config import config
-
     ok, reason = status(index)
     if force is None:
         force = bool(config.force_device)

@@ -22,6 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from jitgraph.backend_gpu import nvrtc
+from jitgraph.backend_gpu.device import active, import_cupy
+from jitgraph.cache import store
+from jitgraph.cache.keys import make_key
 
 DISK_CACHE = os.environ.get("JITGRAPH_GPU_DISK_CACHE", "1") != "0"
 SOURCE_FILE, CUBIN_FILE, LOG_FILE = "mod.cu", "mod.cubin", "nvrtc.log"
@@ -61,8 +64,6 @@ class Compiled:
 
 
 def cache_key(src: CudaSource, arch: str, options: tuple[str, ...]) -> Any:
-    from jitgraph.cache.keys import make_key
-
     import hashlib
 
     major, minor = nvrtc.version()
@@ -81,8 +82,6 @@ def compile_source(src: CudaSource, arch: str, options: tuple[str, ...] | None =
     if options is None:
         options = nvrtc.current_options()
     if DISK_CACHE:
-        from jitgraph.cache import store
-
         key = cache_key(src, arch, options)
         t0 = time.perf_counter()
         entry = store.lookup(key)
@@ -99,8 +98,6 @@ def compile_source(src: CudaSource, arch: str, options: tuple[str, ...] | None =
     cubin, log, seconds = nvrtc.compile_cubin(src.source, src.file_name(), arch, options)
     COMPILE_LOG.append(CompileRecord(src.description, arch, seconds, False))
     if DISK_CACHE:
-        from jitgraph.cache import store
-
         store.STATS.compile_seconds += seconds
         info = {"kind": "cuda", "ops": src.description, "arch": arch,
                 "options": list(options), "compile_seconds": seconds}
@@ -117,8 +114,6 @@ class LoadedModule:
     """A module loaded on the device; ``get(entry)`` gives a launchable ``cupy.RawKernel``."""
 
     def __init__(self, src: CudaSource, compiled: Compiled) -> None:
-        from jitgraph.backend_gpu.device import import_cupy
-
         self.source = src
         self.compiled = compiled
         self._module = import_cupy().RawModule(path=str(compiled.cubin_path))
@@ -137,8 +132,6 @@ _LOCK = threading.Lock()
 
 def load(src: CudaSource) -> LoadedModule:
     """``src`` compiled for the active GPU with the current options, loaded (memoised)."""
-    from jitgraph.backend_gpu.device import active
-
     dev = active()
     if dev is None:
         raise RuntimeError("no GPU is initialised: GPU kernels cannot be loaded")
@@ -155,8 +148,6 @@ def load(src: CudaSource) -> LoadedModule:
 
 def launch_config(n: int, block: int = 256) -> tuple[tuple[int], tuple[int]]:
     """Grid and block for a grid-stride loop over ``n`` items (at most 32 blocks per SM)."""
-    from jitgraph.backend_gpu.device import active
-
     dev = active()
     cap = 32 * (dev.multiprocessors if dev is not None else 80)
     grid = max(1, min((n + block - 1) // block, cap))

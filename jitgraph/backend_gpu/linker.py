@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from jitgraph.backend_gpu import requested
+from jitgraph.backend_gpu.program import build_program, has_gpu_nodes
 from jitgraph.compile.linker import Linker
+from jitgraph.compile.rewriting import schedule
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.fg import FunctionGraph
 
@@ -43,12 +46,8 @@ class GpuLinker(Linker):
             self.base._allow_gc = value
 
     def make_program(self, fgraph: FunctionGraph, order: Sequence[Apply] | None = None) -> Any:
-        from jitgraph.backend_gpu.program import build_program, has_gpu_nodes
-
         if has_gpu_nodes(fgraph):
             if order is None:
-                from jitgraph.compile.rewriting import schedule
-
                 order = schedule(fgraph)
             program = build_program(fgraph, self.allow_gc, order)
             if program is not None:
@@ -80,8 +79,6 @@ def wrap(name: str, linker: Linker) -> Linker:
 
 
 def _requested() -> bool:
-    from jitgraph.backend_gpu import requested
-
     try:
         return requested()[0] is not None
     except Exception:  # noqa: BLE001 - a bad device flag is reported by the config

@@ -18,6 +18,7 @@ from jitgraph.tensor.linalg import blas as B
 from jitgraph.backend_gpu.cuda_types import C_TYPES, Unsupported
 from jitgraph.backend_gpu.kernels import CudaSource, launch_config, load
 from jitgraph.backend_gpu.registry import CUDA, Lowered, check_dtypes_of, register
+from jitgraph.backend_gpu.device import import_cupy
 
 _REAL = ("float32", "float64")
 
@@ -58,8 +59,6 @@ def _blas_placement(node: Any) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
 
 class Axpby:
     def __init__(self, dtype: str) -> None:
-        from jitgraph.backend_gpu.device import import_cupy
-
         self.cp = import_cupy()
         self.kernel = load(axpby_source(dtype)).get("jg_axpby")
         self.scalar = np.dtype(dtype).type
@@ -81,8 +80,6 @@ class Axpby:
 
 @register(B.Dot, B.Dot22, check=_check_real)
 def lower_dot(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_gpu.device import import_cupy
-
     cp = import_cupy()
 
     def make(in_cells: list, out_cells: list) -> Any:
@@ -98,8 +95,6 @@ def lower_dot(op: Any, node: Any, ctx: Any) -> Lowered:
 
 @register(B.Gemm, B.Gemv, check=_check_real, placement=_blas_placement)
 def lower_gemm(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_gpu.device import import_cupy
-
     cp = import_cupy()
     dtype = node.outputs[0].type.dtype
     axpby = Axpby(dtype)
@@ -129,8 +124,6 @@ def lower_gemm(op: Any, node: Any, ctx: Any) -> Lowered:
 
 @register(B.Ger, check=_check_real, placement=_blas_placement)
 def lower_ger(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_gpu.device import import_cupy
-
     cp = import_cupy()
     dtype = node.outputs[0].type.dtype
     axpby = Axpby(dtype)

@@ -17,6 +17,7 @@ from jitgraph.backend_gpu.conv_codegen import conv_source, pool_source
 from jitgraph.backend_gpu.cuda_types import Unsupported
 from jitgraph.backend_gpu.kernels import launch_config, load
 from jitgraph.backend_gpu.registry import CUDA, Lowered, check_dtypes_of, register
+from jitgraph.backend_gpu.device import import_cupy
 
 #: Target size of one chunk's column matrix on the device (bytes).
 COLUMN_BYTES = 1 << 28
@@ -49,8 +50,6 @@ class GpuCorr:
     """One correlation node on the device (same shape rules and errors as the CPU runner)."""
 
     def __init__(self, op: Any, dtype: str) -> None:
-        from jitgraph.backend_gpu.device import import_cupy
-
         self.cp = import_cupy()
         self.op = op
         module = load(conv_source(op.convdim, dtype))
@@ -198,8 +197,6 @@ class GpuPool:
     """One pooling node on the device (geometry and errors of the NumPy reference)."""
 
     def __init__(self, op: Any, dtype: str) -> None:
-        from jitgraph.backend_gpu.device import import_cupy
-
         self.cp = import_cupy()
         self.module = load(pool_source(op.ndim, dtype))
         self.op, self.dtype = op, np.dtype(dtype)

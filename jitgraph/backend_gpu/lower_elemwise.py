@@ -19,6 +19,7 @@ from jitgraph.backend_gpu.elemwise_codegen import (KERNEL_C, KERNEL_S, ElemwiseS
                                                    needs_error_flag, strided_source)
 from jitgraph.backend_gpu.kernels import CudaSource, launch_config, load
 from jitgraph.backend_gpu.registry import CUDA, Lowered, check_dtypes_of, register
+from jitgraph.backend_gpu.device import import_cupy
 
 INT32_LIMIT = 2**31 - 1
 
@@ -59,8 +60,6 @@ class ElemwiseRunner:
     """Launches the kernels of one :class:`ElemwiseStructure` on CuPy arrays."""
 
     def __init__(self, st: ElemwiseStructure) -> None:
-        from jitgraph.backend_gpu.device import import_cupy
-
         self.st = st
         self.cp = import_cupy()
         self.needs_error = needs_error_flag(st)

@@ -13,6 +13,7 @@ from jitgraph.backend_gpu.cuda_types import Unsupported, is_float
 from jitgraph.backend_gpu.kernels import CudaSource, load
 from jitgraph.backend_gpu.nnet_codegen import ENTRY, RowwiseStructure, softmax_source
 from jitgraph.backend_gpu.registry import CUDA, Lowered, check_dtypes_of, register
+from jitgraph.backend_gpu.device import active, import_cupy
 
 
 def structure_of(node: Any) -> RowwiseStructure:
@@ -40,8 +41,6 @@ def _block(n: int) -> int:
 
 @register(N.Softmax, N.LogSoftmax, check=_check_softmax)
 def lower_softmax(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_gpu.device import active, import_cupy
-
     cp = import_cupy()
     st = structure_of(node)
     kernel = load(module_source(st)).get(ENTRY)
@@ -91,8 +90,6 @@ def _check_labels(op: Any, coding: Any, labels: Any) -> None:
 
 @register(N.CrossentropyCategorical1Hot)
 def lower_xent(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_gpu.device import import_cupy
-
     cp = import_cupy()
 
     def make(in_cells: list, out_cells: list) -> Any:
@@ -111,8 +108,6 @@ def lower_xent(op: Any, node: Any, ctx: Any) -> Lowered:
 
 @register(N.CrossentropyCategorical1HotGrad)
 def lower_xent_grad(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_gpu.device import import_cupy
-
     cp = import_cupy()
     dtype = node.outputs[0].type.dtype
 

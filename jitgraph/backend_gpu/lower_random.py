@@ -22,6 +22,7 @@ from jitgraph.random.mrg_op import MRGUniform, sample_count
 from jitgraph.backend_gpu.cuda_types import Unsupported
 from jitgraph.backend_gpu.kernels import CudaSource, load
 from jitgraph.backend_gpu.registry import CUDA, Lowered, register
+from jitgraph.backend_gpu.device import active, import_cupy
 
 THREADS = 256
 
@@ -99,8 +100,6 @@ def _check(node: Any) -> None:
 
 @register(MRGUniform, placement=_placement, check=_check)
 def lower_mrg_uniform(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_gpu.device import active, import_cupy
-
     cp = import_cupy()
     cpu_op = getattr(op, "cpu_op", op)
     dtype, inplace = cpu_op.dtype, cpu_op.inplace

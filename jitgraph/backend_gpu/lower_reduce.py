@@ -20,6 +20,7 @@ from jitgraph.backend_gpu.kernels import CudaSource, launch_config, load
 from jitgraph.backend_gpu.reduce_codegen import (ENTRIES, ReduceStructure, check_program,
                                                  coalesce_axes, reduce_source)
 from jitgraph.backend_gpu.registry import CUDA, Lowered, check_dtypes_of, register
+from jitgraph.backend_gpu.device import active, import_cupy
 
 
 def structure_of(node: Any) -> ReduceStructure:
@@ -60,8 +61,6 @@ class ReduceRunner:
     """Launches one reduction structure on CuPy arrays."""
 
     def __init__(self, st: ReduceStructure, op: Any, ndim: int) -> None:
-        from jitgraph.backend_gpu.device import active, import_cupy
-
         self.st, self.op, self.ndim = st, op, ndim
         self.cp = import_cupy()
         self.axes = tuple(op.reduced_axes(ndim))
@@ -157,8 +156,6 @@ def _check_arg(node: Any) -> None:
 
 @register(R.Argmax, R.Argmin, check=_check_arg)
 def lower_argreduce(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_gpu.device import import_cupy
-
     cp = import_cupy()
     ndim = node.inputs[0].type.ndim
     axes = tuple(range(ndim)) if op.axis is None else tuple(op.axis)

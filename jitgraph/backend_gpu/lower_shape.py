@@ -22,6 +22,7 @@ from jitgraph.tensor.elementwise.elemwise import DimShuffle
 from jitgraph.backend_gpu.cuda_types import Unsupported
 from jitgraph.backend_gpu.registry import (PY, Lowered, all_device, check_dtypes_of,
                                            first_on_device, register)
+from jitgraph.backend_gpu.device import import_cupy
 
 # (not "from jitgraph.tensor import shape": the package re-exports the function shape())
 TS = importlib.import_module("jitgraph.tensor.shaping.shape")
@@ -30,8 +31,6 @@ _SCATTER_DTYPES = ("float32", "float64", "int32", "uint32", "uint64")
 
 
 def _cp() -> Any:
-    from jitgraph.backend_gpu.device import import_cupy
-
     return import_cupy()
 
 

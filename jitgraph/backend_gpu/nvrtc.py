@@ -28,6 +28,8 @@ import time
 from functools import lru_cache
 from typing import Any
 
+from jitgraph.config import config
+
 _PASS_EXACT = {
     "-lineinfo": "-lineinfo", "--generate-line-info": "-lineinfo",
     "-G": "-G", "--device-debug": "-G",
@@ -125,8 +127,6 @@ def dropped_flags(text: str) -> list[str]:
 
 def current_options() -> tuple[str, ...]:
     """The NVRTC options from the flags (without the architecture)."""
-    from jitgraph.config import config
-
     opts: list[str] = []
     if config.nvcc.fastmath:
         opts.append("--use_fast_math")

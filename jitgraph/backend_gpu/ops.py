@@ -24,6 +24,10 @@ from jitgraph.graph.op import Op
 from jitgraph.tensor.core.conversion import as_tensor_variable
 
 from jitgraph.backend_gpu.types import GpuArrayType, is_device_array, to_device, to_host
+from jitgraph.backend_gpu.registry import cpu_op_class_named
+from jitgraph.tensor import nnet
+from jitgraph.tensor.elementwise import elemwise, reduction
+from jitgraph.tensor.linalg import blas
 
 
 class GpuFromHost(Op):
@@ -223,10 +227,6 @@ def make_gpu_op(cpu_op: Op, dev_in: Sequence[bool], dev_out: Sequence[bool]) -> 
 
 def _predeclare() -> None:
     """Create the common classes at import (so pickles naming them always find them)."""
-    from jitgraph.tensor import nnet
-    from jitgraph.tensor.elementwise import elemwise, reduction
-    from jitgraph.tensor.linalg import blas
-
     for cls in (elemwise.Elemwise, elemwise.DimShuffle, reduction.CAReduce, blas.Gemm,
                 blas.Gemv, blas.Ger, blas.Dot22, blas.Dot, nnet.Softmax, nnet.LogSoftmax):
         gpu_op_class(cls)
@@ -238,8 +238,6 @@ _predeclare()
 def __getattr__(name: str) -> Any:
     """``Gpu<Name>`` classes are created on demand (for unpickling graphs)."""
     if name.startswith("Gpu") and name not in _CLASSES:
-        from jitgraph.backend_gpu.registry import cpu_op_class_named
-
         cpu_cls = cpu_op_class_named(name[3:])
         if cpu_cls is not None:
             return gpu_op_class(cpu_cls)

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from jitgraph.compile.linker import Program, perform_thunk
+from jitgraph.compile.linker import Program, _gc_plan, perform_thunk
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
 
 from jitgraph.backend_gpu.ops import GpuFromHost, GpuOp, HostFromGpu
 from jitgraph.backend_gpu.registry import CUDA, PY, Lowered, impl_for
 from jitgraph.backend_gpu.types import GpuArrayType, is_device_array
+from jitgraph.backend_gpu import device
+from jitgraph.backend_gpu.device import import_cupy, synchronize
+from jitgraph.backend_gpu.kernels import COMPILE_LOG
 
 
 def has_gpu_nodes(fgraph: FunctionGraph) -> bool:
@@ -61,8 +64,6 @@ def _destroyed(fgraph: FunctionGraph, var: Variable) -> bool:
 
 
 def _upload_thunk(node: Apply, storage: dict, copy: bool) -> Callable[[], None]:
-    from jitgraph.backend_gpu.device import import_cupy
-
     cp = import_cupy()
     (in_cell,), (out_cell,) = [storage[node.inputs[0]]], [storage[node.outputs[0]]]
 
@@ -88,8 +89,6 @@ def _download_thunk(node: Apply, storage: dict, deferred: bool) -> Callable[[], 
 
 
 def _synced(thunk: Callable[[], None]) -> Callable[[], None]:
-    from jitgraph.backend_gpu.device import synchronize
-
     def run() -> None:
         thunk()
         synchronize()
@@ -100,10 +99,6 @@ def _synced(thunk: Callable[[], None]) -> Callable[[], None]:
 def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] | None = None
                   ) -> GpuProgram | None:
     """The program of ``fgraph``; None when no GPU is initialised or the graph has no GPU node."""
-    from jitgraph.backend_gpu import device
-    from jitgraph.backend_gpu.kernels import COMPILE_LOG
-    from jitgraph.compile.linker import _gc_plan
-
     if device.active() is None or not has_gpu_nodes(fgraph):
         return None
     n_log = len(COMPILE_LOG)

@@ -29,6 +29,7 @@ from jitgraph.rewrite.engine import GraphRewriter
 from jitgraph.rewrite.phases import optdb
 
 from jitgraph.backend_gpu import device
+from jitgraph.backend_gpu.transfer import move_to_gpu
 
 GPU_TRANSFER_POSITION = 97.0
 
@@ -50,7 +51,6 @@ class GpuTransfer(GraphRewriter):
     def apply(self, fgraph: FunctionGraph, ctx: RewriteContext) -> None:
         if self._device() is None:
             return
-        from jitgraph.backend_gpu.transfer import move_to_gpu
 
         move_to_gpu(fgraph, ctx, self)
 

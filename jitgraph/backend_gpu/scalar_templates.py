@@ -26,6 +26,7 @@ from jitgraph.backend_gpu.cuda_types import (C_TYPES, ULL, Unsupported, cv, is_f
                                              is_signed, is_unsigned, lit, math_fn)
 from jitgraph.scalar_expr.expr import Expr
 from jitgraph.codegen.render import OPERATORS, Dialect, ScalarBody, template_of
+from jitgraph.backend_gpu.python_to_cuda import device_symbol
 
 _DEF = re.compile(r"const [\w ]+? (\w+) = ")
 _REF = re.compile(r"\b[a-z]\d+\b")
@@ -145,8 +146,6 @@ class CudaDialect(Dialect):
         return f"((bool){n.attr}({a[0]}))"
 
     def call(self, b: Body, n: Expr, a: list[str]) -> str:
-        from jitgraph.backend_gpu.python_to_cuda import device_symbol
-
         return f"{b.use(device_symbol(n.attr))}({', '.join(a)})"
 
 

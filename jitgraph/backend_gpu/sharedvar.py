@@ -18,6 +18,8 @@ import numpy as np
 
 from jitgraph.compile.sharedvalue import SharedVariable
 from jitgraph.backend_gpu.types import GpuArrayType, _GpuOperators, is_device_array, to_host
+from jitgraph.backend_gpu import device
+from jitgraph.backend_gpu.cuda_types import SUPPORTED_DTYPES
 
 
 class GpuArraySharedVariable(_GpuOperators, SharedVariable):
@@ -65,9 +67,6 @@ def gpu_constructor(value: Any, name: str | None = None, strict: bool = False,
                     broadcastable: Any = None, shape: Any = None, target: Any = None
                     ) -> GpuArraySharedVariable | None:
     """The device shared variable for ``value``, or None to let the CPU constructor have it."""
-    from jitgraph.backend_gpu import device
-    from jitgraph.backend_gpu.cuda_types import SUPPORTED_DTYPES
-
     if target == "cpu":
         return None
     if not (is_device_array(value) or isinstance(value, np.ndarray)):

@@ -32,6 +32,12 @@ from jitgraph.backend_gpu.ops import (GpuFromHost, GpuOp, HostFromGpu, gpu_from_
                                       host_from_gpu, make_gpu_op)
 from jitgraph.backend_gpu.registry import impl_for, why_not
 from jitgraph.backend_gpu.types import GpuArrayType
+from jitgraph.backend_gpu.cuda_types import SUPPORTED_DTYPES
+from jitgraph.config import config
+from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.composite import Composite
+from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.elementwise.math import cast
 
 _logger = logging.getLogger("jitgraph.backend_gpu")
 _reported: set[str] = set()
@@ -67,8 +73,6 @@ def wants_gpu(fgraph: FunctionGraph, node: Apply) -> bool:
 
 
 def _without_inplace(op: Any) -> Any:
-    from jitgraph.tensor.elementwise.elemwise import Elemwise
-
     if isinstance(op, Elemwise):
         return Elemwise(op.scalar_op)
     if "inplace" in getattr(op, "__props__", ()):
@@ -107,10 +111,6 @@ class Mover:
 
     def unfuse(self, node: Apply) -> bool:
         """``gpu.local_elemwise_fusion=False``: a fused Composite becomes one node per step."""
-        from jitgraph.tensor.elementwise.composite import Composite
-        from jitgraph.tensor.elementwise.elemwise import Elemwise
-        from jitgraph.tensor.elementwise.math import cast
-
         op = node.op
         if not (isinstance(op, Elemwise) and isinstance(op.scalar_op, Composite)):
             return False
@@ -123,8 +123,6 @@ class Mover:
         return self.replace(pairs, node)
 
     def move(self, node: Apply) -> bool:
-        from jitgraph.config import config
-
         if not config.gpu.local_elemwise_fusion and self.unfuse(node):
             return True
         impl = impl_for(node.op)
@@ -159,9 +157,6 @@ class Mover:
         """Read every array input through ``HostFromGpu(GpuFromHost(x))`` so that the nodes
         using it move (Theano's ``InputToGpuOptimizer``); unused round trips are removed at the
         end."""
-        from jitgraph.backend_gpu.cuda_types import SUPPORTED_DTYPES
-        from jitgraph.tensor.core.type import TensorType
-
         fgraph = self.fgraph
         for var in list(fgraph.inputs):
             if not (isinstance(var.type, TensorType) and var.type.ndim > 0
@@ -225,8 +220,6 @@ class Mover:
 
 def report_cpu_ops(stuck: dict[str, str]) -> None:
     """Apply ``assert_no_cpu_op`` to the ops that stayed on the CPU (each reported once)."""
-    from jitgraph.config import config
-
     lines = [f"{op}: {why}" for op, why in sorted(stuck.items())]
     action = config.assert_no_cpu_op
     if action == "raise":

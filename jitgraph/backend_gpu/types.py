@@ -15,10 +15,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from jitgraph.backend_gpu.device import import_cupy
 from jitgraph.graph.basic import Constant, Variable
 from jitgraph.graph.type import Type
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.type import ArrayTypeIdentity, TensorType
+from jitgraph.tensor.core.var import _TensorOperators
 
 
 def is_device_array(value: Any) -> bool:
@@ -31,8 +33,6 @@ def to_host(value: Any) -> np.ndarray:
 
 
 def to_device(value: Any) -> Any:
-    from jitgraph.backend_gpu.device import import_cupy
-
     return import_cupy().asarray(value)
 
 
@@ -170,8 +170,6 @@ class _GpuOperators:
 
 def _delegate_tensor_api() -> None:
     """Give :class:`_GpuOperators` every operator and method of tensor variables."""
-    from jitgraph.tensor.core.var import _TensorOperators
-
     skip = {"ndim", "dtype", "broadcastable", "__str__", "__array_priority__"}
     for name, attr in _TensorOperators.__dict__.items():
         if name in skip or name in ("__module__", "__doc__", "__dict__", "__weakref__"):

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from jitgraph.cache import store
 from jitgraph.cache.locking import force_unlock
+from jitgraph.config import config
 
 
 def _fmt_size(n: float) -> str:
@@ -112,8 +113,6 @@ def cmd_explain(root: Path, name: str | None) -> int:
 
 
 def cmd_basecompiledir(args: list[str]) -> int:
-    from jitgraph.config import config
-
     base = Path(config.base_compiledir)
     if not args:
         print(base)

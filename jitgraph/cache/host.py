@@ -15,6 +15,8 @@ import hashlib
 import os
 import platform
 
+from jitgraph.config.paths import remembered
+
 #: ``/proc/cpuinfo`` fields of the first processor that identify the CPU model and features
 _FIELDS = frozenset({"vendor_id", "cpu family", "model", "model name", "stepping", "flags",
                      "features", "cpu implementer", "cpu architecture", "cpu variant",
@@ -25,8 +27,6 @@ MEMO_PREFIX = "host-cpu-"
 @functools.lru_cache(maxsize=None)
 def cpu_target() -> tuple[str, str]:
     """``(LLVM CPU name, LLVM feature string)`` of this host."""
-    from jitgraph.config.paths import remembered
-
     def ask_llvm() -> str:
         import llvmlite.binding as llvm
 

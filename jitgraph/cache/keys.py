@@ -15,6 +15,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
+from jitgraph.about import VERSION as __version__
+from jitgraph.cache.host import cpu_target
+from jitgraph.config import config
+from jitgraph.config.paths import dist_version
+
 #: bump when the layout of entries or the meaning of a part changes
 FORMAT_VERSION = 1
 
@@ -85,16 +90,11 @@ class CacheKey:
 
 @lru_cache(maxsize=None)
 def _version(dist: str) -> str:
-    from jitgraph.config.paths import dist_version
-
     return dist_version(dist, missing="absent")
 
 
 def environment_parts(backend: str) -> dict[str, Any]:
     """The parts every key of ``backend`` ('numba' or 'cuda') carries besides the kernel."""
-    from jitgraph.about import VERSION as __version__
-    from jitgraph.config import config
-
     parts: dict[str, Any] = {
         "format": FORMAT_VERSION,
         "backend": backend,
@@ -107,7 +107,6 @@ def environment_parts(backend: str) -> dict[str, Any]:
     if backend == "numba":
         parts["numba"] = _version("numba")
         parts["llvmlite"] = _version("llvmlite")
-        from jitgraph.cache.host import cpu_target
 
         parts["target"] = cpu_target()
     return parts

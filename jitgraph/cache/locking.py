@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from jitgraph.config import config
+
 
 
 def hostname() -> str:
@@ -68,8 +70,6 @@ class ModuleLock:
 
     def __init__(self, lock_dir: Path, name: str, timeout: float | None = None,
                  wait: float | None = None, quiet: bool = False) -> None:
-        from jitgraph.config import config
-
         self.lock_dir = Path(lock_dir)
         self.name = name
         self.timeout = float(config.compile.timeout if timeout is None else timeout)

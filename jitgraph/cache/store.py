@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from jitgraph.cache.keys import CacheKey
+from jitgraph.config import config
 from jitgraph.config.paths import TMP_PREFIX  # noqa: F401 - also store.TMP_PREFIX
 
 KEY_FILE = "key.pkl"
@@ -63,8 +64,6 @@ GRAPHS = "graphs"
 
 def compiledir() -> Path:
     """The compiledir, created (with a clear error naming the flag) on first use."""
-    from jitgraph.config import config
-
     return Path(config.ensure_compiledir())
 
 
@@ -141,8 +140,6 @@ def lookup(key: CacheKey, root: Path | None = None) -> Entry | None:
 
     A folder whose key file is missing, unreadable or different is reported once and moved
     aside; the caller then builds a fresh entry."""
-    from jitgraph.config import config
-
     path = entry_path(key, root)
     if not path.is_dir():
         return None
@@ -228,8 +225,6 @@ def entries(root: Path | None = None) -> list[Entry]:
 def cleanup(root: Path | None = None, now: float | None = None) -> dict[str, int]:
     """Delete entries unused for ``cmodule.age_thresh_use`` plus a week, abandoned temporary
     folders older than a day, and quarantined entries."""
-    from jitgraph.config import config
-
     root = root or compiledir()
     now = time.time() if now is None else now
     removed = {"entries": 0, "tmp": 0, "quarantine": 0, "graphs": 0}

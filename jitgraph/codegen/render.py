@@ -16,6 +16,8 @@ from typing import Any, Callable, Sequence
 from jitgraph.scalar_expr import expr as E
 from jitgraph.scalar_expr.expr import (SUPPORTED_DTYPES, Expr, Unsupported, check_expr_dtypes,
                                        is_complex)
+from jitgraph.tensor.elementwise import scalar_ops
+from jitgraph.tensor.elementwise.composite import Composite
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _KEYWORDS = frozenset({"True", "False", "true", "false", "None"})
@@ -199,8 +201,6 @@ def emit_scalar_program(b: ScalarBody, sop: Any, args: Sequence[str],
                         arg_dtypes: Sequence[str], out_dtypes: Sequence[str]) -> list[str]:
     """Emit ``sop`` (a table op or a fused ``Composite``) applied to ``args``; return one
     variable name per output."""
-    from jitgraph.tensor.elementwise.composite import Composite
-
     if isinstance(sop, Composite):
         for d in (*arg_dtypes, *sop.in_dtypes):
             if d not in b.computes:
@@ -228,8 +228,6 @@ def template_of(name: str) -> Any:
     """A renderer for the table op ``name`` (``convert_to_<dtype>`` included) with the
     signature ``(body, args, arg_dtypes, out_dtype) -> text``, for code generators that
     combine two values with a reduction's scalar op."""
-    from jitgraph.tensor.elementwise import scalar_ops
-
     if name.startswith("convert_to_"):
         sop = scalar_ops.Cast(name[len("convert_to_"):])
     else:

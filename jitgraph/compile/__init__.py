@@ -10,8 +10,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from jitgraph.compile.backend import load_backends
 from jitgraph.compile.function import function
 from jitgraph.compile.pfunc import pfunc
+from jitgraph.rewrite import load_tensor_rewrites
 
 #: public name -> (module, attribute)
 _EXPORTS: dict[str, tuple[str, str]] = {
@@ -98,8 +100,6 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 def _optdb() -> Any:
     """The rewrite database, with the tensor rewrites and the backends' passes registered (so
     queries see them)."""
-    from jitgraph.compile.backend import load_backends
-    from jitgraph.rewrite import load_tensor_rewrites
     from jitgraph.rewrite.phases import optdb
 
     load_tensor_rewrites()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+from jitgraph.compile.ops import deep_copy_op, view_op
 from jitgraph.graph.basic import Apply, Variable, graph_inputs
 from jitgraph.graph.fg import OUTPUT, Feature, FunctionGraph, InconsistencyError
 
@@ -85,8 +86,6 @@ def _destroyed_roots(fgraph: FunctionGraph) -> set[Variable]:
 
 
 def _wrap_output(fgraph: FunctionGraph, i: int, borrowed: bool) -> None:
-    from jitgraph.compile.ops import deep_copy_op, view_op
-
     old = fgraph.outputs[i]
     new = (view_op if borrowed else deep_copy_op)(old)
     new.name = old.name  # the output keeps its name, as Theano's graphs did

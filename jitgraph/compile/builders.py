@@ -21,7 +21,9 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from jitgraph.compile.builders_grad import GradientBuilder, RopBuilder, check_override
+from jitgraph.compile.function import function
 from jitgraph.compile.mode import COMPILE_MODE_TAG
+from jitgraph.graph.analysis import io_connection_pattern
 from jitgraph.graph.basic import (
     Apply,
     Constant,
@@ -32,11 +34,12 @@ from jitgraph.graph.basic import (
 )
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.graph.op import Op, _as_input
+from jitgraph.graph.shared import SharedVariable
+from jitgraph.rewrite.engine import WalkingGraphRewriter, node_rewriter
+from jitgraph.tensor.rewriting.shape import ShapeFeature
 
 
 def _shared_variable_class() -> type:
-    from jitgraph.graph.shared import SharedVariable
-
     return SharedVariable
 
 
@@ -140,8 +143,6 @@ class OpFromGraph(Op):
         key = id(mode)
         entry = self._compiled.get(key)
         if entry is None or entry[0] is not mode:
-            from jitgraph.compile.function import function
-
             options = {k: v for k, v in self.kwargs.items() if k != "mode"}
             options.setdefault("on_unused_input", "ignore")
             options.setdefault("name", str(self))
@@ -183,7 +184,6 @@ class OpFromGraph(Op):
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         if self._connection_pattern is not None:
             return [list(row) for row in self._connection_pattern]
-        from jitgraph.graph.analysis import io_connection_pattern
 
         pattern = io_connection_pattern(self.local_inputs, self.local_outputs)
         for i in self._builder("lop").disconnected_inputs():
@@ -194,8 +194,6 @@ class OpFromGraph(Op):
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple | None]:
         """The output shapes from the inner graph's shapes, in terms of the node's inputs."""
-        from jitgraph.tensor.rewriting.shape import ShapeFeature
-
         feature = ShapeFeature()
         replace: dict[Variable, Any] = dict(zip(self.local_inputs, node.inputs))
         for inner, outer_shape in zip(self.local_inputs, input_shapes):
@@ -290,7 +288,6 @@ def _inline_ofg(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
 
 
 def _register_inline_rewrite() -> Callable:
-    from jitgraph.rewrite.engine import WalkingGraphRewriter, node_rewriter
     from jitgraph.rewrite.phases import optdb
 
     rewriter = node_rewriter([OpFromGraph], name="inline_ofg_expansion")(_inline_ofg)

@@ -17,6 +17,10 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from jitgraph.graph.basic import Variable
 from jitgraph.graph.gradient_types import DisconnectedType, NullType
+from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.basic import zeros_like
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.gradient import grad
 from jitgraph.tensor.core.rop import Rop
 
 if TYPE_CHECKING:
@@ -74,8 +78,6 @@ def _call_override(entry: Any, args: list[list[Variable]]) -> list[Variable]:
 
 
 def _zeros_like(var: Variable) -> Variable:
-    from jitgraph.tensor.core.basic import zeros_like
-
     return zeros_like(var)
 
 
@@ -256,8 +258,6 @@ def _result_entry(value: Any) -> tuple[str, Any]:
     if kind is not None:
         return (kind, value)
     if not isinstance(value, Variable):
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         value = as_tensor_variable(value)
     return ("expr", value)
 
@@ -265,9 +265,6 @@ def _result_entry(value: Any) -> tuple[str, Any]:
 def _inner_gradients(inputs: list[Variable], outputs: list[Variable], gplace: list[Variable]
                      ) -> list[Variable | None]:
     """``d(sum_k outputs[k] * gplace[k]) / d inputs``; None where an input has no gradient."""
-    from jitgraph.tensor.core import dtypes as dt
-    from jitgraph.tensor.core.gradient import grad
-
     known: dict[Variable, Variable] = {}
     for out, g in zip(outputs, gplace):
         if dt.is_discrete(getattr(out, "dtype", "float64")):

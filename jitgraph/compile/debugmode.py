@@ -47,6 +47,9 @@ from jitgraph.compile.linker import Linker, Program, make_program, raise_with_no
 from jitgraph.compile.mode import Mode
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import Feature, FunctionGraph
+from jitgraph.compile.rewriting import schedule
+from jitgraph.config import config
+from jitgraph.graph.printing import debugprint
 
 PREALLOCATED_KINDS = ("initial", "previous", "c_contiguous", "f_contiguous", "strided",
                       "wrong_size")
@@ -106,8 +109,6 @@ class DebugOptions:
 
     @classmethod
     def from_config(cls) -> "DebugOptions":
-        from jitgraph.config import config
-
         d = config.DebugMode
         return cls(int(d.patience), bool(d.check_c), bool(d.check_py), bool(d.check_finite),
                    int(d.check_strides), bool(d.warn_input_not_reused),
@@ -299,7 +300,6 @@ def _stochastic_message(fgraph: FunctionGraph, other: FunctionGraph, ref: list[s
     first = next((k for k, (a, b) in enumerate(zip(ref, sig)) if a != b), min(len(ref), len(sig)))
     line_a = ref[first] if first < len(ref) else "(no more nodes)"
     line_b = sig[first] if first < len(sig) else "(no more nodes)"
-    from jitgraph.graph.printing import debugprint
 
     return (f"StochasticOrder: rewriting identical copies of the graph gave different results "
             f"(run 1 and run {run} of DebugMode.patience={patience}); some rewrite depends on "
@@ -325,8 +325,6 @@ class DebugLinker(Linker):
 
     def make_program(self, fgraph: FunctionGraph, order: Any = None) -> "DebugProgram":
         if order is None:
-            from jitgraph.compile.rewriting import schedule
-
             order = schedule(fgraph)
         order = list(order)
         base = make_program(fgraph, False, order)
@@ -531,8 +529,6 @@ class DebugProgram(Program):
         return result
 
     def _check_replacements(self, values: dict) -> None:
-        from jitgraph.graph.printing import debugprint
-
         memo = dict(values)
         for rep in self.replacements:
             try:

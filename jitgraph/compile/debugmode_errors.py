@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.printing import debugprint
+from jitgraph.rewrite.context import rewriter_name
 
 
 class DebugModeError(Exception):
@@ -97,8 +99,6 @@ def _attrs(value: Any, name: str) -> str:
 
 
 def _node_text(node: Apply) -> str:
-    from jitgraph.graph.printing import debugprint
-
     return debugprint(node, file="str").rstrip("\n")
 
 
@@ -159,8 +159,6 @@ class BadOptimization(DebugModeError):
 
     @property
     def rewrite_name(self) -> str:
-        from jitgraph.rewrite.context import rewriter_name
-
         return self.reason if isinstance(self.reason, str) else rewriter_name(self.reason)
 
     def __str__(self) -> str:

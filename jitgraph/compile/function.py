@@ -13,6 +13,10 @@ from jitgraph.compile.mode import Mode, get_mode
 from jitgraph.graph.shared import SharedVariable
 from jitgraph.graph.basic import Constant, Variable, ancestors, graph_inputs
 from jitgraph.graph.fg import FunctionGraph, MissingInputError
+from jitgraph.compile import graph_cache
+from jitgraph.compile.rewriting import protect_inputs, schedule
+from jitgraph.config import config
+from jitgraph.tensor.core.conversion import as_tensor_variable
 
 
 class UnusedInputError(ValueError):
@@ -30,8 +34,6 @@ def function(inputs: Sequence[Any], outputs: Any = None, mode: Any = None, updat
     computed; ``givens`` substitutes variables before compilation; ``mode`` picks rewrites and
     linker (default: the ``mode`` flag).
     """
-    from jitgraph.config import config
-
     if not isinstance(inputs, (list, tuple)):
         raise TypeError("function inputs must be a list or tuple of variables (did you pass a "
                         "single variable? use [x])")
@@ -75,7 +77,6 @@ def _normalize_updates(updates: Any) -> list[tuple[SharedVariable, Variable]]:
         pairs = list(updates.items())
     else:
         pairs = list(updates)
-    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     result = []
     seen = set()
@@ -156,9 +157,6 @@ class FunctionMaker:
     def _store_graph(self, key: str, fgraph: FunctionGraph) -> None:
         """Keep the rewritten graph, its node order and (when the linker can say it in a
         picklable form) the linked program in the compiledir."""
-        from jitgraph.compile import graph_cache
-        from jitgraph.compile.rewriting import schedule
-
         stored = getattr(self.program, "stored", None)
         graph_cache.store(key, fgraph.inputs, fgraph.outputs, schedule(fgraph),
                           stored() if stored is not None else None)
@@ -185,8 +183,6 @@ class FunctionMaker:
     def _cached_rewrite(self, fgraph: FunctionGraph) -> tuple[str | None, FunctionGraph]:
         """``(key, graph)``: the rewritten graph from the compiledir when it holds one for this
         graph and mode (then ``graph_from_cache`` is set), else ``fgraph`` as it is."""
-        from jitgraph.compile import graph_cache
-
         if not graph_cache.enabled():
             return None, fgraph
         key = graph_cache.graph_key(fgraph, self._mutable_inputs(), self.mode)
@@ -203,8 +199,6 @@ class FunctionMaker:
     def _protect(self, fgraph: FunctionGraph) -> None:
         """Only inputs passed as ``In(mutable=True)`` and shared variables whose old value the
         update replaces may be overwritten by in-place ops."""
-        from jitgraph.compile.rewriting import protect_inputs
-
         mutable = {fgraph.inputs[k] for k in self._mutable_inputs()}
         # An in-place op the user put in the graph (accept_inplace=True) overwrites its input
         # as Theano lets it, even an input not marked mutable.
@@ -331,8 +325,6 @@ def _output_keys(outputs: Any) -> tuple[list[str] | None, Any]:
 
 
 def _normalize_outputs(outputs: Any) -> tuple[bool, list[Out]]:
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     if outputs is None:
         return False, []
     single = not isinstance(outputs, (list, tuple))

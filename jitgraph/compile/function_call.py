@@ -9,8 +9,12 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.compile.fast_call import make_fast_call
 from jitgraph.compile.function_storage import FunctionStorage
+from jitgraph.compile.profiling import ProfileStats
+from jitgraph.config import config
 from jitgraph.graph.basic import Constant, Variable
+from jitgraph.graph.fg import FunctionGraph
 
 
 class Function(FunctionStorage):
@@ -64,7 +68,6 @@ class Function(FunctionStorage):
         # An ndarray of exactly the input's dtype and rank needs no conversion when the type has
         # no broadcastable dimension to check: the common case skips TensorType.filter.
         self._fast_types = [_fast_type(inp.variable.type) for inp in maker.inputs]
-        from jitgraph.config import config
 
         # The numpy.seterr_* flags are read-only: their errstate is fixed for the process.
         self._seterr = config.seterr_kwargs()
@@ -104,8 +107,6 @@ class Function(FunctionStorage):
         self._call = self._calling_path()
 
     def _calling_path(self) -> Any:
-        from jitgraph.compile.fast_call import make_fast_call
-
         return make_fast_call(self) or self.generic_call
 
     def _input_filter(self, inp: Any):
@@ -349,8 +350,6 @@ def _aliases_storage(var: Variable, inputs: set) -> bool:
 
 
 def _unpickle_function(state: dict) -> Any:
-    from jitgraph.config import config
-
     if not config.unpickle_function:
         return None
     from jitgraph.compile.function import FunctionMaker
@@ -358,8 +357,6 @@ def _unpickle_function(state: dict) -> Any:
     inputs, outputs, updates, givens, no_default = state["original"]
     kwargs: dict[str, Any] = {}
     if not config.reoptimize_unpickled_function:
-        from jitgraph.graph.fg import FunctionGraph
-
         f_in, f_out = state["fgraph"]
         kwargs = {"fgraph": FunctionGraph(f_in, f_out, clone=False), "rewrite": False}
     maker = FunctionMaker(inputs, outputs, state["mode"], updates=updates, givens=givens,
@@ -385,7 +382,6 @@ def _make_profile(maker: Any) -> Any:
     from_mode = getattr(maker.mode, "make_profile", None)
     if not spec and from_mode is None:
         return None
-    from jitgraph.compile.profiling import ProfileStats
 
     if getattr(maker.mode, "supports_profiling", True) is False:
         raise ValueError(f"{type(maker.mode).__name__} does not support profiling "

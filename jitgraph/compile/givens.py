@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from jitgraph.graph.basic import Variable, ancestors, io_toposort
+from jitgraph.tensor.core.conversion import as_tensor_variable
 
 
 def normalize_givens(givens: Any, explicit_inputs: Sequence[Variable]
@@ -53,8 +54,6 @@ def normalize_givens(givens: Any, explicit_inputs: Sequence[Variable]
 def _converted(old: Variable, new: Any) -> Variable:
     """``new`` as a variable of ``old``'s type (a broadcastable dimension may stand for any)."""
     if not isinstance(new, Variable):
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         try:
             new = as_tensor_variable(new)
         except Exception as exc:

@@ -32,7 +32,12 @@ import sys
 import time
 from typing import Any, Sequence
 
+from jitgraph.cache.store import CacheWarning, GRAPHS
 from jitgraph.compile.backend import backends
+from jitgraph.compile.mode import Mode
+from jitgraph.config import config
+from jitgraph.config.paths import write_atomic
+from jitgraph.graph.basic import Constant
 
 FORMAT = 4  # 4: graph inputs are saved by position, not by value
 
@@ -54,8 +59,6 @@ def graph_key(fgraph: Any, mutable: Sequence[int], mode: Any) -> str | None:
 
 
 def _graph_lines(fgraph: Any) -> list[str]:
-    from jitgraph.graph.basic import Constant
-
     ids: dict[Any, str] = {}
     lines = []
 
@@ -168,8 +171,6 @@ def _device_token() -> str:
 
 
 def _mode_token(mode: Any) -> str:
-    from jitgraph.compile.mode import Mode
-
     if type(mode) is not Mode:  # DebugMode & co. check or profile the rewrites themselves
         raise _Unkeyable(f"mode {type(mode).__name__}")
     return _value_token((mode.optimizer, tuple(mode.include), tuple(mode.exclude),
@@ -182,8 +183,6 @@ _WATCHING_FLAGS = ("profile", "profile_optimizer", "optimizer_verbose")
 
 
 def _config_token() -> str:
-    from jitgraph.config import config
-
     for flag in _WATCHING_FLAGS:  # the user asked to see the rewrites happen
         if config.get(flag):
             raise _Unkeyable(flag)
@@ -210,7 +209,6 @@ def _source_fingerprint() -> str:
 
 
 def _path(key: str) -> str:
-    from jitgraph.cache.store import GRAPHS
     from jitgraph.config.paths import ensure_compiledir
 
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
@@ -334,8 +332,6 @@ def load(key: str, inputs: Sequence[Any]) -> tuple[list, list, list, Any] | None
 
 
 def _age_limit() -> float:
-    from jitgraph.config import config
-
     return float(config.cmodule.age_thresh_use)
 
 
@@ -345,8 +341,6 @@ def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any], order: Sequen
     :func:`jitgraph.compile.rewriting.schedule`) and, when it pickles, the linked program
     (what its ``stored()`` gave; its backend's linker restores it) under ``key`` (best
     effort)."""
-    from jitgraph.config.paths import write_atomic
-
     try:
         try:
             data = _dumps((FORMAT, key, list(inputs), list(outputs), list(order), program),
@@ -362,8 +356,6 @@ def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any], order: Sequen
 
 def _drop(path: str, why: Exception) -> None:
     import warnings
-
-    from jitgraph.cache.store import CacheWarning
 
     warnings.warn(f"jitgraph: the cached rewritten graph {path} is unusable "
                   f"({type(why).__name__}: {why}); it is deleted and the graph rewritten again",

@@ -13,6 +13,8 @@ import sys
 from typing import Any
 
 from jitgraph.graph.fg import Feature, FunctionGraph
+from jitgraph.graph.printing import debugprint
+from jitgraph.rewrite import load_tensor_rewrites
 from jitgraph.rewrite.context import RewriteContext
 from jitgraph.rewrite.engine import GraphRewriter
 
@@ -25,8 +27,6 @@ class PrintCurrentFunctionGraph(GraphRewriter):
         self.header = header
 
     def apply(self, fgraph: FunctionGraph, ctx: RewriteContext) -> None:
-        from jitgraph.graph.printing import debugprint
-
         out = sys.stdout
         out.write(f"{self.header}\n")
         debugprint(fgraph.outputs, file=out)
@@ -49,7 +49,6 @@ class AddFeatureOptimizer(GraphRewriter):
 def local_useless() -> Any:
     """The ``useless`` group of ``optdb``: node rewriters removing nodes that compute nothing
     (Theano's ``theano.compile.mode.local_useless``)."""
-    from jitgraph.rewrite import load_tensor_rewrites
     from jitgraph.rewrite.phases import optdb
 
     load_tensor_rewrites()

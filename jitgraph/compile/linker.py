@@ -14,8 +14,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from jitgraph.compile.backend import backends
+from jitgraph.compile.rewriting import schedule
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.graph.printing import debugprint
 
 Cell = list  # a one-element list holding a value
 
@@ -184,8 +187,6 @@ def _gc_plan(fgraph: FunctionGraph, order: list[Apply], storage: dict[Variable, 
 def raise_with_node(exc: Exception, node: Apply, index: int, storage: dict[Variable, Cell]
                     ) -> None:
     """Re-raise ``exc`` with the failing node, its input types, shapes and strides."""
-    from jitgraph.config import config
-
     values = [storage[i][0] for i in node.inputs]
     lines = [str(exc), f"Apply node that caused the error: {node}", f"Toposort index: {index}",
              f"Inputs types: {[str(i.type) for i in node.inputs]}",
@@ -193,8 +194,6 @@ def raise_with_node(exc: Exception, node: Apply, index: int, storage: dict[Varia
              f"Inputs strides: {[getattr(v, 'strides', 'no strides') for v in values]}",
              f"Inputs values: {[_small(v) for v in values]}"]
     if config.exception_verbosity == "high":
-        from jitgraph.graph.printing import debugprint
-
         lines.append("Debugprint of the apply node:")
         lines.append(debugprint(node.outputs, file="str"))
     else:
@@ -236,15 +235,12 @@ class Linker:
     def allow_gc(self) -> bool:
         if self._allow_gc is not None:
             return self._allow_gc
-        from jitgraph.config import config
 
         return config.allow_gc
 
     def make_program(self, fgraph: FunctionGraph, order: Sequence[Apply] | None = None
                      ) -> Program:
         if order is None:
-            from jitgraph.compile.rewriting import schedule
-
             order = schedule(fgraph)
         return make_program(fgraph, self.allow_gc, order)
 

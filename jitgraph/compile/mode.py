@@ -21,7 +21,12 @@ from typing import Any
 
 from jitgraph.compile.linker import (COMPILED_LINKER_NAMES, LINKERS, Linker, get_linker,
                                      linker_names)
+from jitgraph.compile.rewriting import protect_inputs, rewrite_for_mode
+from jitgraph.config import config
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.rewrite.db import RewriteDatabaseQuery
+from jitgraph.rewrite.engine import GraphRewriter
+from jitgraph.rewrite.levels import LEVELS
 
 OPTIMIZER_LEVELS = ("None", "merge", "fast_compile", "o1", "o2", "o3", "o4", "fast_run",
                     "unsafe", "stabilize")
@@ -39,8 +44,6 @@ _OPT_LEVELS = {"OPT_NONE": "none", "OPT_MERGE": "merge", "OPT_FAST_RUN": "fast_r
 
 
 def _opt_query(name: str) -> Any:
-    from jitgraph.rewrite.levels import LEVELS
-
     if name == "OPT_FAST_RUN_STABLE":
         return LEVELS["fast_run"].requiring("stable")
     return LEVELS[_OPT_LEVELS[name]]
@@ -54,20 +57,14 @@ predefined_modes: dict[str, "Mode"] = {}
 
 
 def _is_query(optimizer: Any) -> bool:
-    from jitgraph.rewrite.db import RewriteDatabaseQuery
-
     return isinstance(optimizer, RewriteDatabaseQuery)
 
 
 def _is_graph_rewriter(optimizer: Any) -> bool:
-    from jitgraph.rewrite.engine import GraphRewriter
-
     return isinstance(optimizer, GraphRewriter)
 
 
 def _resolve_optimizer(optimizer: Any) -> Any:
-    from jitgraph.config import config
-
     if isinstance(optimizer, str) and optimizer == "default":
         optimizer = config.optimizer
     if optimizer is None:
@@ -95,8 +92,6 @@ class Mode:
     def __init__(self, linker: str | Linker | None = None, optimizer: Any = "default",
                  include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
                  require: tuple[str, ...] = (), name: str | None = None) -> None:
-        from jitgraph.config import config
-
         if linker is None or linker == "default":
             linker = config.linker
         self.linker = get_linker(linker)
@@ -149,8 +144,6 @@ class Mode:
     # -- use ------------------------------------------------------------------------------
     def rewrite(self, fgraph: FunctionGraph) -> Any:
         """Rewrite ``fgraph`` in place with this mode's optimizer and tag changes."""
-        from jitgraph.compile.rewriting import protect_inputs, rewrite_for_mode
-
         if _is_graph_rewriter(self.optimizer):
             protect_inputs(fgraph)
             stats = self.optimizer.rewrite(fgraph)
@@ -191,8 +184,6 @@ def bind_inner_graphs(fgraph: FunctionGraph, mode: Mode) -> None:
 
 
 def _named(name: str) -> Mode:
-    from jitgraph.config import config
-
     if name in predefined_modes:
         return predefined_modes[name]
     if name == "FAST_COMPILE":
@@ -225,8 +216,6 @@ _CASE_INSENSITIVE = {n.upper(): n for n in _MODE_NAMES}
 
 def get_mode(mode: Any = None) -> Mode:
     """The Mode for ``mode`` (None: the ``mode`` flag; a name; or a Mode instance)."""
-    from jitgraph.config import config
-
     if mode is None:
         mode = config.mode
     if isinstance(mode, Mode):

@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 from jitgraph.compile.linker import Linker, Program, get_linker
 from jitgraph.compile.mode import Mode
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.fg import FunctionGraph
 
@@ -57,8 +58,6 @@ class WrapLinker(Linker):
 def base_linker(linker: Any, allow_gc: bool | None = None) -> Linker:
     """The linker ``linker`` names (None: the ``linker`` flag), with ``allow_gc`` forced when
     given (a copy, so the named linker is unchanged)."""
-    from jitgraph.config import config
-
     base = get_linker(config.linker if linker is None else linker)
     if allow_gc is not None and base.allow_gc != allow_gc:
         base = copy.copy(base)

@@ -33,7 +33,9 @@ import numpy as np
 from jitgraph.compile.linker import Program
 from jitgraph.compile.mode import Mode
 from jitgraph.compile.monitormode import WrapLinker, base_linker
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.printing import debugprint
 
 _logger = logging.getLogger("jitgraph.compile.nanguardmode")
 
@@ -123,8 +125,6 @@ class NanGuardMode(Mode):
     def __init__(self, nan_is_error: bool | None = None, inf_is_error: bool | None = None,
                  big_is_error: bool | None = None, optimizer: Any = "default",
                  linker: Any = None) -> None:
-        from jitgraph.config import config
-
         super().__init__("py", optimizer, name="NanGuardMode")
         flags = config.NanGuardMode
         self.nan_is_error = flags.nan_is_error if nan_is_error is None else bool(nan_is_error)
@@ -158,9 +158,6 @@ class NanGuardMode(Mode):
             self._report(problem, var, node)
 
     def _report(self, problem: str, var: Variable, node: Apply | None) -> None:
-        from jitgraph.config import config
-        from jitgraph.graph.printing import debugprint
-
         if node is None:
             where = (f"NanGuardMode found an error in an input of the graph: "
                      f"{var} ({var.type}).")

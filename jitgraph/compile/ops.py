@@ -19,8 +19,10 @@ import pickle
 from typing import Any, Callable, NoReturn, Sequence
 
 from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.c_code import CCodeUnavailableError
 from jitgraph.graph.op import Op, _as_input, _as_type
 from jitgraph.graph.view_op import ViewOp, view_op
+from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.shaping.rebroadcast import Rebroadcast
 from jitgraph.tensor.shaping.shape import Shape, Shape_i, SpecifyShape, shape, specify_shape
 
@@ -28,7 +30,6 @@ from jitgraph.tensor.shaping.shape import Shape, Shape_i, SpecifyShape, shape, s
 def _as_variable(x: Any) -> Variable:
     if isinstance(x, Variable):
         return x
-    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     return as_tensor_variable(x)
 
@@ -169,8 +170,6 @@ def as_op(itypes: Any, otypes: Any, infer_shape: Callable[[Apply, list], list] |
 # Theano's C-code registration hooks
 
 def _no_c_code(hook: str, op: str) -> NoReturn:
-    from jitgraph.graph.c_code import CCodeUnavailableError
-
     raise CCodeUnavailableError(
         f"{hook}: jitgraph has no C backend, so there is no C code to register for {op}. "
         "Graphs are compiled through LLVM on the CPU (Numba/llvmlite) and NVRTC on the GPU. "

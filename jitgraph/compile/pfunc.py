@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from jitgraph.graph.basic import Constant, Variable, io_toposort
+from jitgraph.compile.function import function
+from jitgraph.compile.io import SymbolicOutput
+from jitgraph.compile.sharedvalue import shared
+from jitgraph.compile.specs import convert_function_input
+from jitgraph.graph.basic import Constant, Variable, graph_inputs, io_toposort
+from jitgraph.graph.shared import SharedVariable
+from jitgraph.tensor.core.conversion import as_tensor_variable
 
 
 def _shared_class() -> type:
-    from jitgraph.graph.shared import SharedVariable
-
     return SharedVariable
 
 
@@ -76,8 +80,6 @@ def _update_value(target: Any, value: Any) -> Variable:
     if not isinstance(target, _shared_class()):
         raise TypeError(f"update target must be a shared variable, got {target}")
     if not isinstance(value, Variable):
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         value = as_tensor_variable(value)
     converted = target.type.convert_variable(value)
     if converted is None:
@@ -103,15 +105,11 @@ def rebuild_collect_shared(outputs: Any, inputs: Sequence[Variable] | None = Non
     ``no_default_updates`` is True or lists it), and the shared variables in the order met.
     ``rebuild_strict=False`` lets a replacement change the types of what depends on it.
     """
-    from jitgraph.compile.io import SymbolicOutput
-
     rebuild = _Rebuilder(rebuild_strict, copy_inputs_over)
     for old, new in _pairs(replace):
         if not isinstance(old, Variable):
             raise TypeError(f"replace keys must be variables, got {old!r}")
         if not isinstance(new, Variable):
-            from jitgraph.compile.sharedvalue import shared
-
             new = shared(new)
         copied = rebuild.copy(new)
         if rebuild_strict and old.type != copied.type:
@@ -169,8 +167,6 @@ def pfunc(params: Sequence[Any], outputs: Any = None, mode: Any = None, updates:
           on_unused_input: str | None = None, output_keys: Sequence[str] | None = None) -> Any:
     """``jitgraph.function`` under Theano's lower-level name: ``params`` are the inputs
     (variables or ``In``); with ``output_keys`` the outputs come back as a dict."""
-    from jitgraph.compile.function import function
-
     if output_keys is not None:
         outputs = dict(zip(output_keys, outputs))
     return function(list(params), outputs, mode=mode, updates=updates, givens=givens,
@@ -187,11 +183,6 @@ def orig_function(inputs: Sequence[Any], outputs: Any, mode: Any = None,
     """Compile ``In`` specs (or what :func:`convert_function_input` accepts) to ``Out`` specs (or
     variables). Every shared variable the graph reads must be one of the inputs; updates come
     only from ``In(update=...)``."""
-    from jitgraph.compile.function import function
-    from jitgraph.compile.io import SymbolicOutput
-    from jitgraph.compile.specs import convert_function_input
-    from jitgraph.graph.basic import graph_inputs
-
     specs = [convert_function_input(i) for i in inputs]
     single = not isinstance(outputs, (list, tuple))
     outs = [outputs] if single else list(outputs)

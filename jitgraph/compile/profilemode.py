@@ -24,7 +24,10 @@ import time
 from typing import Any
 
 from jitgraph.compile.mode import Mode
-from jitgraph.compile.profiling import ProfileStats, merged
+from jitgraph.compile.profiling import ProfileStats, _STARTED_AT, merged, write_to_destination
+from jitgraph.compile.profiling_memory import memory_report
+from jitgraph.compile.profiling_tables import tips
+from jitgraph.config import config
 
 _IMPORTED_AT = time.time()
 
@@ -39,8 +42,6 @@ class ProfileMode(Mode):
 
     def make_profile(self, maker: Any) -> ProfileStats:
         """The profile of a function compiled with this mode (called by ``Function``)."""
-        from jitgraph.config import config
-
         stats = ProfileStats(maker, atexit_print=False)
         stats.profile_memory = bool(config.ProfileMode.profile_memory or config.profile_memory)
         self.profile_stats.append(stats)
@@ -55,8 +56,6 @@ class ProfileMode(Mode):
     def summary(self, n_apply_to_print: int | None = None, n_ops_to_print: int | None = None
                 ) -> str:
         """The old ``print_summary`` text."""
-        from jitgraph.config import config
-
         n_apply = n_apply_to_print or config.ProfileMode.n_apply_to_print
         n_ops = n_ops_to_print or config.ProfileMode.n_ops_to_print
         called = [s for s in self.profile_stats if s.fct_callcount]
@@ -65,7 +64,6 @@ class ProfileMode(Mode):
         compile_t = sum(s.compile_time for s in self.profile_stats)
         rewrite_t = sum(s.optimizer_time for s in self.profile_stats)
         link_t = sum(s.linker_time for s in self.profile_stats)
-        from jitgraph.compile.profiling import _STARTED_AT
 
         lines += [f"Time since import {time.time() - (_STARTED_AT or _IMPORTED_AT):.3f}s",
                   f"jitgraph compile time: {compile_t:.3f}s ({rewrite_t:.3f}s in the rewriter, "
@@ -97,11 +95,8 @@ class ProfileMode(Mode):
                               "Single Op-wise summary", "Op class", "Op classes")
             lines.append("(*) Op is running a compiled implementation (Numba, CUDA or BLAS)")
         if total.profile_memory:
-            from jitgraph.compile.profiling_memory import memory_report
-
             lines += [""] + memory_report(total.records, n_apply,
                                           int(config.ProfileMode.min_memory_size), False)
-        from jitgraph.compile.profiling_tables import tips
 
         lines += [""] + tips(rows, local)
         return "\n".join(lines) + "\n"
@@ -164,8 +159,6 @@ def named_profile_mode() -> ProfileMode:
 
 
 def _print_named_at_exit() -> None:
-    from jitgraph.compile.profiling import write_to_destination
-
     if not any(s.fct_callcount for s in _NAMED_STATS):
         return
     mode = ProfileMode.__new__(ProfileMode)

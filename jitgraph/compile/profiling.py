@@ -35,9 +35,13 @@ import time
 from typing import Any, Callable, Sequence
 
 from jitgraph.compile.backend import backends
+from jitgraph.compile.profiling_memory import memory_report
 from jitgraph.compile.profiling_tables import (apply_table, class_name, fused_table, group_table,
                                                tips)
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.printing import debugprint
+from jitgraph.rewrite.stats import RewriteStats
 
 def _process_start() -> float | None:
     """When this process started (Linux), for "Time since the process started"."""
@@ -126,8 +130,6 @@ class ProfileStats:
 
     def __init__(self, maker: Any = None, message: str | None = None,
                  atexit_print: bool = True, flag_time_thunks: bool | None = None) -> None:
-        from jitgraph.config import config
-
         self.message = message or (getattr(maker, "name", None) if maker is not None else None)
         self.atexit_print = atexit_print
         self.flag_time_thunks = (bool(config.profiling.time_thunks) if flag_time_thunks is None
@@ -151,8 +153,6 @@ class ProfileStats:
     def attach(self, maker: Any, program: Any) -> Callable[[], None]:
         """Profile ``program`` (built by ``maker``); returns what the function runs instead of
         ``program.run``."""
-        from jitgraph.config import config
-
         if self.message is None:
             self.message = getattr(maker, "name", None)
         for key, seconds in getattr(maker, "compile_times", {}).items():
@@ -160,8 +160,6 @@ class ProfileStats:
         stats = getattr(maker, "rewrite_stats", None)
         if stats is not None:
             if self.rewrite_stats is None:
-                from jitgraph.rewrite.stats import RewriteStats
-
                 self.rewrite_stats = RewriteStats()
             self.rewrite_stats.merge(stats)
         n = len(self.records)
@@ -262,8 +260,6 @@ class ProfileStats:
     def summary(self, file: Any = None, n_ops_to_print: int | None = None,
                 n_apply_to_print: int | None = None) -> str:
         """The profile as text (also written to ``file`` when given)."""
-        from jitgraph.config import config
-
         n_ops = config.profiling.n_ops if n_ops_to_print is None else n_ops_to_print
         n_apply = config.profiling.n_apply if n_apply_to_print is None else n_apply_to_print
         width = int(config.profiling.output_line_width)
@@ -281,8 +277,6 @@ class ProfileStats:
             lines += [""] + apply_table(rows, total, n_apply, self.records)
             lines += fused_table(rows, total)
         if self.profile_memory:
-            from jitgraph.compile.profiling_memory import memory_report
-
             lines += [""] + memory_report(self.records, n_apply,
                                           int(config.profiling.min_memory_size),
                                           bool(config.profiling.min_peak_memory))
@@ -291,8 +285,6 @@ class ProfileStats:
             self.rewrite_stats.summary(file=buf)
             lines += ["", "Rewriter Profile", "----------------"] + buf.getvalue().splitlines()
         if config.profiling.debugprint:
-            from jitgraph.graph.printing import debugprint
-
             for rec in self.records:
                 lines += ["", f"Debugprint of {rec.label}", "---"]
                 lines += debugprint(rec.fgraph, file="str").splitlines()
@@ -418,8 +410,6 @@ def _register(stats: ProfileStats) -> None:
 def _print_at_exit() -> None:
     """The exit printer: as Theano 1.0, profiles are written at exit only while the ``profile``
     flag is on; ``function(..., profile=True)`` alone keeps its profile for ``f.profile``."""
-    from jitgraph.config import config
-
     if config.profile:
         print_registered_profiles()
 
@@ -436,8 +426,6 @@ def merged(profiles: Sequence[ProfileStats], message: str) -> ProfileStats:
             total.compile_times[key] = total.compile_times.get(key, 0.0) + seconds
         if p.rewrite_stats is not None:
             if total.rewrite_stats is None:
-                from jitgraph.rewrite.stats import RewriteStats
-
                 total.rewrite_stats = RewriteStats()
             total.rewrite_stats.merge(p.rewrite_stats)
         total.records.extend(copy.copy(rec) for rec in p.records)
@@ -475,8 +463,6 @@ _WRITTEN_FILES: set[str] = set()
 def write_to_destination(text: str) -> None:
     """Write ``text`` to ``profiling.destination``: ``stderr``, ``stdout`` or a file (created
     by the first write of the process, appended to by later ones)."""
-    from jitgraph.config import config
-
     dest = str(config.profiling.destination)
     if dest in ("stderr", "stdout"):
         getattr(sys, dest).write(text)

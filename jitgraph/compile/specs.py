@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from jitgraph.compile.aliasing import Supervisor
+from jitgraph.compile.io import In, SymbolicInput, SymbolicOutput
 from jitgraph.graph.basic import Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
 
@@ -20,8 +22,6 @@ def convert_function_input(input: Any) -> Any:
     """``input`` as an ``In``: a variable; an ``In``/``SymbolicInput`` (returned as is); or
     Theano's tuples ``(variable, value)``, ``((variable, update), value)`` and
     ``(name, ...)`` / ``(In, value)``."""
-    from jitgraph.compile.io import In, SymbolicInput
-
     if isinstance(input, SymbolicInput):
         return input
     if isinstance(input, Constant):
@@ -92,8 +92,6 @@ def std_fgraph(input_specs: Sequence[Any], output_specs: Sequence[Any],
     ops in the graph are refused unless ``accept_inplace``; inputs that are not ``mutable`` are
     protected from them by a :class:`~.aliasing.Supervisor`.
     """
-    from jitgraph.compile.aliasing import Supervisor
-    from jitgraph.compile.io import SymbolicOutput
     from jitgraph.rewrite import DestroyHandler
 
     inputs = [spec.variable for spec in input_specs]

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import sys
 
+from jitgraph.config import config
+from jitgraph.config.core import closest
+from jitgraph.config.sources import normalize_key
+
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    from jitgraph.config import config
-    from jitgraph.config.core import closest
-    from jitgraph.config.sources import normalize_key
-
     args = sys.argv[1:] if argv is None else argv
     if any(a in ("-h", "--help") for a in args):
         print(__doc__.strip())

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from jitgraph.config import flags_backend, flags_debug, flags_legacy
+from jitgraph.config.flags_backend import omp_num_threads
 from jitgraph.config.params import (
     BoolParam,
     EnumParam,
@@ -262,8 +264,6 @@ def register_general_flags(cfg: Config) -> None:
 
 def register_all_flags(cfg: Config) -> None:
     """Register every jitgraph flag on ``cfg``, in the order ``print(config)`` shows them."""
-    from jitgraph.config import flags_backend, flags_debug, flags_legacy
-
     register_general_flags(cfg)
     flags_backend.register_backend_flags(cfg)
     flags_debug.register_debug_flags(cfg)
@@ -277,7 +277,6 @@ def build_config(environ: Mapping[str, str] | None = None) -> Config:
     Raises ``ConfigError`` for a bad value or a bad rc file; warns about unknown flags.
     """
     from jitgraph.config.core import Config
-    from jitgraph.config.flags_backend import omp_num_threads
 
     cfg = Config(environ)
     register_all_flags(cfg)

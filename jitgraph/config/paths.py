@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Callable
 
 from jitgraph.config.params import ConfigError
+from jitgraph.config.sources import home_dir
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -45,8 +46,6 @@ _ALIASES = {"theano_version": "jitgraph_version", "pytensor_version": "jitgraph_
 
 def default_base_compiledir(environ: Mapping[str, str]) -> str:
     """``%LOCALAPPDATA%\\jitgraph`` on Windows when set, else ``~/.jitgraph``."""
-    from jitgraph.config.sources import home_dir
-
     if sys.platform == "win32" and environ.get("LOCALAPPDATA"):
         return os.path.join(environ["LOCALAPPDATA"], "jitgraph")
     return os.path.join(home_dir(environ), ".jitgraph")

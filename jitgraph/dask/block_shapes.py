@@ -13,7 +13,10 @@ from typing import Sequence
 import numpy as np
 
 from jitgraph.graph.basic import Constant, Variable, ancestors
+from jitgraph.graph.evaluate import evaluate
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.tensor.rewriting.shape import ShapeFeature
+from jitgraph.tensor.shaping.shape import Shape_i
 
 __all__ = ["ShapeInference", "ShapeInferenceError"]
 
@@ -27,8 +30,6 @@ class ShapeInference:
     graph must be among ``inputs``); :meth:`evaluate` turns them into tuples of ints."""
 
     def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
-        from jitgraph.tensor.rewriting.shape import ShapeFeature
-
         self.fgraph = FunctionGraph(list(inputs), list(outputs), clone=True)
         feature = ShapeFeature()
         self.fgraph.attach_feature(feature)
@@ -39,7 +40,6 @@ class ShapeInference:
         """Each ``Shape_i(d)(input k)`` the shapes use -> ``(k, d)``; anything else that
         refers to the graph's values is a dim only known at run time."""
         position = {v: k for k, v in enumerate(self.fgraph.inputs)}
-        from jitgraph.tensor.shaping.shape import Shape_i
 
         found: dict[Variable, tuple[int, int]] = {}
         flat = [d for dims in self.dims for d in dims]
@@ -62,8 +62,6 @@ class ShapeInference:
     def evaluate(self, input_shapes: Sequence[Sequence[int]]) -> list[tuple[int, ...]]:
         """The outputs' shapes when the inputs have ``input_shapes`` (in the order of the
         inputs given to the constructor)."""
-        from jitgraph.graph.evaluate import evaluate
-
         givens = {var: np.int64(input_shapes[k][d]) for var, (k, d) in self._input_dims.items()}
         flat = [d for dims in self.dims for d in dims]
         if not flat:

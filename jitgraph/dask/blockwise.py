@@ -18,10 +18,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from jitgraph.compile.function_call import Function
+from jitgraph.compile.givens import Substitution, normalize_givens
 from jitgraph.dask.block_shapes import ShapeInference
 from jitgraph.dask.locality import (FREE, Entangled, NotBlockwiseError, Reduced, Rows,
                                     analyse_outputs)
 from jitgraph.dask.workers import ShippedFunction, run_block, ship
+from jitgraph.graph.basic import graph_inputs
+from jitgraph.graph.shared import SharedVariable
 
 __all__ = ["map_blocks", "BlockwisePlan", "plan_blocks"]
 
@@ -43,10 +47,6 @@ def _user_graph(function: Any) -> tuple[list, list, list]:
     """(explicit inputs, outputs, shared variables) of the graph the user wrote, givens applied:
     the rewritten graph has fused and specialised ops, the user's has the ops the locality
     rules know."""
-    from jitgraph.compile.givens import Substitution, normalize_givens
-    from jitgraph.graph.shared import SharedVariable
-    from jitgraph.graph.basic import graph_inputs
-
     maker = function.maker
     explicit = [i.variable for i in maker.inputs]
     givens = maker._original[3]
@@ -60,8 +60,6 @@ def _user_graph(function: Any) -> tuple[list, list, list]:
 def plan_blocks(function: Any, chunked: Sequence[bool], axis: int = 0) -> BlockwisePlan:
     """Analyse ``function`` for blockwise evaluation with the inputs flagged in ``chunked``
     split along ``axis``; raises :class:`NotBlockwiseError` naming an output that cannot be."""
-    from jitgraph.compile.function_call import Function
-
     if not isinstance(function, Function):
         raise TypeError(f"map_blocks needs a compiled jitgraph function (jitgraph.function(...)),"
                         f" got {type(function).__name__}")

@@ -25,6 +25,14 @@ from functools import singledispatch
 from typing import Any, Sequence
 
 from jitgraph.graph.basic import Apply, Variable, io_toposort
+from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise
+from jitgraph.tensor.elementwise.reduction import CAReduce, _ArgReduce
+from jitgraph.tensor.indexing.subtensor_ops import Subtensor
+from jitgraph.tensor.linalg.blas import _DotBase
+from jitgraph.tensor.neural.softmax_xent import SoftmaxWithBias
+from jitgraph.tensor.nnet import CrossentropyCategorical1Hot, _RowwiseOp
+from jitgraph.tensor.rewriting.utils import scalar_op_name
+from jitgraph.tensor.shaping.shape import Shape, Shape_i
 
 __all__ = ["FREE", "Rows", "Count", "Reduced", "Entangled", "NotBlockwiseError",
            "analyse_outputs", "locality_rule"]
@@ -122,14 +130,6 @@ def _count_used(op: Any) -> Entangled:
 def _register_all() -> None:
     """Register the rules of the op families (imported here so that importing this module
     stays cheap and free of import cycles)."""
-    from jitgraph.tensor.linalg.blas import _DotBase
-    from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise
-    from jitgraph.tensor.nnet import CrossentropyCategorical1Hot, _RowwiseOp
-    from jitgraph.tensor.elementwise.reduction import CAReduce, _ArgReduce
-    from jitgraph.tensor.shaping.shape import Shape, Shape_i
-    from jitgraph.tensor.neural.softmax_xent import SoftmaxWithBias
-    from jitgraph.tensor.indexing.subtensor_ops import Subtensor
-
     locality_rule.register(Elemwise, _elemwise)
     locality_rule.register(DimShuffle, _dimshuffle)
     locality_rule.register(CAReduce, _careduce)
@@ -144,8 +144,6 @@ def _register_all() -> None:
 
 
 def _elemwise(op: Any, node: Apply, states: list[State]) -> list[State]:
-    from jitgraph.tensor.rewriting.utils import scalar_op_name
-
     name = scalar_op_name(node)
     kinds = {type(s) for s in states if s is not FREE}
     if kinds == {Reduced}:

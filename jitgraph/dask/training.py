@@ -26,7 +26,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from jitgraph.dask.workers import BlockError, ShippedFunction, call, ship, worker_name
+from jitgraph.compile.function import function
+from jitgraph.dask.workers import (BlockError, ShippedFunction, call, first_call_times, ship,
+                                   worker_name)
+from jitgraph.gradient import grad
+from jitgraph.graph.shared import SharedVariable
 
 __all__ = ["DataParallelSGD", "global_batches"]
 
@@ -70,10 +74,6 @@ class DataParallelSGD:
                  learning_rate: float = 0.01,
                  update_rule: Callable[[list, list], Any] | None = None,
                  combine: str = "mean", mode: Any = None, name: str = "gradients") -> None:
-        from jitgraph.compile.function import function
-        from jitgraph.graph.shared import SharedVariable
-        from jitgraph.gradient import grad
-
         if combine not in ("mean", "sum"):
             raise ValueError(f"combine must be 'mean' (cost averaged over rows) or 'sum', got "
                              f"{combine!r}")
@@ -189,8 +189,6 @@ class DataParallelSGD:
     def first_call_times(self, detail: bool = False) -> dict[str, Any]:
         """worker -> seconds its first gradient call took (compiling included); see
         :func:`jitgraph.dask.first_call_times`."""
-        from jitgraph.dask.workers import first_call_times
-
         return first_call_times(self.client, self.shipped, detail=detail)
 
 

@@ -19,6 +19,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from jitgraph.cache import store
+from jitgraph.compile.function_call import Function
+
 __all__ = ["BlockError", "ShippedFunction", "ship", "function_on_worker", "run_block",
            "worker_name", "worker_timings", "first_call_times", "compile_on_workers"]
 
@@ -59,8 +62,6 @@ class ShippedFunction:
 def ship(function: Any) -> ShippedFunction:
     """Pickle ``function`` (a ``jitgraph.function`` result) once for the workers. The pickle
     holds the values its shared variables have now."""
-    from jitgraph.compile.function_call import Function
-
     if not isinstance(function, Function):
         raise TypeError(f"expected a compiled jitgraph function (jitgraph.function(...)), got "
                         f"{type(function).__name__}")
@@ -87,7 +88,6 @@ def function_on_worker(shipped: ShippedFunction) -> Any:
     if fn is not None:
         _FUNCTIONS.move_to_end(shipped.token)
         return fn
-    from jitgraph.cache import store
 
     before = (store.STATS.misses, store.STATS.hits)
     t0 = time.perf_counter()
@@ -120,8 +120,6 @@ def call(shipped: ShippedFunction, args: Sequence[Any]) -> list[Any]:
 def _count_kernels(timing: dict[str, Any]) -> None:
     """Kernels compiled and kernels loaded from the compiledir by the unpickling and the first
     call (kernels are compiled lazily, at their first call): a warm compiledir compiles none."""
-    from jitgraph.cache import store
-
     misses, hits = timing.pop("_cache_before")
     timing["kernels_compiled"] = store.STATS.misses - misses
     timing["kernels_loaded"] = store.STATS.hits - hits

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from jitgraph.cache.__main__ import main
+
 
 def _cache_command(*args: str) -> int:
-    from jitgraph.cache.__main__ import main
-
     return main(list(args))
 
 

@@ -9,6 +9,7 @@ import contextlib
 from pathlib import Path
 from typing import Any, Iterator
 
+from jitgraph.cache import store
 from jitgraph.cache.locking import ModuleLock, hostname
 from jitgraph.cache.locking import force_unlock as _force_unlock
 
@@ -20,7 +21,6 @@ _use_lock = True
 def _lock_dir(lock_dir: Any = None) -> Path:
     if lock_dir is not None:
         return Path(lock_dir)
-    from jitgraph.cache import store
 
     return store.lock_dir()
 

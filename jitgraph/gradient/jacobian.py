@@ -11,7 +11,10 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from jitgraph.graph.basic import Variable
+from jitgraph.tensor.core.basic import get_vector_length, stack, zeros
 from jitgraph.tensor.core.gradient import GradientArgumentError, format_as, grad
+from jitgraph.tensor.extras.extra_ops import arange
+from jitgraph.tensor.shaping.shape import patternbroadcast, shape_i
 
 #: the longest vector whose Jacobian rows are built one by one (beyond it: a loop)
 UNROLL_LIMIT = 32
@@ -72,8 +75,6 @@ def _rows(expression: Variable, wrt: list[Variable], consider_constant: Any,
 
 
 def _static_length(vector: Variable) -> int | None:
-    from jitgraph.tensor.core.basic import get_vector_length
-
     try:
         return get_vector_length(vector)
     except (ValueError, TypeError):
@@ -82,8 +83,6 @@ def _static_length(vector: Variable) -> int | None:
 
 def _unrolled_rows(expression: Variable, wrt: list[Variable], length: int,
                    consider_constant: Any, disconnected_inputs: str) -> list[Variable]:
-    from jitgraph.tensor.core.basic import stack
-
     per_row = [grad(expression[i], wrt, consider_constant=consider_constant,
                     disconnected_inputs=disconnected_inputs) for i in range(length)]
     if length == 0:
@@ -102,7 +101,6 @@ def _looped_rows(expression: Variable, wrt: list[Variable], consider_constant: A
         raise NotImplementedError(
             f"jacobian of {expression}, whose length is only known at run time, needs "
             "jitgraph.scan (a loop over its elements), which is not available") from exc
-    from jitgraph.tensor.extras.extra_ops import arange
 
     def row(i: Variable, expr: Variable, *ws: Variable) -> list[Variable]:
         return grad(expr[i], list(ws), consider_constant=consider_constant,
@@ -115,14 +113,9 @@ def _looped_rows(expression: Variable, wrt: list[Variable], consider_constant: A
 
 def _rows_type(stacked: Variable, w: Variable) -> Variable:
     """``stacked`` typed as Theano's result: a non-broadcastable row axis, then ``w``'s."""
-    from jitgraph.tensor.shaping.shape import patternbroadcast
-
     return patternbroadcast(stacked, (False,) + tuple(w.broadcastable))
 
 
 def _empty_jacobian(w: Variable) -> Variable:
-    from jitgraph.tensor.core.basic import zeros
-    from jitgraph.tensor.shaping.shape import shape_i
-
     dims = [0] + [1 if b else shape_i(w, d) for d, b in enumerate(w.broadcastable)]
     return _rows_type(zeros(dims, dtype=w.dtype), w)

@@ -6,7 +6,11 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from jitgraph.compile.debugmode import DebugMode
+from jitgraph.compile.mode import get_mode
+from jitgraph.config import config
 from jitgraph.graph.basic import Variable
+from jitgraph.graph.test_value import TestValueError, get_test_value
 
 
 def get_debug_values(*args: Variable) -> list:
@@ -16,9 +20,6 @@ def get_debug_values(*args: Variable) -> list:
     is 'ignore'/'warn'); otherwise ``[value]`` for one argument and ``[(v1, v2, ...)]`` for
     several, so that ``for v in get_debug_values(x): ...`` runs once or not at all.
     """
-    from jitgraph.config import config
-    from jitgraph.graph.test_value import TestValueError, get_test_value
-
     mode = config.compute_test_value
     if mode == "off":
         return []
@@ -42,9 +43,6 @@ def get_debug_values(*args: Variable) -> list:
 def mode_not_slow(mode: Any) -> Any:
     """``mode`` unless it is a slow checking mode: FAST_COMPILE and DebugMode give FAST_RUN
     (keeping a DebugMode's optimizer), so that gradient checks do not take forever."""
-    from jitgraph.compile.debugmode import DebugMode
-    from jitgraph.compile.mode import get_mode
-
     if mode == "FAST_COMPILE":
         return get_mode("FAST_RUN")
     mode = get_mode(mode)

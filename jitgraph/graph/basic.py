@@ -12,6 +12,7 @@ import traceback
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from jitgraph import services
+from jitgraph.config import config
 
 if TYPE_CHECKING:
     from jitgraph.graph.op import Op
@@ -33,8 +34,6 @@ class Scratchpad:
 def _creation_trace() -> list:
     """The user-level stack where a variable was created, cut to ``traceback.limit`` frames
     (the innermost ones outside jitgraph; all frames when none is outside)."""
-    from jitgraph.config import config
-
     limit = config.traceback.limit
     if limit == 0:
         return []

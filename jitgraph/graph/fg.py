@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Constant, Variable, clone_get_equiv, io_toposort
 
 #: the "node" recorded as client of a graph output
@@ -150,8 +151,6 @@ class FunctionGraph:
         if var not in self.variables:
             return
         if verbose is None:
-            from jitgraph.config import config
-
             verbose = config.optimizer_verbose
         if verbose:
             print(f"rewriting: rewrite {_reason_name(reason)} replaces {var.owner or var} "

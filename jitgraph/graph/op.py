@@ -28,7 +28,9 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Sequence
 
-from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.basic import Apply, Variable, creation_trace
+from jitgraph.graph.c_code import CCodeUnavailableError
+from jitgraph.graph.type import Type
 
 #: returned by :meth:`Op._params_of` when the op passes no ``params`` to ``perform``
 NO_PARAMS = object()
@@ -211,7 +213,6 @@ class Op(metaclass=_OpMeta):
         from jitgraph.graph.test_value import compute_test_values
 
         compute_test_values(node)
-        from jitgraph.graph.basic import creation_trace
 
         trace = creation_trace()
         for out in node.outputs:
@@ -229,8 +230,6 @@ class Op(metaclass=_OpMeta):
         if type(self).make_thunk is not Op.make_thunk:
             return _perform_through_thunk(self, node, inputs, output_storage)
         if hasattr(self, "c_code"):
-            from jitgraph.graph.c_code import CCodeUnavailableError
-
             raise CCodeUnavailableError(
                 f"{type(self).__name__} is implemented by c_code only; jitgraph has no C backend "
                 "(it compiles through LLVM on the CPU and NVRTC on the GPU). Give the op a "
@@ -314,8 +313,6 @@ class Op(metaclass=_OpMeta):
 def _as_type(t: Any, where: str) -> Any:
     """An entry of ``itypes``/``otypes`` as a Type (a variable constructor such as
     ``tensor.dmatrix`` stands for the type of the variables it makes)."""
-    from jitgraph.graph.type import Type
-
     if isinstance(t, Type):
         return t
     if callable(t):

@@ -10,6 +10,7 @@ lowering.
 
 from __future__ import annotations
 
+from jitgraph.config import config
 from jitgraph.graph.op import Op
 
 
@@ -18,8 +19,6 @@ class OpenMPOp(Op):
 
     def __init__(self, openmp: bool | None = None) -> None:
         if openmp is None:
-            from jitgraph.config import config
-
             openmp = bool(config.openmp)
         self.openmp = bool(openmp)
 

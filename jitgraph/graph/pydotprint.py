@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Constant, Variable, graph_inputs
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.graph.pprinter import node_op_str
@@ -295,8 +296,6 @@ def _ancestor_nodes(var: Variable) -> set[Apply]:
 
 
 def _default_outfile(format: str) -> str:
-    from jitgraph.config import config
-
     device = getattr(config, "device", "cpu")
     return os.path.join(str(config.compiledir), f"theano.pydotprint.{device}.{format}")
 

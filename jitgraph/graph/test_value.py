@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Constant, Variable
 
 
@@ -40,8 +41,6 @@ def _missing(mode: str, var: Variable, node: Apply) -> None:
 
 def compute_test_values(node: Apply) -> None:
     """Run ``node``'s perform on its inputs' test values and tag the outputs with the results."""
-    from jitgraph.config import config
-
     mode = config.compute_test_value
     if mode == "off":
         return

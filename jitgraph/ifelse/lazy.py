@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Constant, Variable, clone_replace, io_toposort
 from jitgraph.graph.fg import OUTPUT, FunctionGraph
 from jitgraph.graph.op import Op
 from jitgraph.ifelse.op import IfElse, truthy
+from jitgraph.rewrite.engine import GraphRewriter
 from jitgraph.scan.inner import InnerGraph
 
 
@@ -144,15 +146,12 @@ def make_lazy(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
 
 
 def _register() -> None:
-    from jitgraph.rewrite.engine import GraphRewriter
     from jitgraph.rewrite.phases import optdb
 
     class LazyBranches(GraphRewriter):
         """Turns every IfElse node into a LazyIfElse (see the module docstring)."""
 
         def apply(self, fgraph: FunctionGraph, ctx: Any) -> None:
-            from jitgraph.config import config
-
             if config.vm.lazy is False:
                 return
             for node in fgraph.toposort():

@@ -11,8 +11,13 @@ from __future__ import annotations
 import copy
 from typing import Any, Sequence
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
+from jitgraph.tensor.core.basic import zeros_like
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.elementwise.math import cast, switch
+from jitgraph.tensor.shaping.shape import unbroadcast
 
 
 class IfElse(Op):
@@ -40,8 +45,6 @@ class IfElse(Op):
     __repr__ = __str__
 
     def make_node(self, cond: Any, *values: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         if len(values) != 2 * self.n_outs:
             raise ValueError(f"{self} takes a condition and {2 * self.n_outs} values, got "
                              f"{len(values)}")
@@ -82,10 +85,6 @@ class IfElse(Op):
         return pattern
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.config import config
-        from jitgraph.tensor.core.basic import zeros_like
-        from jitgraph.tensor.elementwise.math import cast
-
         n = self.n_outs
         cond = inputs[0]
         then_vals, else_vals = inputs[1:1 + n], inputs[1 + n:]
@@ -96,8 +95,6 @@ class IfElse(Op):
         return [zeros_like(cond, dtype=config.floatX), *to_then, *to_else]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Any]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-
         n = self.n_outs
         points = [p if p is not None else zeros_like(v)
                   for p, v in zip(eval_points[1:], inputs[1:])]
@@ -105,9 +102,6 @@ class IfElse(Op):
 
 
 def _choose_dim(cond: Variable, then_dim: Any, else_dim: Any) -> Variable:
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-    from jitgraph.tensor.elementwise.math import switch
-
     return switch(cond, as_tensor_variable(then_dim), as_tensor_variable(else_dim))
 
 
@@ -122,8 +116,6 @@ def truthy(cond: Any) -> bool:
 
 def as_condition(cond: Any) -> Variable:
     """``cond`` as a scalar tensor variable, or a TypeError saying what was expected."""
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     var = cond if isinstance(cond, Variable) else as_tensor_variable(cond)
     if getattr(var.type, "ndim", None) != 0:
         raise TypeError(f"the condition of ifelse must be a scalar (0 for false, anything else "
@@ -141,8 +133,6 @@ def ifelse(condition: Any, then_branch: Any, else_branch: Any, name: str | None 
     unbroadcast to match). Compiled functions evaluate only the branch taken (see
     :mod:`jitgraph.ifelse.lazy`). Returns a variable, or a list when the branches are lists.
     """
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     then_list = list(then_branch) if isinstance(then_branch, (list, tuple)) else [then_branch]
     else_list = list(else_branch) if isinstance(else_branch, (list, tuple)) else [else_branch]
     if len(then_list) != len(else_list):
@@ -172,7 +162,6 @@ def _same_type(k: int, t: Variable, e: Variable) -> tuple[Variable, Variable]:
         raise TypeError(f"ifelse: value {k} is {t.type} in the then branch but {e.type} in the "
                         "else branch; both branches must give the same dtype and number of "
                         "dimensions (cast one of them)")
-    from jitgraph.tensor.shaping.shape import unbroadcast
 
     common = tuple(a and b for a, b in zip(t.type.broadcastable, e.type.broadcastable))
 

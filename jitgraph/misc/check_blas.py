@@ -14,6 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.config import config
+import jitgraph.tensor as T
+
 
 def execute(execute: bool = True, verbose: bool = True, M: int = 2000, N: int = 2000,  # noqa: N803
             K: int = 2000, iters: int = 10, order: str = "C") -> tuple[float, str]:
@@ -21,8 +24,6 @@ def execute(execute: bool = True, verbose: bool = True, M: int = 2000, N: int = 
     ``M x N`` and ``B`` of shape ``N x K`` in ``floatX``, updating a shared ``C`` in place.
     ``execute=False`` compiles without running (0 seconds)."""
     import jitgraph as theano
-    import jitgraph.tensor as T
-    from jitgraph.config import config
 
     dtype = config.floatX
     a = theano.shared(np.ones((M, N), dtype=dtype, order=order))

@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.op import Op
+from jitgraph.tensor.core.conversion import as_tensor_variable
 
 
 class DoubleOp(Op):
@@ -18,8 +19,6 @@ class DoubleOp(Op):
         return type(self).__name__
 
     def make_node(self, x: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         x = as_tensor_variable(x)
         return Apply(self, [x], [x.type()])
 

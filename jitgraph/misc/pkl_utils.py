@@ -27,6 +27,9 @@ from typing import IO, Any, Callable
 
 import numpy as np
 
+from jitgraph.backend_gpu.types import to_device
+from jitgraph.config import config
+from jitgraph.graph.basic import Scratchpad
 from jitgraph.misc.theano_pickles import TheanoClassesMixin
 
 __all__ = ["CompatUnpickler", "DEFAULT_PROTOCOL", "HIGHEST_PROTOCOL", "PersistentGpuArrayID",
@@ -57,8 +60,6 @@ class StripPickler(pickle.Pickler):
 
     def __init__(self, file: IO[bytes], protocol: int | None = 0,
                  extra_tag_to_remove: list[str] | tuple[str, ...] | None = None) -> None:
-        from jitgraph.graph.basic import Scratchpad
-
         super().__init__(file, protocol)
         self.tag_to_remove = ["trace", "test_value", *(extra_tag_to_remove or ())]
         self._scratchpad = Scratchpad
@@ -248,12 +249,9 @@ def _to_device_if_active(value: np.ndarray) -> Any:
     is off), else ``value`` itself."""
     import sys
 
-    from jitgraph.config import config
-
     device = sys.modules.get("jitgraph.backend_gpu.device")
     if config.experimental.unpickle_gpu_on_cpu or device is None or device.active() is None:
         return value
-    from jitgraph.backend_gpu.types import to_device
 
     return to_device(value)
 

@@ -7,14 +7,14 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.config import config
+
 
 def _asarray(a: Any, dtype: Any, order: str | None = None) -> np.ndarray:
     """``a`` as an array of exactly ``dtype``. NumPy may return an equivalent dtype object
     (same kind and size) that is not the one asked for: the result is then a view with the
     requested dtype."""
     if str(dtype) == "floatX":
-        from jitgraph.config import config
-
         dtype = config.floatX
     dtype = np.dtype(dtype)
     result = np.asarray(a, dtype=dtype, order=order)

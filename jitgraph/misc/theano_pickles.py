@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.compile.sharedvalue import shared
+
 __all__ = ["TheanoClassesMixin"]
 
 
@@ -41,8 +43,6 @@ class _TheanoSharedVariable:
 
     def __setstate__(self, state: dict) -> None:
         import importlib
-
-        from jitgraph.compile.sharedvalue import shared
 
         importlib.import_module(self.provider)
         container = state.get("container")

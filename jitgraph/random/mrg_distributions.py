@@ -24,6 +24,10 @@ from jitgraph.random.multinomial import ChoiceFromUniform, MultinomialFromUnifor
 from jitgraph.random.muladd import mul_add
 from jitgraph.random.truncation import outside, truncated_pack
 from jitgraph.tensor.core.grad_ops import undefined_grad
+from jitgraph.tensor import (NotScalarConstantError, as_tensor_variable, cast, cos,
+                             get_scalar_constant_value, join, log, lt, prod, reshape, sin, sqrt,
+                             sum as tsum)
+from jitgraph.tensor.core import dtypes
 
 #: the standard deviation of a standard normal truncated to [-2, 2]
 TRUNCATED_STD = 0.87962566103423978
@@ -44,9 +48,6 @@ class DistributionsMixin:
         """Normal numbers with mean ``avg`` and standard deviation ``std`` (by Box-Muller);
         with ``truncate``, samples beyond two standard deviations are drawn again."""
         from jitgraph.random.mrg_streams import check_normal_size, size_vector
-        from jitgraph.tensor import (as_tensor_variable, cast, cos, join, log, prod, reshape, sin,
-                                     sqrt)
-        from jitgraph.tensor.core import dtypes
 
         size = check_normal_size(size)
         avg, std = as_tensor_variable(avg), as_tensor_variable(std)
@@ -90,9 +91,6 @@ class DistributionsMixin:
     def _redraw_outside(self, z0: Variable, z1: Variable, cos_theta: Variable,
                         sin_theta: Variable, dtype: str, nstreams: Any, kwargs: dict
                         ) -> Variable:
-        from jitgraph.tensor import as_tensor_variable, cast, log, sqrt
-        from jitgraph.tensor import sum as tsum
-
         n_fix = tsum(outside(z0), dtype="int64") + tsum(outside(z1), dtype="int64")
         lower = as_tensor_variable(np.asarray(1.0 / np.e ** 2, dtype=dtype))
         u_fix = self.uniform((n_fix,), low=lower, high=1.0, ndim=1, dtype=dtype,
@@ -105,8 +103,6 @@ class DistributionsMixin:
                          nstreams: int | None = None, **kwargs: Any) -> Variable:
         """Normal numbers truncated to two standard deviations, scaled so that their standard
         deviation is ``std``."""
-        from jitgraph.tensor import as_tensor_variable
-
         std = as_tensor_variable(std) / as_tensor_variable(TRUNCATED_STD)
         return self.normal(size=size, avg=avg, std=std, ndim=ndim, dtype=dtype,
                            nstreams=nstreams, truncate=True, **kwargs)
@@ -114,8 +110,6 @@ class DistributionsMixin:
     def binomial(self, size: Any = None, n: int = 1, p: Any = 0.5, ndim: int | None = None,
                  dtype: str = "int64", nstreams: int | None = None, **kwargs: Any) -> Variable:
         """Bernoulli draws (``n=1`` only): ``uniform < p``, as ``dtype``."""
-        from jitgraph.tensor import as_tensor_variable, cast, lt
-
         if "prob" in kwargs:
             p = kwargs.pop("prob")
             warnings.warn("MRG_RandomStreams.binomial 'prob' argument is deprecated and will be "
@@ -131,8 +125,6 @@ class DistributionsMixin:
                     ndim: int | None = None, dtype: str = "int64", nstreams: int | None = None,
                     **kwargs: Any) -> Variable:
         """Counts of ``n`` draws from each row of ``pvals`` (a matrix), shaped like ``pvals``."""
-        from jitgraph.tensor import as_tensor_variable
-
         if pvals is None:
             raise TypeError("You have to specify pvals")
         pvals = undefined_grad(as_tensor_variable(pvals))
@@ -156,8 +148,6 @@ class DistributionsMixin:
                **kwargs: Any) -> Variable:
         """``size`` distinct outcomes per row of ``p`` (a matrix), without replacement (the
         only mode implemented, as in Theano: pass ``replace=False``)."""
-        from jitgraph.tensor import as_tensor_variable
-
         if replace:
             raise NotImplementedError("MRG_RandomStreams.choice only works without replacement "
                                       "for now.")
@@ -199,8 +189,6 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_constant(var: Variable, value: float) -> bool:
-    from jitgraph.tensor import NotScalarConstantError, get_scalar_constant_value
-
     try:
         return bool(get_scalar_constant_value(var) == value)
     except NotScalarConstantError:

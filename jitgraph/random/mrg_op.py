@@ -17,6 +17,7 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.random import mrg31k3p
+from jitgraph.tensor.core.basic import get_vector_length
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.type import TensorType
 
@@ -124,8 +125,6 @@ def mrg_uniform(rstate: Any, size: Any, dtype: str, ndim: int | None = None,
     """``(new_rstate, sample)``: ``prod(size)`` uniform draws in (0, 1) shaped ``size``."""
     size = as_tensor_variable(size)
     if broadcastable is None:
-        from jitgraph.tensor.core.basic import get_vector_length
-
         broadcastable = (False,) * (ndim if ndim is not None else get_vector_length(size))
     new_rstate, sample = MRGUniform(dtype, broadcastable)(rstate, size)
     return new_rstate, sample

@@ -16,6 +16,8 @@ from jitgraph.graph.basic import Apply
 from jitgraph.graph.op import Op
 from jitgraph.random import mrg31k3p
 from jitgraph.random.mrg31k3p import M1, M2, STREAM_LOG2, SUBSTREAM_LOG2
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
 
 
 def _jump_array(log2_steps: int, component: int) -> np.ndarray:
@@ -112,9 +114,6 @@ class DotModulo(Op):
     __props__ = ()
 
     def make_node(self, A: Any, s: Any, m: Any, A2: Any, s2: Any, m2: Any) -> Apply:  # noqa: N803
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-        from jitgraph.tensor.core.type import TensorType
-
         inputs = [as_tensor_variable(v) for v in (A, s, m, A2, s2, m2)]
         for name, var, ndim in zip(("A", "s", "m", "A2", "s2", "m2"), inputs,
                                    (2, 1, 0, 2, 1, 0)):

@@ -17,10 +17,13 @@ from typing import Any
 import numpy as np
 
 from jitgraph.graph.basic import Variable
+from jitgraph.graph.shared import shared
 from jitgraph.random import mrg31k3p
 from jitgraph.random.mrg_distributions import DistributionsMixin, _is_constant, _is_int
 from jitgraph.random.mrg_op import mrg_uniform
 from jitgraph.random.muladd import mul_add
+from jitgraph.tensor import as_tensor_variable, cast, get_vector_length, stack
+from jitgraph.tensor.core import dtypes
 from jitgraph.tensor.core.grad_ops import undefined_grad
 
 #: the most streams one draw uses (Theano's choice: 60 blocks of 256 GPU threads)
@@ -102,8 +105,6 @@ def check_normal_size(size: Any) -> Any:
 
 def size_vector(size: Any) -> Variable:
     """The size (checked by :func:`check_size`) as an int64 vector variable."""
-    from jitgraph.tensor import as_tensor_variable, cast, stack
-
     if isinstance(size, Variable):
         return size
     if all(_is_int(s) for s in size):
@@ -185,10 +186,6 @@ class MRG_RandomStreams(DistributionsMixin):  # noqa: N801 - Theano's name
                 ) -> Variable:
         """Uniform numbers in (low, high) of shape ``size``: ``u * (high - low) + low`` of a
         draw ``u`` in (0, 1), rounded once as Theano's compiled code rounds it."""
-        from jitgraph.graph.shared import shared
-        from jitgraph.tensor import as_tensor_variable, cast
-        from jitgraph.tensor.core import dtypes
-
         size = check_size(size)
         low, high = as_tensor_variable(low), as_tensor_variable(high)
         unit_interval = _is_constant(low, 0) and _is_constant(high, 1)
@@ -220,8 +217,6 @@ def _broadcastable(size: Any, ndim: int | None) -> tuple[bool, ...]:
     if isinstance(size, tuple):
         return tuple(_is_int(s) and s == 1 for s in size)
     if ndim is None:
-        from jitgraph.tensor import get_vector_length
-
         ndim = get_vector_length(size)
     return (False,) * ndim
 

@@ -18,6 +18,7 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.elemwise import _fit_gradient, _pad_left
 
 #: Veltkamp's splitting constant for float64 (2**27 + 1)
 _SPLITTER = 134217729.0
@@ -112,7 +113,6 @@ class MulAdd(Op):
         for name, v in zip(("scale", "shift"), args[1:]):
             if v.dtype != dtype:
                 raise TypeError(f"MulAdd: {name} has dtype {v.dtype}, x has {dtype}; cast it")
-        from jitgraph.tensor.elementwise.elemwise import _pad_left
 
         ndim = max(v.ndim for v in args)
         args = [_pad_left(v, ndim) for v in args]
@@ -137,8 +137,6 @@ class MulAdd(Op):
         return [tuple(dims)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.elementwise.elemwise import _fit_gradient
-
         x, scale, _ = inputs
         (g,) = output_grads
         return [_fit_gradient(g * scale, x), _fit_gradient(g * x, scale),

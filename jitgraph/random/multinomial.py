@@ -16,6 +16,7 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
+from jitgraph.tensor.core.basic import zeros_like
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.type import TensorType
 
@@ -50,7 +51,6 @@ class _FromUniform(Op):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         # Zeros, as Theano's op answers: the distributions wrap pvals in undefined_grad, which
         # is where a gradient through the draw becomes undefined.
-        from jitgraph.tensor.core.basic import zeros_like
 
         return [zeros_like(inp) if k < 2 and not inp.dtype.startswith(("int", "uint")) else None
                 for k, inp in enumerate(inputs)]

@@ -14,8 +14,10 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
+from jitgraph.tensor import as_tensor_variable as atv, eq
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.elemwise import _fit_gradient, _pad_left
 
 
 class PermuteRowElements(Op):
@@ -24,8 +26,6 @@ class PermuteRowElements(Op):
     __props__ = ()
 
     def make_node(self, x: Any, y: Any, inverse: Any) -> Apply:
-        from jitgraph.tensor.elementwise.elemwise import _pad_left
-
         x, y, inverse = (as_tensor_variable(v) for v in (x, y, inverse))
         if y.dtype[:3] not in ("int", "uin"):
             raise TypeError(f"permute_row_elements: y must hold integer permutations, got "
@@ -60,9 +60,6 @@ class PermuteRowElements(Op):
         return [tuple(dims) + (xs[-1],)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor import eq
-        from jitgraph.tensor.elementwise.elemwise import _fit_gradient
-
         x, y, inverse = inputs
         (gz,) = output_grads
         gx = permute_row_elements(gz, y, eq(inverse, 0))
@@ -77,7 +74,5 @@ _permute = PermuteRowElements()
 
 def permute_row_elements(x: Any, y: Any, inverse: Any = 0) -> Variable:
     """``x`` with its last axis reordered by the permutations ``y`` (see the module doc)."""
-    from jitgraph.tensor import as_tensor_variable as atv
-
     return _permute(x, y, atv(np.int8(1 if inverse is True else inverse))
                     if not isinstance(inverse, Variable) else inverse)

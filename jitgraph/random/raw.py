@@ -12,14 +12,15 @@ from typing import Any
 import numpy as np
 
 from jitgraph.graph.basic import Variable
+from jitgraph.random.permute import permute_row_elements
 from jitgraph.random.random_state import RandomStateType, random_state_type
 from jitgraph.random.raw_op import RandomFunction, infer_ndim_bcast
+from jitgraph.tensor import as_tensor_variable, constant
+from jitgraph.tensor.core import dtypes
 from jitgraph.tensor.core.type import TensorType
 
 
 def _float_dtype(dtype: str | None, *params: Variable) -> str:
-    from jitgraph.tensor.core import dtypes
-
     if dtype is not None:
         return dtype
     return dtypes.upcast(dtypes.floatx(), *(p.dtype for p in params))
@@ -28,8 +29,6 @@ def _float_dtype(dtype: str | None, *params: Variable) -> str:
 def uniform(random_state: Variable, size: Any = None, low: Any = 0.0, high: Any = 1.0,
             ndim: int | None = None, dtype: str | None = None) -> tuple[Variable, Variable]:
     """Uniform numbers in [low, high) (``RandomState.uniform``)."""
-    from jitgraph.tensor import as_tensor_variable
-
     low, high = as_tensor_variable(low), as_tensor_variable(high)
     dtype = _float_dtype(dtype, low, high)
     ndim, size, bcast = infer_ndim_bcast(ndim, size, low, high)
@@ -39,8 +38,6 @@ def uniform(random_state: Variable, size: Any = None, low: Any = 0.0, high: Any 
 def normal(random_state: Variable, size: Any = None, avg: Any = 0.0, std: Any = 1.0,
            ndim: int | None = None, dtype: str | None = None) -> tuple[Variable, Variable]:
     """Normal numbers with mean ``avg`` and standard deviation ``std``."""
-    from jitgraph.tensor import as_tensor_variable
-
     avg, std = as_tensor_variable(avg), as_tensor_variable(std)
     dtype = _float_dtype(dtype, avg, std)
     ndim, size, bcast = infer_ndim_bcast(ndim, size, avg, std)
@@ -51,8 +48,6 @@ def binomial(random_state: Variable, size: Any = None, n: Any = 1, p: Any = 0.5,
              ndim: int | None = None, dtype: str = "int64", prob: Any = None
              ) -> tuple[Variable, Variable]:
     """Successes in ``n`` trials of probability ``p``."""
-    from jitgraph.tensor import as_tensor_variable
-
     if prob is not None:
         import warnings
 
@@ -67,8 +62,6 @@ def binomial(random_state: Variable, size: Any = None, n: Any = 1, p: Any = 0.5,
 def random_integers(random_state: Variable, size: Any = None, low: Any = 0, high: Any = 1,
                     ndim: int | None = None, dtype: str = "int64") -> tuple[Variable, Variable]:
     """Integers in [low, high], both ends included."""
-    from jitgraph.tensor import as_tensor_variable
-
     low, high = as_tensor_variable(low), as_tensor_variable(high)
     ndim, size, bcast = infer_ndim_bcast(ndim, size, low, high)
     return RandomFunction("random_integers", TensorType(dtype, bcast))(random_state, size, low,
@@ -79,8 +72,6 @@ def choice(random_state: Variable, size: Any = None, a: Any = 2, replace: Any = 
            p: Any = None, ndim: int | None = None, dtype: str = "int64"
            ) -> tuple[Variable, Variable]:
     """Elements of ``a`` (or of ``range(a)``), with probabilities ``p`` (None: uniform)."""
-    from jitgraph.tensor import as_tensor_variable, constant
-
     a = as_tensor_variable(a)
     if isinstance(replace, (bool, np.bool_)):
         replace = constant(np.int8(replace))
@@ -92,8 +83,6 @@ def choice(random_state: Variable, size: Any = None, a: Any = 2, replace: Any = 
 def poisson(random_state: Variable, size: Any = None, lam: Any = 1.0, ndim: int | None = None,
             dtype: str = "int64") -> tuple[Variable, Variable]:
     """Poisson counts of mean ``lam``."""
-    from jitgraph.tensor import as_tensor_variable
-
     lam = as_tensor_variable(lam)
     ndim, size, bcast = infer_ndim_bcast(ndim, size)
     return RandomFunction("poisson", TensorType(dtype, bcast))(random_state, size, lam)
@@ -102,8 +91,6 @@ def poisson(random_state: Variable, size: Any = None, lam: Any = 1.0, ndim: int 
 def permutation(random_state: Variable, size: Any = None, n: Any = 1, ndim: int | None = None,
                 dtype: str = "int64") -> tuple[Variable, Variable]:
     """A permutation of ``range(n)`` per index of ``size``: shape ``size + (n,)``."""
-    from jitgraph.tensor import as_tensor_variable
-
     if size is None or (isinstance(size, (tuple, list)) and len(size) == 0):
         if ndim not in (None, 1):
             raise TypeError("You asked for just one permutation but asked for more then 1 "
@@ -119,8 +106,6 @@ def multinomial(random_state: Variable, size: Any = None, n: Any = 1, pvals: Any
                 ndim: int | None = None, dtype: str = "int64") -> tuple[Variable, Variable]:
     """Counts of ``n`` trials over the outcomes of ``pvals`` (last axis) per index of
     ``size``: shape ``size + (outcomes,)``."""
-    from jitgraph.tensor import as_tensor_variable
-
     n = as_tensor_variable(n)
     pvals = as_tensor_variable(list(pvals) if isinstance(pvals, tuple) else pvals)
     rows = pvals[..., 0] if pvals.ndim > 1 else pvals[0]
@@ -180,9 +165,6 @@ class RandomStreamsBase:
 
     def shuffle_row_elements(self, input: Any) -> Variable:  # noqa: A002 - Theano's name
         """``input`` with the elements of each row (last axis) in a random order."""
-        from jitgraph.random.permute import permute_row_elements
-        from jitgraph.tensor import as_tensor_variable
-
         input = as_tensor_variable(input)  # noqa: A001
         perm = self.permutation(size=input.shape[:-1], n=input.shape[-1], ndim=input.ndim - 1)
         return permute_row_elements(input, perm)

@@ -18,7 +18,10 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.random import raw_helpers
 from jitgraph.random.random_state import RandomStateType
+from jitgraph.tensor import cast, get_scalar_constant_value, get_vector_length, stack
+from jitgraph.tensor.core.basic import NotScalarConstantError
 from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.gradient import grad_undefined
 from jitgraph.tensor.core.type import TensorType
 
 #: the draws given by name: RandomState methods, or helpers that loop over broadcast parameters
@@ -108,8 +111,6 @@ class RandomFunction(Op):
     grad_always_undefined = True
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.gradient import grad_undefined
-
         return [grad_undefined(self, k, v, "No gradient defined through raw random numbers op")
                 if k >= 2 and str(getattr(v, "dtype", "")).startswith("float") else None
                 for k, v in enumerate(inputs)]
@@ -129,9 +130,6 @@ def infer_ndim_bcast(ndim: int | None, shape: Any, *args: Any
     from the parameters, aligned to the right); a symbolic vector needs a known length or
     ``ndim``; no size takes ndim and the pattern from the parameters. Parameters with more
     dimensions than the sample are refused (Theano's message)."""
-    from jitgraph.tensor import cast, get_scalar_constant_value, get_vector_length, stack
-    from jitgraph.tensor.core.basic import NotScalarConstantError
-
     params = [as_tensor_variable(a) for a in args]
     if isinstance(shape, (tuple, list)) and len(shape) > 0:
         if ndim is not None and ndim != len(shape):

@@ -15,7 +15,9 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
+from jitgraph.tensor import gt, lt, or_
 from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.gradient import grad_undefined
 from jitgraph.tensor.core.type import TensorType
 
 #: the truncation bound of MRG's truncated normal (in standard deviations)
@@ -24,8 +26,6 @@ BOUND = 2.0
 
 def outside(z: Any) -> Variable:
     """The symbolic mask of samples outside [-BOUND, BOUND]."""
-    from jitgraph.tensor import gt, lt, or_
-
     return or_(lt(z, -BOUND), gt(z, BOUND))
 
 
@@ -58,8 +58,6 @@ class TruncatedPack(Op):
         return [(input_shapes[0][0] + input_shapes[1][0],)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.gradient import grad_undefined
-
         return [grad_undefined(self, k, v, "truncation selects samples by value")
                 for k, v in enumerate(inputs)]
 

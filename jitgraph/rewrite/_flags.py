@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from jitgraph.config import config
+
 #: documented defaults, used when the config does not define a flag
 DEFAULTS: dict[str, Any] = {
     "optdb.position_cutoff": math.inf,
@@ -29,8 +31,6 @@ DEFAULTS: dict[str, Any] = {
 
 def flag(path: str) -> Any:
     """The current value of config flag ``path`` (dotted), or its default if it is not defined."""
-    from jitgraph.config import config
-
     obj: Any = config
     try:
         for part in path.split("."):

@@ -33,7 +33,7 @@ from typing import Any
 
 from jitgraph.graph.basic import Constant, Variable, clone_get_equiv, graph_inputs
 from jitgraph.graph.fg import FunctionGraph
-from jitgraph.rewrite import _flags
+from jitgraph.rewrite import _flags, load_tensor_rewrites
 from jitgraph.rewrite.db import RewriteDatabaseQuery, SequenceDB, db_version
 from jitgraph.rewrite.engine import GraphRewriter
 from jitgraph.rewrite.stats import RewriteStats
@@ -131,8 +131,6 @@ def rewrite_fgraph(fgraph: FunctionGraph, level: str | None | RewriteDatabaseQue
     builds the query (:func:`query_for_level`: the mode's tag changes, then the config flags)
     and runs the selected phases. The statistics are also left in ``fgraph.rewrite_stats``.
     """
-    from jitgraph.rewrite import load_tensor_rewrites
-
     load_tensor_rewrites()
     query = query_for_level(level, apply_config, include=include, exclude=exclude,
                             require=require)

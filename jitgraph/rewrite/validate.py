@@ -13,6 +13,7 @@ import warnings
 
 from jitgraph.graph.basic import Apply, io_toposort
 from jitgraph.graph.fg import FunctionGraph, InconsistencyError
+from jitgraph.rewrite.context import RewriteWarning
 
 
 class GraphValidityError(AssertionError):
@@ -84,8 +85,6 @@ class GraphSnapshot:
             error._rewrite_handled = True  # type: ignore[attr-defined]
             raise error
         if on_error != "ignore":
-            from jitgraph.rewrite.context import RewriteWarning
-
             warnings.warn(msg, RewriteWarning, stacklevel=3)
 
 

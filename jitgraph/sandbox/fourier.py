@@ -9,9 +9,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from jitgraph.gradient import grad_undefined
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.graph.type import generic
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
 
 
 class GradTodo(Op):
@@ -50,9 +53,6 @@ class FFT(Op):
         return f"FFT{{half={self.half}, inverse={self.inverse}}}"
 
     def make_node(self, frames: Any, n: Any, axis: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-        from jitgraph.tensor.core.type import TensorType
-
         frames = as_tensor_variable(frames, ndim=2)
         n = as_tensor_variable(n, ndim=0)
         axis = as_tensor_variable(axis, ndim=0)
@@ -77,8 +77,6 @@ class FFT(Op):
         output_storage[1][0] = None
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.gradient import grad_undefined
-
         frames, n, axis = inputs
         return [grad_todo(frames), grad_undefined(self, 1, n), grad_undefined(self, 2, axis)]
 

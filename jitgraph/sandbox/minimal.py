@@ -10,6 +10,8 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.op import Op
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
 
 
 class Minimal(Op):
@@ -18,9 +20,6 @@ class Minimal(Op):
     __props__ = ()
 
     def make_node(self, *args: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-        from jitgraph.tensor.core.type import TensorType
-
         return Apply(self, [as_tensor_variable(a) for a in args], [TensorType("int64", ())()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:

@@ -26,7 +26,8 @@ from jitgraph.scalar.apply import ScalarGraphOp, apply_scalar_op
 from jitgraph.scalar.bridge import (ScalarFromTensor, TensorFromScalar, scalar_from_tensor,
                                     tensor_from_scalar)
 from jitgraph.scalar.composite import Composite
-from jitgraph.scalar.custom import BUILTIN_CLASSES, BinaryScalarOp, ScalarOp, UnaryScalarOp
+from jitgraph.scalar.custom import (BUILTIN_CLASSES, BinaryScalarOp, ScalarOp, UnaryScalarOp,
+                                    row_class)
 from jitgraph.scalar_expr.errors import ComplexError
 from jitgraph.scalar.type import (ScalarType, all_types, bool_, complex64, complex128,
                                   complex_types, complexs, complexs64, complexs128,
@@ -39,6 +40,7 @@ from jitgraph.scalar.var import (ScalarConstant, ScalarVariable, _div, as_common
                                  as_scalar, cast, constant, int_or_true_div, mod_check)
 from jitgraph.tensor.elementwise.math import IntegerDivisionError
 from jitgraph.tensor.elementwise.scalar_ops import Cast as _TableCast
+from jitgraph.tensor.elementwise import scalar_ops
 
 Scalar = ScalarType  # Theano's name for the class
 globals()["bool"] = bool_  # theano.scalar.bool (not shadowing the builtin in this module)
@@ -52,13 +54,9 @@ _ALIASES = {"abs_": "abs", "inv": "reciprocal", "floor_div": "int_div"}
 
 
 def _scalar_op(name: str) -> Any:
-    from jitgraph.tensor.elementwise import scalar_ops
-
     if name.startswith("convert_to_"):
         return _TableCast(name[len("convert_to_"):])
     if name[:1].isupper():  # Theano's class of a row (Erfinv, ...)
-        from jitgraph.scalar.custom import row_class
-
         cls = row_class(name)
         if cls is not None:
             return cls
@@ -79,8 +77,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    from jitgraph.tensor.elementwise import scalar_ops
-
     names = {op.name for op in scalar_ops.all_scalar_ops()} | set(_ALIASES)
     names |= {f"convert_to_{d.dtype}" for d in all_types}
     return sorted(set(globals()) | names)

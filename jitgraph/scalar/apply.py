@@ -14,8 +14,12 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
+from jitgraph.scalar.bridge import scalar_from_tensor, tensor_from_scalar
 from jitgraph.scalar.type import get_scalar_type
-from jitgraph.scalar.var import as_scalar
+from jitgraph.scalar.var import as_scalar, cast
+from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.elementwise.elemwise import Elemwise
 
 
 class ScalarGraphOp(Op):
@@ -52,9 +56,6 @@ class ScalarGraphOp(Op):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list:
-        from jitgraph.scalar.bridge import scalar_from_tensor, tensor_from_scalar
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         if len(outputs) != 1:
             raise NotImplementedError(f"{self} has several outputs: differentiate the scalar "
                                       "graph it was built from")
@@ -66,9 +67,6 @@ class ScalarGraphOp(Op):
 
 
 def _as_scalar_of(g: Variable, dtype: str) -> Variable:
-    from jitgraph.scalar.var import cast
-    from jitgraph.tensor.core import dtypes as dt
-
     return g if dt.is_discrete(dtype) else cast(g, dtype)
 
 
@@ -78,8 +76,6 @@ def apply_scalar_op(scalar_op: Any, *inputs: Any) -> Any:
     the op is applied elementwise instead (``Elemwise(scalar_op)``): this is what the gradient
     of a user-defined scalar op receives (see :mod:`jitgraph.scalar.custom`)."""
     if any(isinstance(i, Variable) and getattr(i.type, "ndim", 0) > 0 for i in inputs):
-        from jitgraph.tensor.elementwise.elemwise import Elemwise
-
         return Elemwise(scalar_op)(*inputs)
     return ScalarGraphOp(scalar_op)(*inputs)
 

@@ -9,6 +9,9 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.scalar.type import get_scalar_type
+from jitgraph.scalar.var import as_scalar
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
 
 
 class TensorFromScalar(Op):
@@ -17,9 +20,6 @@ class TensorFromScalar(Op):
     __props__ = ()  # no parameters: all instances are equal
 
     def make_node(self, s: Any) -> Apply:
-        from jitgraph.scalar.var import as_scalar
-        from jitgraph.tensor.core.type import TensorType
-
         s = as_scalar(s)
         return Apply(self, [s], [TensorType(s.dtype, ()).make_variable()])
 
@@ -40,8 +40,6 @@ class ScalarFromTensor(Op):
     __props__ = ()  # no parameters: all instances are equal
 
     def make_node(self, t: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         t = as_tensor_variable(t)
         if t.ndim != 0:
             raise TypeError(f"scalar_from_tensor needs a 0-d tensor, got {t} of type {t.type}")

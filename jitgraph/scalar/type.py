@@ -15,6 +15,7 @@ import numpy as np
 
 from jitgraph.graph.type import Type
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.type import TensorType
 
 
 class ScalarType(Type):
@@ -33,8 +34,6 @@ class ScalarType(Type):
         return f"Scalar({self.dtype})"
 
     def _as_tensor_type(self) -> Any:  # values compare as 0-d arrays
-        from jitgraph.tensor.core.type import TensorType
-
         return TensorType(self.dtype, ())
 
     def filter(self, data: Any, strict: bool = False, allow_downcast: bool | None = None) -> Any:

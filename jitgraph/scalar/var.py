@@ -7,9 +7,15 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.scalar.type import ScalarType, get_scalar_type
+from jitgraph.scalar_expr.errors import ComplexError
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise import math as tensor_math
+from jitgraph.tensor.elementwise.math import IntegerDivisionError
+from jitgraph.tensor.elementwise.scalar_ops import Cast
 
 
 def _op(name: str) -> Any:
@@ -21,13 +27,9 @@ def _op(name: str) -> Any:
 def _div(x: Any, y: Any) -> Any:
     """``/``: true division, except integer/integer follows ``config.int_division``, as for
     tensors."""
-    from jitgraph.config import config
-
     x, y = as_scalar(x), as_scalar(y)
     if dt.is_discrete(x.dtype) and dt.is_discrete(y.dtype):
         if config.int_division == "raise":
-            from jitgraph.tensor.elementwise.math import IntegerDivisionError
-
             raise IntegerDivisionError(f"dividing integer scalars {x} / {y} with "
                                        "int_division='raise': use // or cast an operand first")
         if config.int_division == "int":
@@ -38,8 +40,6 @@ def _div(x: Any, y: Any) -> Any:
 
 def cast(x: Any, dtype: str) -> "ScalarVariable":
     """``x`` converted to ``dtype`` (a no-op when it already has it)."""
-    from jitgraph.tensor.elementwise.scalar_ops import Cast
-
     x = as_scalar(x)
     dtype = dt.normalize_dtype(dtype)
     return x if x.dtype == dtype else Cast(dtype)(x)
@@ -154,12 +154,8 @@ def int_or_true_div(x_discrete: bool, y_discrete: bool) -> Any:
     """The scalar op ``/`` uses for operands of these kinds: ``int_div`` for two integers when
     ``config.int_division`` is 'int', else ``true_div`` (IntegerDivisionError for two integers
     under 'raise')."""
-    from jitgraph.config import config
-
     if x_discrete and y_discrete:
         if config.int_division == "raise":
-            from jitgraph.tensor.elementwise.math import IntegerDivisionError
-
             raise IntegerDivisionError("dividing two integers with int_division='raise': use "
                                        "// or cast an operand first")
         if config.int_division == "int":
@@ -170,9 +166,6 @@ def int_or_true_div(x_discrete: bool, y_discrete: bool) -> Any:
 def as_common_dtype(*variables: Any) -> Any:
     """The variables (scalars, or tensor variables) cast to their common dtype (a generator,
     as in Theano)."""
-    from jitgraph.tensor.elementwise import math as tensor_math
-    from jitgraph.tensor.core.type import TensorType
-
     def typed(v: Any) -> Any:
         return v if isinstance(getattr(v, "type", None), TensorType) else as_scalar(v)
 
@@ -184,8 +177,6 @@ def as_common_dtype(*variables: Any) -> Any:
 
 def mod_check(x: Any, y: Any) -> Any:
     """``x % y`` for scalars, refusing complex operands (NumPy deprecated ``%`` on them)."""
-    from jitgraph.scalar_expr.errors import ComplexError
-
     x, y = as_scalar(x), as_scalar(y)
     if dt.is_complex(x.dtype) or dt.is_complex(y.dtype):
         raise ComplexError(f"% is not supported on complex numbers ({x.dtype} % {y.dtype}): "

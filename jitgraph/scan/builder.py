@@ -12,11 +12,18 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from jitgraph.graph.basic import Variable
+from jitgraph.compile.profiling_scan import ScanProfileStats
+from jitgraph.graph.basic import Variable, graph_inputs
+from jitgraph.graph.shared import SharedVariable
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan, non_sequences_as_inputs
 from jitgraph.scan.returns import split_step_return
 from jitgraph.scan.shared_recurrent import recur_shared_tensors
 from jitgraph.scan.updates import OrderedUpdates
+from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.math import cast, minimum
+from jitgraph.tensor.shaping.shape import shape_padleft, unbroadcast
 
 
 def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences: Any = None,
@@ -42,9 +49,6 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
     scan profile); ``allow_gc`` is accepted for compatibility; ``mode`` compiles the step
     (default: the ``mode`` flag).
     """
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-    from jitgraph.tensor.elementwise.math import cast
-
     seq_specs = [_sequence_spec(s, j) for j, s in enumerate(_listify(sequences))]
     out_specs = [_output_spec(o, k) for k, o in enumerate(_listify(outputs_info))]
     non_seqs = [v if isinstance(v, Variable) else as_tensor_variable(v)
@@ -94,7 +98,6 @@ def _profile(profile: Any, name: str | None) -> Any:
     """The ScanProfileStats asked for by ``scan(profile=...)``, or None."""
     if not profile:
         return None
-    from jitgraph.compile.profiling_scan import ScanProfileStats
 
     if isinstance(profile, ScanProfileStats):
         return profile
@@ -114,8 +117,6 @@ def _listify(value: Any) -> list:
 # Sequences
 
 def _sequence_spec(seq: Any, j: int) -> tuple[Variable, list[int]]:
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     taps: Any = [0]
     if isinstance(seq, dict):
         if "input" not in seq:
@@ -136,8 +137,6 @@ def _sequence_spec(seq: Any, j: int) -> tuple[Variable, list[int]]:
 def _slice_sequences(seq_specs: list, go_backwards: bool) -> tuple[list, list, list]:
     """One outer slice and one placeholder per tap: entry ``t`` of the slice of tap ``k`` is
     the value the step ``t`` sees for that tap."""
-    from jitgraph.tensor.core.type import TensorType
-
     pairs, lengths, args = [], [], []
     for var, taps in seq_specs:
         low, high = min(min(taps), 0), max(max(taps), 0)
@@ -161,8 +160,6 @@ def _tap_name(var: Variable, tap: int) -> str | None:
 
 
 def _shortest(lengths: list) -> Variable:
-    from jitgraph.tensor.elementwise.math import minimum
-
     n = lengths[0]
     for other in lengths[1:]:
         n = minimum(n, other)
@@ -184,7 +181,6 @@ def _fixed_direction(n_steps: Any, go_backwards: bool) -> tuple[Any, bool]:
     """A constant negative ``n_steps`` means as many steps, backwards."""
     if n_steps is None:
         return None, go_backwards
-    from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value
 
     try:
         value = int(get_scalar_constant_value(n_steps))
@@ -200,8 +196,6 @@ def _fixed_direction(n_steps: Any, go_backwards: bool) -> tuple[Any, bool]:
 
 def _output_spec(info: Any, k: int) -> tuple[Variable | None, list[int] | None]:
     """``(initial value, taps)``, or ``(None, None)`` for an output that is not fed back."""
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     if info is None:
         return None, None
     if isinstance(info, dict):
@@ -223,9 +217,6 @@ def _output_spec(info: Any, k: int) -> tuple[Variable | None, list[int] | None]:
 
 def _recurrent_placeholders(out_specs: list) -> tuple[dict[int, Recurrent], list[Variable]]:
     """A placeholder per tap of each fed-back output, and the outer initial buffers."""
-    from jitgraph.tensor.shaping.shape import shape_padleft, unbroadcast
-    from jitgraph.tensor.core.type import TensorType
-
     recs: dict[int, Recurrent] = {}
     args: list[Variable] = []
     for k, (init, taps) in enumerate(out_specs):
@@ -255,9 +246,6 @@ def _shared_updates(updates: OrderedUpdates, outputs: list, cond: Any,
     uses (random streams), as Theano collects them: not those that only the non-sequences read
     (a dropout mask drawn before the loop and passed in), since the loop takes those as
     inputs."""
-    from jitgraph.graph.shared import SharedVariable
-    from jitgraph.graph.basic import graph_inputs
-
     pairs = list(updates.items())
     seen = {var for var, _ in pairs}
     pending = list(outputs) + [new for _, new in pairs] + ([cond] if cond is not None else [])

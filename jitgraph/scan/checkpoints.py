@@ -12,6 +12,9 @@ from typing import Any
 
 from jitgraph.scan.builder import _listify, scan
 from jitgraph.scan.updates import OrderedUpdates
+from jitgraph.tensor.core.basic import concatenate, zeros
+from jitgraph.tensor.elementwise.math import minimum
+from jitgraph.tensor.extras.extra_ops import arange
 
 
 def scan_checkpoints(fn: Any, sequences: Any = None, outputs_info: Any = None,
@@ -26,10 +29,6 @@ def scan_checkpoints(fn: Any, sequences: Any = None, outputs_info: Any = None,
     ``padding`` the sequences are padded with zeros to a multiple of ``save_every_N`` (the
     padded steps are not run); without, their length must already be one.
     """
-    from jitgraph.tensor.core.basic import concatenate, zeros
-    from jitgraph.tensor.extras.extra_ops import arange
-    from jitgraph.tensor.elementwise.math import minimum
-
     seqs = _listify(sequences)
     infos = _listify(outputs_info)
     non_seqs = _listify(non_sequences)

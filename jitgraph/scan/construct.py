@@ -15,9 +15,12 @@ from typing import Any
 
 from jitgraph.graph.basic import Constant, Variable, clone_replace, graph_inputs, io_toposort
 from jitgraph.graph.fg import MissingInputError
+from jitgraph.graph.shared import SharedVariable
 from jitgraph.scan.info import ScanInfo
 from jitgraph.scan.inner import InnerGraph
 from jitgraph.scan.op import Scan
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.shaping.shape import unbroadcast
 
 
 @dataclass
@@ -106,8 +109,6 @@ def non_sequences_as_inputs(spec: LoopSpec) -> None:
     drawn from a random stream that the step also advances keeps its value over the steps.
     Such non-sequences (the others are computed outside the loop anyway) become placeholders
     in the step's outputs and updates; :func:`build_scan` maps them back outside."""
-    from jitgraph.graph.shared import SharedVariable
-
     updated = {var for var, _ in spec.shared_updates}
     stand_ins = {}
     for var in dict.fromkeys(spec.declared):
@@ -153,8 +154,6 @@ def _boundary(outputs: list[Variable], varying: set[Variable]) -> list[Variable]
 
 
 def _check_strict(boundary: list[Variable], declared: list[Variable]) -> None:
-    from jitgraph.graph.shared import SharedVariable
-
     allowed = set(declared)
     for var in graph_inputs(boundary, list(allowed)):
         if isinstance(var, SharedVariable) and var not in allowed:
@@ -166,8 +165,6 @@ def _check_strict(boundary: list[Variable], declared: list[Variable]) -> None:
 
 
 def _fit_shared_update(var: Variable, new: Variable) -> Variable:
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     if not isinstance(new, Variable):
         new = as_tensor_variable(new)
     fitted = var.type.convert_variable(new)
@@ -220,8 +217,6 @@ def _check_same_kind(k: int, rec: Recurrent, state_type: Any, new: Variable) -> 
 
 
 def _loosen_state(spec: LoopSpec, rec: Recurrent, step_bcast: tuple[bool, ...]) -> None:
-    from jitgraph.tensor.shaping.shape import unbroadcast
-
     old_type = rec.placeholders[0].type
     bcast = tuple(a and b for a, b in zip(old_type.broadcastable, step_bcast))
     new_type = old_type.clone(broadcastable=bcast)

@@ -26,6 +26,13 @@ from typing import Any
 from jitgraph.graph.basic import Apply, Variable, clone_replace, graph_inputs
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan
 from jitgraph.scan.shared_recurrent import shared_dependent_gradients
+from jitgraph.tensor.core.basic import (NotScalarConstantError, get_scalar_constant_value, stack,
+                                        zeros_like)
+from jitgraph.tensor.core.gradient import grad
+from jitgraph.tensor.elementwise.math import switch
+from jitgraph.tensor.indexing.subtensor import set_subtensor
+from jitgraph.tensor.indexing.subtensor_ops import IncSubtensor
+from jitgraph.tensor.shaping.shape import patternbroadcast, shape_padleft, unbroadcast
 
 
 def _differentiable(var: Variable) -> bool:
@@ -34,8 +41,6 @@ def _differentiable(var: Variable) -> bool:
 
 
 def _is_zero(g: Any) -> bool:
-    from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value
-
     if g is None or not hasattr(getattr(g, "type", None), "broadcastable"):
         return True  # no gradient, or a disconnected / undefined marker rather than a tensor
     try:
@@ -98,7 +103,6 @@ class _Backward:
 
 def scan_grad(op: Any, inputs: list[Variable], outputs: list[Variable],
               output_grads: list[Any]) -> list[Variable | None]:
-    from jitgraph.tensor.core.gradient import grad
     from jitgraph.tensor.elementwise.math import eq, minimum
 
     info = op.info
@@ -176,15 +180,12 @@ def _steps_part(g: Variable, n_init: int) -> Variable | None:
     """``y`` when the gradient of a buffer is zero on its ``n_init`` initial entries and ``y``
     on the rest (what indexing ``buffer[n_init:]``, as scan returns it, sends back): the
     backward loop then reads ``y`` instead of a zero-padded copy of it."""
-    from jitgraph.tensor.indexing.subtensor_ops import IncSubtensor
-
     node = g.owner
     if node is None or not isinstance(node.op, IncSubtensor) or node.op.set_instead_of_inc:
         return None
     if node.op.idx_list != (("slice", True, False, False),) or not _is_zero(node.inputs[0]):
         return None
     start, y = node.inputs[2], node.inputs[1]
-    from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value
 
     try:
         if int(get_scalar_constant_value(start)) != n_init:
@@ -222,9 +223,6 @@ def _backward_sequences(spec: LoopSpec, op: Any, bw: _Backward, inputs: list, ou
 
 
 def _zero_state(like: Variable) -> Variable:
-    from jitgraph.tensor.core.basic import zeros_like
-    from jitgraph.tensor.shaping.shape import shape_padleft, unbroadcast
-
     return unbroadcast(shape_padleft(zeros_like(like)), 0)
 
 
@@ -263,8 +261,6 @@ def _backward_states(spec: LoopSpec, op: Any, bw: _Backward, c: dict, inputs: li
 
 
 def _sum_or_zero(parts: list[Variable], like: Variable) -> Variable:
-    from jitgraph.tensor.core.basic import zeros_like
-
     if not parts:
         return zeros_like(like)
     total = parts[0]
@@ -292,10 +288,6 @@ def _collect(result: list, op: Any, bw: _Backward, outer: list, accumulated: lis
              seq_grad_pos: list[int], inputs: list, output_grads: list, start: Any, n: Any,
              nb: Any, truncated: bool, eq: Any) -> None:
     """Gradients of the forward loop's outer inputs from the backward loop's outputs."""
-    from jitgraph.tensor.core.basic import stack, zeros_like
-    from jitgraph.tensor.elementwise.math import switch
-    from jitgraph.tensor.indexing.subtensor import set_subtensor
-
     info = op.info
     n_rec_states = sum(len(w) for w in bw.windows) + len(accumulated)
     pos = 0
@@ -325,8 +317,6 @@ def _collect(result: list, op: Any, bw: _Backward, outer: list, accumulated: lis
 
 def _fit(g: Variable, like: Variable) -> Variable:
     """``g`` with the broadcastable pattern of ``like`` where it can take it."""
-    from jitgraph.tensor.shaping.shape import patternbroadcast
-
     if g.type.broadcastable == like.type.broadcastable:
         return g
     return patternbroadcast(g, like.type.broadcastable)

@@ -12,7 +12,12 @@ from __future__ import annotations
 import threading
 from typing import Any, Sequence
 
-from jitgraph.graph.basic import Constant, Variable
+from jitgraph.compile.function import FunctionMaker
+from jitgraph.compile.io import In
+from jitgraph.compile.mode import Mode, get_mode
+from jitgraph.compile.rewriting import protect_inputs
+from jitgraph.config import config
+from jitgraph.graph.basic import Constant, Variable, graph_inputs
 from jitgraph.graph.fg import FunctionGraph
 
 
@@ -74,9 +79,6 @@ class InnerGraph:
         cache = self.__dict__.setdefault("_rewritten", {})
         found = cache.get(key)
         if found is None or (token[0] == "id" and found[0] is not mode):
-            from jitgraph.compile.mode import get_mode
-            from jitgraph.compile.rewriting import protect_inputs
-
             fg = FunctionGraph(list(self.fgraph.inputs), list(self.fgraph.outputs), clone=True)
             protect_inputs(fg, [fg.inputs[k] for k in mutable])
             get_mode(mode).rewrite(fg)
@@ -99,9 +101,6 @@ def _mode_token(mode: Any) -> tuple:
     """What identifies the program ``mode`` compiles: a plain Mode by its settings (every
     function compiled by the default mode gets a new Mode object, and must not compile the
     inner graph again), any other mode (checking, profiling) by identity."""
-    from jitgraph.compile.mode import Mode
-    from jitgraph.config import config
-
     if mode is None:
         return ("default", bool(config.scan.allow_gc))
 
@@ -115,8 +114,6 @@ def _mode_token(mode: Any) -> tuple:
 
 
 def _check_closed(inputs: Sequence[Variable], outputs: Sequence[Variable]) -> None:
-    from jitgraph.graph.basic import graph_inputs
-
     allowed = set(inputs)
     for var in graph_inputs(list(outputs), list(inputs)):
         if var not in allowed and not isinstance(var, Constant):
@@ -154,10 +151,6 @@ class InnerFunction:
     ``output_cells[j][0]``. The graph's inputs are never overwritten by the program."""
 
     def __init__(self, inner: InnerGraph, mode: Any, mutable: tuple[int, ...] = ()) -> None:
-        from jitgraph.compile.function import FunctionMaker
-        from jitgraph.compile.io import In
-        from jitgraph.compile.mode import get_mode
-
         self.mode_ref = mode
         self.mode = _keeping_buffers(get_mode(mode))
         #: held by a caller from filling the input cells to reading the outputs: the program
@@ -193,9 +186,6 @@ def _keeping_buffers(mode: Any) -> Any:
     included, are written again by the next instead of being allocated anew). Only plain modes
     change; a checking mode's linker is left as it is."""
     import copy
-
-    from jitgraph.compile.mode import Mode
-    from jitgraph.config import config
 
     wanted = bool(config.scan.allow_gc)
     linker = mode.linker

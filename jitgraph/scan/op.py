@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from jitgraph.compile.profiling_scan import ScanProfileStats
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.scan.info import ScanInfo
 from jitgraph.scan.inner import InnerGraph
+from jitgraph.scan.shapes import scan_output_shapes
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.type import TensorType
 
 
 class Scan(Op):
@@ -55,9 +59,6 @@ class Scan(Op):
 
     # -- building ---------------------------------------------------------------------------
     def make_node(self, *inputs: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-        from jitgraph.tensor.core.type import TensorType
-
         info = self.info
         if len(inputs) != info.n_outer_inputs:
             raise ValueError(f"{self} expects {info.n_outer_inputs} inputs, got {len(inputs)}")
@@ -112,8 +113,6 @@ class Scan(Op):
         """Called by a profiled outer function for each of its loop nodes: the loop records
         its calls and its inner nodes in a ScanProfileStats shown inside ``parent``'s
         summary."""
-        from jitgraph.compile.profiling_scan import ScanProfileStats
-
         stats = self.profile
         if stats is None:
             stats = ScanProfileStats(atexit_print=False, name=self.name,
@@ -161,8 +160,6 @@ class Scan(Op):
     # -- shapes -----------------------------------------------------------------------------
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.scan.shapes import scan_output_shapes
-
         return scan_output_shapes(self, node, input_shapes)
 
     # -- gradient ---------------------------------------------------------------------------
@@ -185,8 +182,6 @@ class Scan(Op):
 
 def _stacked(vtype: Any) -> Any:
     """The type of a sequence of values of type ``vtype`` (one more, leading, dimension)."""
-    from jitgraph.tensor.core.type import TensorType
-
     return TensorType(vtype.dtype, (False,) + vtype.broadcastable)
 
 

@@ -21,6 +21,10 @@ from jitgraph.graph.fg import FunctionGraph
 from jitgraph.scan.info import ScanInfo
 from jitgraph.scan.inner import InnerGraph
 from jitgraph.scan.op import Scan
+from jitgraph.tensor.core.basic import constant
+from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
 #: rounds of the pass (nested elementwise sequences move in one level per round)
 MAX_PUSHES = 8
@@ -53,9 +57,6 @@ def _elemwise_under_slices(fgraph: FunctionGraph, seq: Variable, reader: Apply
                            ) -> tuple[Apply, list[Apply]] | None:
     """``(elemwise node, slices from it to seq, innermost first)`` when ``seq`` is an
     Elemwise output read through leading-axis slices only, each used only on that path."""
-    from jitgraph.tensor.elementwise.elemwise import Elemwise
-    from jitgraph.tensor.indexing.subtensor_ops import Subtensor
-
     slices: list[Apply] = []
     var, client = seq, reader
     while var.owner is not None and isinstance(var.owner.op, Subtensor):
@@ -106,8 +107,6 @@ def _rebuild(node: Apply, j: int, elem: Apply, slices: list[Apply]) -> Apply | N
         elif kind == "non_seq":
             args.append(non_seq_in[what])
         else:
-            from jitgraph.tensor.core.basic import constant
-
             args.append(constant(what))
     row = elem.op.make_node(*args).outputs[0]
     old_row = fin[info.inner_seqs()][j]
@@ -132,8 +131,6 @@ def _rebuild(node: Apply, j: int, elem: Apply, slices: list[Apply]) -> Apply | N
 
 def _row_var(stacked: Variable) -> Variable:
     """A fresh inner variable for one row of the sequence ``stacked``."""
-    from jitgraph.tensor.core.type import TensorType
-
     return TensorType(stacked.type.dtype, stacked.type.broadcastable[1:])()
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from jitgraph.graph.basic import Variable
+from jitgraph.graph.shared import SharedVariable
 from jitgraph.scan.updates import OrderedUpdates
+from jitgraph.tensor.core.conversion import as_tensor_variable
 
 
 class until:  # noqa: N801 - Theano's name
@@ -17,8 +19,6 @@ class until:  # noqa: N801 - Theano's name
     (a boolean or integer scalar) is true."""
 
     def __init__(self, condition: Any) -> None:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         cond = as_tensor_variable(condition)
         if cond.ndim != 0:
             raise TypeError(f"until(condition): the condition must be a scalar, got {cond.type}")
@@ -29,8 +29,6 @@ class until:  # noqa: N801 - Theano's name
 
 
 def _is_updates(value: Any) -> bool:
-    from jitgraph.graph.shared import SharedVariable
-
     if isinstance(value, dict):
         return True
     return (isinstance(value, (list, tuple)) and len(value) > 0
@@ -73,7 +71,6 @@ def split_step_return(ret: Any) -> tuple[list[Variable], OrderedUpdates, Variabl
             outputs = items
     else:
         outputs = ret
-    from jitgraph.tensor.core.conversion import as_tensor_variable
 
     outs = []
     for k, out in enumerate(_as_outputs(outputs)):

@@ -23,9 +23,13 @@ from typing import Any
 
 from jitgraph.graph.basic import Apply, Constant, Variable, graph_inputs
 from jitgraph.graph.fg import OUTPUT, FunctionGraph
+from jitgraph.rewrite.engine import GraphRewriter
 from jitgraph.scan.info import ScanInfo
 from jitgraph.scan.inner import InnerGraph
+from jitgraph.scan.merge import merge_scans
 from jitgraph.scan.op import Scan
+from jitgraph.scan.pushin import MAX_PUSHES, pushin_elemwise
+from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,8 +140,6 @@ def remove_unused(fgraph: FunctionGraph, node: Apply) -> dict | None:
 
 def _from_end(node: Any) -> int | None:
     """``j`` when ``node`` reads ``x[-j, ...]`` (a constant ``j > 0``), else None."""
-    from jitgraph.tensor.indexing.subtensor_ops import Subtensor
-
     if node == OUTPUT or not isinstance(node.op, Subtensor) or not node.op.idx_list \
             or node.op.idx_list[0] != "int":
         return None
@@ -150,8 +152,6 @@ def _from_end(node: Any) -> int | None:
 def _plain_tail(node: Any) -> bool:
     """Whether ``node`` is ``x[c:]`` for a constant ``c >= 0`` (how scan drops the initial
     entries of a buffer): reading ``x[c:][-j]`` is reading ``x[-j]``."""
-    from jitgraph.tensor.indexing.subtensor_ops import Subtensor
-
     if node == OUTPUT or not isinstance(node.op, Subtensor) or len(node.op.idx_list) != 1:
         return False
     entry = node.op.idx_list[0]
@@ -209,7 +209,6 @@ def save_mem(fgraph: FunctionGraph, node: Apply) -> dict | None:
 def _scan_pass(name: str, transform: Any, position: float, rounds: int = 1) -> None:
     """Register ``transform(fgraph, node) -> replacements or None`` as a pass over the Scan
     nodes, repeated (up to ``rounds`` times) while it changes something."""
-    from jitgraph.rewrite.engine import GraphRewriter
     from jitgraph.rewrite.phases import optdb
 
     class ScanPass(GraphRewriter):
@@ -231,9 +230,6 @@ def _scan_pass(name: str, transform: Any, position: float, rounds: int = 1) -> N
 
 
 def register_all() -> None:
-    from jitgraph.scan.merge import merge_scans
-    from jitgraph.scan.pushin import MAX_PUSHES, pushin_elemwise
-
     _scan_pass("scan_remove_unused", remove_unused, 1.605)
     _scan_pass("scan_save_mem", save_mem, 1.61)
     _scan_pass("scan_merge", merge_scans, 1.62)

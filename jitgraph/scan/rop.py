@@ -13,12 +13,12 @@ from typing import Any
 
 from jitgraph.graph.basic import Variable, clone_replace
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan
+from jitgraph.tensor.core.basic import zeros_like
+from jitgraph.tensor.core.rop import Rop
+from jitgraph.tensor.elementwise.math import cast
 
 
 def scan_rop(op: Any, inputs: list[Variable], eval_points: list[Any]) -> list[Variable | None]:
-    from jitgraph.tensor.core.rop import Rop
-    from jitgraph.tensor.core.basic import zeros_like
-
     info = op.info
     if info.n_shared:
         raise NotImplementedError(f"R_op of {op}: the loop updates shared variables (random "
@@ -68,9 +68,6 @@ def scan_rop(op: Any, inputs: list[Variable], eval_points: list[Any]) -> list[Va
 
 def _fit(tangent: Variable, value: Variable) -> Variable:
     """The tangent in the value's dtype (zero tangents of integer values included)."""
-    from jitgraph.tensor.core.basic import zeros_like
-    from jitgraph.tensor.elementwise.math import cast
-
     if not hasattr(getattr(tangent, "type", None), "dtype"):
         return zeros_like(value)
     return tangent if tangent.dtype == value.dtype else cast(tangent, value.dtype)

@@ -13,6 +13,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from jitgraph.config import config
+
 
 class ScanStepError(RuntimeError):
     """A step's value does not fit the loop (its shape changed between steps)."""
@@ -181,8 +183,6 @@ _STORED = object()
 def _dest_cells(fn: Any, n_out: int) -> list:
     """Per output of the inner program, the cell to put the array it should be computed into
     (``_NO_DEST`` where it has none, or the ``scan.allow_output_prealloc`` flag is off)."""
-    from jitgraph.config import config
-
     found = getattr(fn, "output_dests", None)
     if not found or not config.scan.allow_output_prealloc:
         return [_NO_DEST] * n_out

@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from jitgraph.graph.basic import Apply, Constant, Variable
+from jitgraph.tensor.elementwise.math import minimum
+from jitgraph.tensor.rewriting.shape import ShapeFeature
+from jitgraph.tensor.shaping.shape import Shape_i
 
 
 def scan_output_shapes(op: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                        ) -> list[tuple]:
-    from jitgraph.tensor.shaping.shape import Shape_i
-
     info = op.info
     n_steps = node.inputs[0]
     inner_shapes = _inner_output_shapes(op, node, input_shapes)
@@ -29,8 +30,6 @@ def scan_output_shapes(op: Any, node: Apply, input_shapes: Sequence[Sequence[Any
             if not info.as_while:
                 length = n_steps + info.n_init(k)
                 if info.keep[k]:
-                    from jitgraph.tensor.elementwise.math import minimum
-
                     length = minimum(length, info.keep[k])
             shapes.append((length, *init_shape[1:]))
         elif k < info.n_rec + info.n_nit_sot:
@@ -46,9 +45,6 @@ def scan_output_shapes(op: Any, node: Apply, input_shapes: Sequence[Sequence[Any
 def _inner_output_shapes(op: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                          ) -> list[tuple | None]:
     """Per inner output, its shape written with the outer inputs' shapes, or None."""
-    from jitgraph.tensor.rewriting.shape import ShapeFeature
-    from jitgraph.tensor.shaping.shape import Shape_i
-
     info = op.info
     inner_in = op.inner.inputs
     outer_dims: dict[Variable, Sequence[Any]] = {}

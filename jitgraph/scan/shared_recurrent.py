@@ -11,16 +11,17 @@ plain shared states, updated in place from step to step.
 
 from __future__ import annotations
 
-from jitgraph.graph.basic import Variable, clone_replace
+from jitgraph.graph.basic import Variable, clone_replace, graph_inputs
 from jitgraph.scan.construct import LoopSpec, Recurrent
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.gradient import grad_undefined
+from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.shaping.shape import shape_padleft, unbroadcast
 
 
 def recur_shared_tensors(spec: LoopSpec) -> list[tuple[Variable, int]]:
     """Move the tensor-typed entries of ``spec.shared_updates`` to ``spec.recs``; return
     (shared variable, index of its recurrent output) for each moved one."""
-    from jitgraph.tensor.shaping.shape import shape_padleft, unbroadcast
-    from jitgraph.tensor.core.type import TensorType
-
     moved = [(var, new) for var, new in spec.shared_updates if isinstance(var.type, TensorType)]
     if not moved:
         return []
@@ -51,8 +52,6 @@ def recur_shared_tensors(spec: LoopSpec) -> list[tuple[Variable, int]]:
 
 
 def _as_variable(value: object) -> Variable:
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     return value if isinstance(value, Variable) else as_tensor_variable(value)
 
 
@@ -63,9 +62,6 @@ def shared_dependent_gradients(op: object, fwd_in: list[Variable], inner_grads: 
     not output) has an undefined gradient, "Depends on a shared variable": the backward loop
     could only redraw, not see the forward draws. ``inner_grads``: inner input position ->
     the backward step's gradient of it. Returns outer input position -> null gradient."""
-    from jitgraph.graph.basic import graph_inputs
-    from jitgraph.tensor.core.gradient import grad_undefined
-
     info = op.info  # type: ignore[attr-defined]
     states = set(fwd_in[info.inner_shared()])
     if not states:

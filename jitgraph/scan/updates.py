@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from jitgraph.graph.shared import SharedVariable
+
 
 class OrderedUpdates(OrderedDict):
     """An ordered mapping from shared variables to their update expressions.
@@ -23,8 +25,6 @@ class OrderedUpdates(OrderedDict):
             self.update(*args, **kwargs)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        from jitgraph.graph.shared import SharedVariable
-
         if not isinstance(key, SharedVariable):
             raise TypeError(f"OrderedUpdates keys must be shared variables, got {key!r} "
                             f"({type(key).__name__})")

@@ -19,6 +19,7 @@ import numpy as np
 from jitgraph.graph.basic import Constant, Variable, ancestors, clone_replace, equal_computations
 from jitgraph.graph.replace import clone
 from jitgraph.scan.returns import split_step_return, until
+from jitgraph.tensor.core.basic import cast, concatenate, zeros
 from jitgraph.unavailable import unavailable_names
 
 _INNER = ("it reads the inner input/output lists of Theano's Scan op, which jitgraph's Scan "
@@ -45,8 +46,6 @@ def safe_new(x: Variable, tag: str = "", dtype: str | None = None) -> Variable:
     shared variable gives a plain variable of its type; a constant a copy of itself."""
     if isinstance(x, Constant):
         if dtype is not None and x.type.dtype != dtype:
-            from jitgraph.tensor.core.basic import cast
-
             return cast(x, dtype)
         return x.clone()
     vtype = x.type if dtype is None else x.type.clone(dtype=dtype)
@@ -72,8 +71,6 @@ def forced_replace(out: Variable, x: Variable, y: Variable) -> Variable:
 def expand_empty(tensor_var: Variable, size: Any) -> Variable:
     """``tensor_var`` with ``size`` rows added after its last one along the first axis. The new
     rows are zeros (Theano left them uninitialised: code must not read them)."""
-    from jitgraph.tensor.core.basic import concatenate, zeros
-
     if isinstance(size, (int, np.integer)) and size == 0:
         return tensor_var
     shape = [size, *(tensor_var.shape[i] for i in range(1, tensor_var.ndim))]

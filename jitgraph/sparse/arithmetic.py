@@ -12,6 +12,9 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.basic import dense_from_sparse, neg, sp_ones_like
+from jitgraph.sparse.reductions import sp_sum
+from jitgraph.sparse.variable import as_sparse_or_tensor_variable
+from jitgraph.tensor.elementwise.math import neg as dense_neg
 
 
 class AddSS(Op):
@@ -135,8 +138,6 @@ class StructuredAddSV(_StoredValuesWithRow):
     combine = staticmethod(np.add)
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.sparse.reductions import sp_sum
-
         return [gout[0], sp_sum(gout[0], axis=0, sparse_grad=True)]
 
     def infer_shape(self, fgraph: Any, node: Apply, shapes: Sequence) -> list:
@@ -196,8 +197,6 @@ class MulSD(Op):
         out[0][0] = z
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.sparse.reductions import sp_sum
-
         x, y = inputs
         gz = gout[0]
         gx = mul_s_d(gz, y)
@@ -218,8 +217,6 @@ class MulSV(_StoredValuesWithRow):
     combine = staticmethod(np.multiply)
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.sparse.reductions import sp_sum
-
         x, y = inputs
         gz = gout[0]
         return [mul_s_v(gz, y), sp_sum(mul_s_s(x, gz), axis=0, sparse_grad=True)]
@@ -234,8 +231,6 @@ mul_s_v = MulSV()
 # -- the functions ----------------------------------------------------------------------------
 
 def _operands(fname: str, x: Any, y: Any) -> tuple[Variable, Variable]:
-    from jitgraph.sparse.variable import as_sparse_or_tensor_variable
-
     x, y = as_sparse_or_tensor_variable(x), as_sparse_or_tensor_variable(y)
     if not (H.is_sparse_variable(x) or H.is_sparse_variable(y)):
         raise TypeError(f"sparse.{fname} needs at least one sparse operand, got {x.type} and "
@@ -261,7 +256,6 @@ def sub(x: Any, y: Any) -> Variable:
     x, y = _operands("sub", x, y)
     if H.is_sparse_variable(y):
         return add(x, neg(y))
-    from jitgraph.tensor.elementwise.math import neg as dense_neg
 
     return add(x, dense_neg(y))
 

@@ -9,11 +9,15 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.gradient_types import disconnected_type
 from jitgraph.graph.op import Op
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.scipy_support import format_class
+from jitgraph.tensor.core.basic import ones_like, zeros_like
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.shaping.shape import patternbroadcast
 
 _INDEX_DTYPE = "int32"
 
@@ -94,7 +98,6 @@ class CSM(Op):
         return f"CSM{{format={self.format!r}}}"
 
     def make_node(self, data: Any, indices: Any, indptr: Any, shape: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
         from jitgraph.tensor.elementwise.math import cast
 
         data = as_tensor_variable(data)
@@ -155,8 +158,6 @@ class CSMGrad(Op):
 
     def make_node(self, x_data: Any, x_indices: Any, x_indptr: Any, x_shape: Any,
                   g_data: Any, g_indices: Any, g_indptr: Any, g_shape: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         inputs = [as_tensor_variable(v) for v in (x_data, x_indices, x_indptr, x_shape, g_data,
                                                     g_indices, g_indptr, g_shape)]
         return Apply(self, inputs, [H.tensor_out(inputs[4].dtype, 1)])
@@ -246,8 +247,6 @@ class SparseFromDense(Op):
         return f"SparseFromDense{{{self.format}}}"
 
     def make_node(self, x: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         if H.is_sparse_variable(x):
             raise TypeError(f"{self}: input is already sparse ({x.type})")
         x = as_tensor_variable(x)
@@ -264,8 +263,6 @@ class SparseFromDense(Op):
         out[0][0] = format_class(self.format)(inputs[0])
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.tensor.shaping.shape import patternbroadcast
-
         (x,) = inputs
         gz = gout[0]  # sparse, or dense when the consumer's gradient is (sparse.dot's)
         gx = dense_from_sparse(gz) if H.is_sparse_variable(gz) else gz
@@ -355,8 +352,6 @@ class Cast(Op):
         out[0][0] = inputs[0].astype(self.out_type)
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.config import config
-
         (x,) = inputs
         if x.dtype.startswith("complex") or gout[0].dtype.startswith("complex"):
             raise NotImplementedError("the gradient of a sparse Cast with complex values is "
@@ -464,8 +459,6 @@ def clean(x: Any) -> Variable:
 
 def sp_ones_like(x: Any) -> Variable:
     """A matrix with x's structure whose stored values are all 1."""
-    from jitgraph.tensor.core.basic import ones_like
-
     x = H.require_sparse("sp_ones_like", 0, x)
     data, indices, indptr, shape = csm_properties(x)
     return CSM(x.format)(ones_like(data), indices, indptr, shape)
@@ -473,8 +466,6 @@ def sp_ones_like(x: Any) -> Variable:
 
 def sp_zeros_like(x: Any) -> Variable:
     """A matrix of x's shape and format with no stored value."""
-    from jitgraph.tensor.core.basic import zeros_like
-
     x = H.require_sparse("sp_zeros_like", 0, x)
     _, _, indptr, shape = csm_properties(x)
     return CSM(x.format)(np.array([], dtype=x.dtype), np.array([], dtype=_INDEX_DTYPE),

@@ -11,6 +11,8 @@ from typing import Any
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.sparse import helpers as H
+from jitgraph.sparse.variable import as_sparse_or_tensor_variable
+import jitgraph.tensor.elementwise.math as M
 
 _OUT_DTYPE = "uint8"
 
@@ -86,8 +88,6 @@ greater_equal_s_s, greater_equal_s_d = GreaterEqualSS(), GreaterEqualSD()
 
 def _comparison(name: str, ss: Op, sd: Op, flipped_sd: Op, dense_name: str) -> Callable:
     def compare(x: Any, y: Any) -> Variable:
-        from jitgraph.sparse.variable import as_sparse_or_tensor_variable
-
         x, y = as_sparse_or_tensor_variable(x), as_sparse_or_tensor_variable(y)
         x_sparse, y_sparse = H.is_sparse_variable(x), H.is_sparse_variable(y)
         if x_sparse and y_sparse:
@@ -96,7 +96,6 @@ def _comparison(name: str, ss: Op, sd: Op, flipped_sd: Op, dense_name: str) -> C
             return sd(x, y)
         if y_sparse:
             return flipped_sd(y, x)  # a < B is B > a
-        import jitgraph.tensor.elementwise.math as M
 
         return getattr(M, dense_name)(x, y)
 

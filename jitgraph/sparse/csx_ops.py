@@ -17,6 +17,8 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.sparse import helpers as H
+from jitgraph.sparse.scipy_support import format_class
+from jitgraph.tensor.core.conversion import as_tensor_variable
 
 
 def _outer(indptr: np.ndarray) -> np.ndarray:
@@ -44,8 +46,6 @@ class _CSxOp(Op):
 
 
 def _arrays(*values: Any) -> list[Variable]:
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     return [as_tensor_variable(v) for v in values]
 
 
@@ -62,7 +62,6 @@ class StructuredDotCSx(_CSxOp):
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list) -> None:
         data, indices, indptr, n_rows, b = inputs
-        from jitgraph.sparse.scipy_support import format_class
 
         n_outer = len(indptr) - 1
         shape = (n_outer, b.shape[0]) if self.format == "csr" else (int(n_rows), n_outer)

@@ -11,6 +11,8 @@ from typing import Any
 from jitgraph.graph.basic import Variable
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.basic import CSM, DenseFromSparse, SparseFromDense
+from jitgraph.sparse.variable import as_sparse_or_tensor_variable
+from jitgraph.tensor.core.grad_check import verify_grad
 
 
 def _converter(value: Any, structured: bool) -> tuple[Any, Callable[[Variable], Variable]]:
@@ -39,9 +41,6 @@ def verify_grad_sparse(op: Callable, pt: Sequence[Any], structured: bool = False
     gradient is checked); otherwise every element of the dense matrix is. A sparse output is
     made dense (keeping only its stored values' gradient when ``structured``). Extra
     arguments go to :func:`jitgraph.tensor.core.grad_check.verify_grad`."""
-    from jitgraph.sparse.variable import as_sparse_or_tensor_variable
-    from jitgraph.tensor.core.grad_check import verify_grad
-
     pairs = [_converter(p, structured) for p in pt]
     points = [p for p, _ in pairs]
     rebuild = [f for _, f in pairs]

@@ -13,6 +13,8 @@ from jitgraph.tensor.core import dtypes as dt
 from jitgraph.sparse.type import SparseType
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.sparse.variable import as_sparse_variable
+from jitgraph.tensor.core.conversion import as_tensor_variable
 
 
 def is_sparse_variable(x: Any) -> bool:
@@ -38,8 +40,6 @@ def label(node: Apply, k: int) -> str:
 
 def require_sparse(op: Any, k: int, x: Any) -> Variable:
     """``x`` as a sparse variable, or a TypeError naming argument ``k`` of ``op``."""
-    from jitgraph.sparse.variable import as_sparse_variable
-
     try:
         return as_sparse_variable(x)
     except TypeError as exc:
@@ -48,8 +48,6 @@ def require_sparse(op: Any, k: int, x: Any) -> Variable:
 
 def require_dense(op: Any, k: int, x: Any, ndims: tuple[int, ...]) -> Variable:
     """``x`` as a tensor of one of ``ndims`` dimensions, or a TypeError naming it."""
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     if is_sparse_variable(x):
         raise TypeError(f"{op}: argument {k} must be a dense tensor, got the sparse {x} "
                         f"({x.type}); convert it with dense_from_sparse")

@@ -16,11 +16,12 @@ from jitgraph.graph.op import Op
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.basic import dense_from_sparse
 from jitgraph.sparse.scipy_support import format_class
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.gradient import grad_undefined
+from jitgraph.tensor.indexing.subtensor import advanced_subtensor1
 
 
 def _int_vector(op: Any, k: int, v: Any) -> Variable:
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     v = as_tensor_variable(v)
     if v.ndim != 1 or not v.dtype.startswith(("int", "uint")):
         raise TypeError(f"{op}: argument {k} must be an integer vector, got {v} ({v.type})")
@@ -28,8 +29,6 @@ def _int_vector(op: Any, k: int, v: Any) -> Variable:
 
 
 def _int_scalar(op: Any, what: str, v: Any) -> Variable:
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     v = as_tensor_variable(v)
     if v.ndim != 0 or not v.dtype.startswith(("int", "uint")):
         raise TypeError(f"{op}: {what} must be an integer scalar, got {v} ({v.type})")
@@ -59,8 +58,6 @@ class GetItemList(Op):
         out[0][0] = H.as_declared(x[index], node.outputs[0].type)
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.gradient import grad_undefined
-
         x, index = inputs
         return [get_item_list_grad(x, index, gout[0]),
                 grad_undefined(self, 1, index, "No gradient for this input")]
@@ -119,8 +116,6 @@ class GetItem2Lists(Op):
         out[0][0] = np.asarray(x[ind1, ind2], dtype=node.outputs[0].dtype).ravel()
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.gradient import grad_undefined
-
         x, ind1, ind2 = inputs
         return [get_item_2lists_grad(x, ind1, ind2, gout[0]),
                 grad_undefined(self, 1, ind1, "No gradient for this input"),
@@ -275,7 +270,6 @@ class ConstructSparseFromList(Op):
     __props__ = ()
 
     def make_node(self, x: Any, values: Any, ilist: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
         from jitgraph.tensor.shaping.shape import shape
 
         x = H.require_dense(self, 0, x, (1, 2))  # a matrix, or its shape (a rebuilt node)
@@ -303,8 +297,6 @@ class ConstructSparseFromList(Op):
         return [[False], [True], [False]]
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.tensor.indexing.subtensor import advanced_subtensor1
-
         _, _, ilist = inputs
         g = gout[0]
         dense = dense_from_sparse(g) if H.is_sparse_variable(g) else g

@@ -15,6 +15,8 @@ from jitgraph.sparse import csx_ops as C
 from jitgraph.sparse import rewrites as R
 from jitgraph.sparse.basic import CSC, CSR, CSMGrad
 from jitgraph.sparse.products import usmm
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.shaping.shape import shape
 
 
 class StructuredDotCSC(C.StructuredDotCSx):
@@ -32,9 +34,6 @@ class StructuredDotCSR(C.StructuredDotCSx):
 
     def make_node(self, a_val: Any, a_ind: Any, a_ptr: Any, *rest: Any) -> Apply:
         if len(rest) == 1:  # Theano's signature: no row count (the csr indptr gives it)
-            from jitgraph.tensor.core.conversion import as_tensor_variable
-            from jitgraph.tensor.shaping.shape import shape
-
             rest = (shape(as_tensor_variable(a_ptr))[0] - 1,) + rest
         return super().make_node(a_val, a_ind, a_ptr, *rest)
 

@@ -13,8 +13,13 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.sparse import helpers as H
+from jitgraph.sparse.arithmetic import mul_s_s
 from jitgraph.sparse.basic import CSC, CSR, csm_properties, dense_from_sparse, transpose
 from jitgraph.sparse.scipy_support import scipy_sparse
+from jitgraph.sparse.variable import as_sparse_or_tensor_variable
+import jitgraph.tensor as T
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.gradient import grad_not_implemented
 
 
 def sparse_times(a: Any, b: Any) -> Any:
@@ -71,8 +76,6 @@ _structured_dot = StructuredDot()
 def structured_dot(x: Any, y: Any) -> Variable:
     """``x @ y`` with at least one sparse operand (a dense ``x`` is handled through
     transposes); the sparse operand's gradient keeps its structure."""
-    from jitgraph.sparse.variable import as_sparse_or_tensor_variable
-
     x, y = as_sparse_or_tensor_variable(x), as_sparse_or_tensor_variable(y)
     if H.is_sparse_variable(x):
         return _structured_dot(x, y)
@@ -90,8 +93,6 @@ class _StructuredDotGrad(Op):
     format = ""
 
     def make_node(self, a_indices: Any, a_indptr: Any, b: Any, g_ab: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         a_indices, a_indptr = as_tensor_variable(a_indices), as_tensor_variable(a_indptr)
         b = H.require_dense(self, 2, b, (2,))
         g_ab = H.require_dense(self, 3, g_ab, (2,))
@@ -150,8 +151,6 @@ class TrueDot(Op):
         return "TrueDot"
 
     def make_node(self, x: Any, y: Any) -> Apply:
-        from jitgraph.sparse.variable import as_sparse_or_tensor_variable
-
         x = H.require_sparse(self, 0, x)
         y = as_sparse_or_tensor_variable(y)
         if not H.is_sparse_variable(y) and y.ndim not in (1, 2):
@@ -186,8 +185,6 @@ class TrueDot(Op):
 
 def true_dot(x: Any, y: Any, grad_preserves_dense: bool = True) -> Variable:
     """``x @ y`` as a sparse matrix (at least one operand sparse)."""
-    from jitgraph.sparse.variable import as_sparse_or_tensor_variable
-
     x, y = as_sparse_or_tensor_variable(x), as_sparse_or_tensor_variable(y)
     op = TrueDot(grad_preserves_dense)
     if H.is_sparse_variable(x):
@@ -208,8 +205,6 @@ class Dot(Op):
         return "SparseDot"
 
     def make_node(self, x: Any, y: Any) -> Apply:
-        from jitgraph.sparse.variable import as_sparse_or_tensor_variable
-
         x, y = as_sparse_or_tensor_variable(x), as_sparse_or_tensor_variable(y)
         if not (H.is_sparse_variable(x) or H.is_sparse_variable(y)):
             raise TypeError(f"{self} needs at least one sparse operand, got {x.type} and "
@@ -227,8 +222,6 @@ class Dot(Op):
         out[0][0] = _as_array(sparse_times(x, y), node.outputs[0].dtype)
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        import jitgraph.tensor as T
-
         x, y = inputs
         (gz,) = gout
         if H.is_dense_variable(y):
@@ -255,8 +248,6 @@ _dot = Dot()
 
 def dot(x: Any, y: Any) -> Variable:
     """``x @ y`` with at least one sparse operand, as a dense result (dense gradients)."""
-    from jitgraph.sparse.variable import as_sparse_or_tensor_variable
-
     x, y = as_sparse_or_tensor_variable(x), as_sparse_or_tensor_variable(y)
     if not (H.is_sparse_variable(x) or H.is_sparse_variable(y)):
         raise TypeError(f"sparse.dot needs at least one sparse operand, got {x.type} and "
@@ -291,9 +282,6 @@ class SamplingDot(Op):
         out[0][0] = z
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.sparse.arithmetic import mul_s_s
-        from jitgraph.tensor.core.gradient import grad_not_implemented
-
         x, y, p = inputs
         pg = mul_s_s(p, gout[0])
         return [dot(pg, y), dot(transpose(pg), x),
@@ -322,8 +310,6 @@ class Usmm(Op):
         return "Usmm{inplace}" if self.inplace else "Usmm{no_inplace}"
 
     def make_node(self, alpha: Any, x: Any, y: Any, z: Any) -> Apply:
-        from jitgraph.sparse.variable import as_sparse_or_tensor_variable
-
         alpha = H.require_dense(self, 0, alpha, (0, 2))  # Theano's: a (1, 1) matrix
         if alpha.ndim == 2 and alpha.broadcastable != (True, True):
             raise TypeError(f"{self}: alpha must be a scalar or a broadcastable (1, 1) matrix, "

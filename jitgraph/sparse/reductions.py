@@ -7,11 +7,14 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.basic import SparseFromDense, dense_from_sparse, sp_ones_like, transpose
 from jitgraph.sparse.scipy_support import format_class
+import jitgraph.tensor as T
+from jitgraph.tensor.elementwise.math import minimum
 
 
 class SpSum(Op):
@@ -42,9 +45,6 @@ class SpSum(Op):
             out[0][0] = np.asarray(x.sum(axis=self.axis, dtype=dtype), dtype=dtype).ravel()
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        import jitgraph.tensor as T
-        from jitgraph.config import config
-
         (x,) = inputs
         (gz,) = gout
         if not x.dtype.startswith(("float", "complex")):
@@ -97,8 +97,6 @@ class Diag(Op):
         return [square_diagonal(gout[0])]
 
     def infer_shape(self, fgraph: Any, node: Apply, shapes: Sequence) -> list:
-        from jitgraph.tensor.elementwise.math import minimum
-
         return [(minimum(*shapes[0]),)]
 
 

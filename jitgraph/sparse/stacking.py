@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.basic import SparseFromDense, csm_shape, dense_from_sparse
 from jitgraph.sparse.scipy_support import scipy_sparse
+from jitgraph.sparse.variable import as_sparse_variable
+from jitgraph.tensor.elementwise.math import add
 
 
 class HStack(Op):
@@ -19,8 +22,6 @@ class HStack(Op):
     axis = 1
 
     def __init__(self, format: str | None = None, dtype: str | None = None) -> None:
-        from jitgraph.config import config
-
         self.format = format or "csc"
         self.dtype = dtype or config.floatX
 
@@ -46,8 +47,6 @@ class HStack(Op):
                                   node.outputs[0].type)
 
     def grad(self, inputs: Sequence[Variable], gout: Sequence[Variable]) -> list:
-        from jitgraph.tensor.elementwise.math import add
-
         gz = gout[0]
         if H.is_sparse_variable(gz):
             gz = dense_from_sparse(gz)
@@ -63,8 +62,6 @@ class HStack(Op):
         return grads
 
     def infer_shape(self, fgraph: Any, node: Apply, shapes: Sequence) -> list:
-        from jitgraph.tensor.elementwise.math import add
-
         total = shapes[0][self.axis]
         for s in shapes[1:]:
             total = add(total, s[self.axis])
@@ -79,8 +76,6 @@ class VStack(HStack):
 
 def _stack(cls: type, blocks: Sequence[Any], format: str | None, dtype: str | None
            ) -> Variable:
-    from jitgraph.sparse.variable import as_sparse_variable
-
     blocks = [as_sparse_variable(b) for b in blocks]
     if dtype is None:
         dtype = H.upcast(*[b.dtype for b in blocks])

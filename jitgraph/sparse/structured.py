@@ -14,6 +14,10 @@ import numpy as np
 from jitgraph.graph.basic import Variable
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.basic import CSM, csm_properties
+import jitgraph.tensor as T
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.elementwise.math import round_half_to_even
+from jitgraph.tensor.nnet import sigmoid
 
 
 def structured_monoid(tensor_op: Callable) -> Callable:
@@ -24,8 +28,6 @@ def structured_monoid(tensor_op: Callable) -> Callable:
     def decorator(f: Callable) -> Callable:
         @functools.wraps(f)
         def structured(x: Any, *args: Any) -> Variable:
-            from jitgraph.tensor.core.conversion import as_tensor_variable
-
             x = H.require_sparse(f.__name__, 0, x)
             extra = [as_tensor_variable(a) for a in args]
             for k, a in enumerate(extra, start=1):
@@ -44,8 +46,6 @@ def _tensor(name: str) -> Callable:
     """The tensor function ``name`` (jitgraph.tensor), resolved when first called."""
 
     def call(*args: Any) -> Variable:
-        import jitgraph.tensor as T
-
         fn = getattr(T, name, None)
         if fn is None:
             fn = _FALLBACKS[name]
@@ -63,8 +63,6 @@ def _rad2deg(x: Any) -> Variable:
 
 
 def _rint(x: Any) -> Variable:
-    from jitgraph.tensor.elementwise.math import round_half_to_even
-
     return round_half_to_even(x)
 
 
@@ -75,8 +73,6 @@ def _conj(x: Any) -> Variable:
 
 
 def _sigmoid(x: Any) -> Variable:
-    from jitgraph.tensor.nnet import sigmoid
-
     return sigmoid(x)
 
 

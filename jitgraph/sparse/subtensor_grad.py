@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from jitgraph.graph.basic import Variable
+from jitgraph.sparse.indexing import construct_sparse_from_list
 from jitgraph.tensor.indexing.subtensor_ops import AdvancedSubtensor1
 
 
@@ -17,8 +18,6 @@ class SparseGradAdvancedSubtensor1(AdvancedSubtensor1):
         return "AdvancedSubtensor1"
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.sparse.indexing import construct_sparse_from_list
-
         x, ilist = inputs
         if x.ndim != 2:
             raise NotImplementedError("sparse_grad: a sparse gradient exists only for "

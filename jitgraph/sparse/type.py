@@ -16,6 +16,7 @@ import numpy as np
 
 from jitgraph.graph.type import Type
 from jitgraph.sparse.scipy_support import format_class, is_sparse_value, scipy_sparse
+from jitgraph.tensor.elementwise.math import cast
 
 #: the dtypes a sparse matrix may have (Theano's ``sparse.all_dtypes``)
 all_dtypes = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -114,7 +115,6 @@ class SparseType(Type):
         """The two dims of the sparse variable ``var`` as int64 scalars (what the shape
         rewrites start from when no op says better)."""
         from jitgraph.sparse.basic import csm_shape
-        from jitgraph.tensor.elementwise.math import cast
 
         shape = cast(csm_shape(var), "int64")
         return (shape[0], shape[1])

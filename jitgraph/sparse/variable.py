@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.sparse.scipy_support import is_sparse_value, scipy_sparse
 from jitgraph.sparse.type import SparseType, format_of, hash_from_sparse
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.elementwise.math import cast
 
 
 def _ops():
@@ -58,8 +61,6 @@ class _SparseOperators:
     @property
     def shape(self):
         """The shape as an int64 vector (as a tensor's: ``csm_shape`` cast)."""
-        from jitgraph.tensor.elementwise.math import cast
-
         return cast(_ops().csm_shape(self), "int64")
 
     def toarray(self):
@@ -131,8 +132,6 @@ class SparseConstant(_SparseOperators, Constant):
 
 def _constructor(fmt: str, default_dtype: str | None):
     def make(name: str | None = None, dtype: str | None = None) -> SparseVariable:
-        from jitgraph.config import config
-
         return SparseType(fmt, dtype or default_dtype or config.floatX).make_variable(name)
 
     make.__name__ = f"{fmt}_matrix"
@@ -158,8 +157,6 @@ for _f, _n in ((csc_dmatrix, "csc_dmatrix"), (csr_dmatrix, "csr_dmatrix"),
 
 def matrix(format: str, name: str | None = None, dtype: str | None = None) -> SparseVariable:
     """A symbolic sparse matrix of ``format`` ('csc' or 'csr')."""
-    from jitgraph.config import config
-
     return SparseType(format, dtype or config.floatX).make_variable(name)
 
 
@@ -196,8 +193,6 @@ def as_sparse_or_tensor_variable(x: Any, name: str | None = None) -> Variable:
     try:
         return as_sparse_variable(x, name)
     except (ValueError, TypeError):
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         return as_tensor_variable(x, name)
 
 

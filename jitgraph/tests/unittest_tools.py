@@ -24,8 +24,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jitgraph.compile.function import function
+from jitgraph.compile.mode import get_default_mode
 from jitgraph.config import config
-from jitgraph.gradient import GradientError
+from jitgraph.gradient import GradientError, verify_grad as _verify_grad
+from jitgraph.graph.op import Op
+from jitgraph.tensor.elementwise import scalar_ops
+from jitgraph.tensor.elementwise.math import elemwise_op
 
 _logger = logging.getLogger("jitgraph.tests.unittest_tools")
 
@@ -61,8 +66,6 @@ def verify_grad(op: Callable[..., Any], pt: Sequence[Any], n_tests: int = 2, rng
                 *args: Any, **kwargs: Any) -> None:
     """:func:`jitgraph.gradient.verify_grad` with NumPy's global generator seeded by
     :func:`seed_rng` when no ``rng`` is given, so a failure repeats from run to run."""
-    from jitgraph.gradient import verify_grad as _verify_grad
-
     if rng is None:
         seed_rng()
         rng = np.random
@@ -195,12 +198,8 @@ def assertFailure_fast(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def _as_op(op: Any) -> Any:
     """``T.exp`` is a function here (Theano's is an Elemwise object): its shared op."""
-    from jitgraph.graph.op import Op
-
     if isinstance(op, Op) or isinstance(op, type):
         return op
-    from jitgraph.tensor.elementwise import scalar_ops
-    from jitgraph.tensor.elementwise.math import elemwise_op
 
     name = getattr(op, "__name__", None)
     if name and any(s.name == name for s in scalar_ops.all_scalar_ops()):
@@ -293,8 +292,6 @@ class InferShapeTester(unittest.TestCase):
     compares them with the shapes of the computed outputs."""
 
     def setUp(self) -> None:
-        from jitgraph.compile.mode import get_default_mode
-
         seed_rng()
         # canonicalize is what turns ``op(x).shape`` into the op's infer_shape graph
         self.mode = get_default_mode().including("canonicalize")
@@ -307,8 +304,6 @@ class InferShapeTester(unittest.TestCase):
         ``numeric_inputs``; ``cls`` (the op's class) must appear in the outputs' graph and, when
         ``check_topo``, not in the shapes' graph. ``warn``: log when two dimensions of an input
         have the same size (a mix-up of those dimensions would go unnoticed)."""
-        from jitgraph.compile.function import function
-
         mode = self.mode.excluding(*excluding) if excluding else self.mode
         if warn:
             self._warn_on_repeated_sizes(cls, numeric_inputs)

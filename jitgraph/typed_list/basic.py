@@ -14,9 +14,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.op import Op
+from jitgraph.tensor.core.conversion import as_tensor_variable, constant
+from jitgraph.tensor.core.type import TensorType
 from jitgraph.tensor.core.type_other import SliceType  # noqa: F401  (Theano's module exported it)
+from jitgraph.tensor.core.type_other import slicetype
 from jitgraph.typed_list.type import TypedListType
 
 
@@ -38,8 +42,6 @@ def _as_element(x: Variable, elem: Any, op: str) -> Variable:
 
 
 def _as_index(index: Any, op: str) -> Variable:
-    from jitgraph.tensor.core.conversion import constant
-
     if not isinstance(index, Variable):
         return constant(index, ndim=0, dtype="int64")
     if getattr(index.type, "ndim", None) != 0 or index.type.dtype != "int64":
@@ -53,9 +55,6 @@ def _copy(value: Any) -> Any:
 
 
 def _floatx_scalar() -> Variable:
-    from jitgraph.config import config
-    from jitgraph.tensor.core.type import TensorType
-
     return TensorType(config.floatX, ())()
 
 
@@ -86,8 +85,6 @@ class GetItem(_ListOp):
     __props__ = ()
 
     def make_node(self, x: Any, index: Any) -> Apply:
-        from jitgraph.tensor.core.type_other import slicetype
-
         x = _as_list_variable(x, "GetItem")
         if isinstance(index, slice):
             return Apply(self, [x, slicetype.make_constant(index)], [x.type()])
@@ -221,8 +218,6 @@ class Length(_ListOp):
     __props__ = ()
 
     def make_node(self, x: Any) -> Apply:
-        from jitgraph.tensor.core.type import TensorType
-
         x = _as_list_variable(x, "Length")
         return Apply(self, [x], [TensorType("int64", ())()])
 
@@ -236,8 +231,6 @@ class MakeList(_ListOp):
     __props__ = ()
 
     def make_node(self, a: Sequence[Any]) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         if not isinstance(a, (list, tuple)) or not a:
             raise TypeError(f"make_list: expected a non-empty list or tuple of variables, "
                             f"got {a!r}")

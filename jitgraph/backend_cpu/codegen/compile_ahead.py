@@ -29,6 +29,9 @@ import threading
 import time
 from typing import Any
 
+from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
+from jitgraph.cache import store
+
 #: fewest entries to build for a child process to be worth its fork
 MIN_PARALLEL = 3
 #: seconds to wait for the child once this process has every entry (the child then has
@@ -145,9 +148,6 @@ def _fork(entries: list[tuple[Any, str]]) -> tuple[int, int] | None:
 
 
 def _child(entries: list[tuple[Any, str]], fd: int) -> None:
-    from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
-    from jitgraph.cache import store
-
     n0 = len(COMPILE_LOG)
     misses, seconds = store.STATS.misses, store.STATS.compile_seconds
     for module, entry in reversed(entries):
@@ -162,9 +162,6 @@ def _child(entries: list[tuple[Any, str]], fd: int) -> None:
 
 def _join(pid: int, fd: int) -> None:
     """Wait for the child (at most :data:`CHILD_TIMEOUT` s more) and merge its report."""
-    from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
-    from jitgraph.cache import store
-
     chunks = []
     deadline = time.monotonic() + CHILD_TIMEOUT
     with os.fdopen(fd, "rb") as inp:

@@ -21,7 +21,11 @@ import time
 import types as pytypes
 from typing import Any, NamedTuple
 
+from jitgraph.backend_cpu import native
+from jitgraph.backend_cpu.native import build_direct
 from jitgraph.backend_cpu.options import CodegenOptions, compiling_with
+from jitgraph.cache.keys import make_key
+from jitgraph.cache.modules import CachedModule
 
 HEADER = """\
 import math
@@ -93,9 +97,6 @@ class KernelModule:
         self._cached: Any = None
         self._module: pytypes.ModuleType | None = None
         if DISK_CACHE:
-            from jitgraph.cache.keys import make_key
-            from jitgraph.cache.modules import CachedModule
-
             # The source's digest is part of the key: a kernel structure whose helpers or
             # templates changed (a jitgraph upgrade) gets an entry of its own instead of
             # colliding with the old one.
@@ -185,8 +186,6 @@ def direct_object(source: str, entry: str, export: str, kind: str, options: Code
                   description: str) -> tuple[Any, str]:
     """``entry`` compiled without Numba (the direct compiler of :mod:`jitgraph.backend_cpu.native`):
     (native object or None, why not)."""
-    from jitgraph.backend_cpu.native import build_direct
-
     t0 = time.perf_counter()
     obj, why = build_direct(source, entry, export, kind, options)
     if obj is not None:
@@ -238,8 +237,6 @@ def _from_compilers(compile_direct: Any, compile_numba: Any, export: str, kind: 
     if compile_direct is not None:
         obj, _ = compile_direct()
         if obj is not None:
-            from jitgraph.backend_cpu import native
-
             try:
                 return _native_result(obj, kind, export), obj, ""
             except native.Unavailable:
@@ -251,8 +248,6 @@ def _from_numba(compile_numba: Any, export: str, kind: str, target_cpu: str
                 ) -> tuple[Any, Any, str]:
     """Compile for a native object and load it: (what to call or None, the object or None,
     why there is no object)."""
-    from jitgraph.backend_cpu import native
-
     obj, why = native.build(compile_numba(FOR_NATIVE), export, kind, target_cpu)
     if obj is None:
         return None, None, why
@@ -263,8 +258,6 @@ def _from_numba(compile_numba: Any, export: str, kind: str, target_cpu: str
 
 
 def _native_result(obj: Any, kind: str, name: str) -> Any:
-    from jitgraph.backend_cpu import native
-
     address = native.load(obj)
     return native.python_function(address, name) if kind == "python" else address
 
@@ -280,8 +273,6 @@ def _numba_result(disp: Any, kind: str) -> Any:
 
 
 def _load_stored(cached: Any, entry: str, kind: str) -> Any:
-    from jitgraph.backend_cpu import native
-
     t0 = time.perf_counter()
     stored = cached.read_native(entry)
     if stored is None or stored[1] is None:

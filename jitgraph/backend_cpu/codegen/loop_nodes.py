@@ -15,6 +15,7 @@ import numpy as np
 from jitgraph.backend_cpu.codegen.loop import LoopWriter, Val, _literal, _loops, scalar_lines
 from jitgraph.backend_cpu.codegen.scalar_templates import StageCall, Unsupported, cv
 from jitgraph.graph.basic import Apply, Constant
+from jitgraph.tensor.indexing.index_encoding import index_vars
 
 
 def _broadcast_shape(lw: LoopWriter, node: Apply, ins: list[Val], ndim: int) -> list[str]:
@@ -320,8 +321,6 @@ def _slice(n: str, start: int | None, stop: int | None) -> tuple[str, str]:
 def _index(lw: LoopWriter, node: Apply, src: Val, ins: list[Val], invariant: bool
            ) -> tuple[list[str], Callable[[list[str]], list[str]]]:
     """The shape of ``src[index]`` and the mapping from its indices to ``src``'s."""
-    from jitgraph.tensor.indexing.index_encoding import index_vars
-
     entries = index_vars(node.op.idx_list, node.inputs[1:])
     values = dict(zip(node.inputs[1:], ins[1:]))
     shape: list[str] = []

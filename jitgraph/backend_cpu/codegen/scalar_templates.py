@@ -41,6 +41,7 @@ from jitgraph.scalar_expr.expr import (COMPLEX_DTYPES, SUPPORTED_DTYPES, Expr, U
                                        check_dtypes, component, is_complex, is_float,
                                        is_signed, is_unsigned)
 from jitgraph.codegen.render import OPERATORS, Dialect, ScalarBody, template_of
+from jitgraph.backend_cpu.runtime.blocks import PRIMITIVES
 
 __all__ = ["Body", "StageCall", "Unsupported", "SUPPORTED_DTYPES", "check_dtypes", "cv",
            "get_template", "helper_source", "lit", "wrap"]
@@ -145,8 +146,6 @@ class Body(ScalarBody):
 
     def prim(self, name: str, arg: str, dtype: str) -> str:
         """``name(arg)`` for a float ``dtype``: a stage call in fast bodies, else libm."""
-        from jitgraph.backend_cpu.runtime.blocks import PRIMITIVES
-
         block_fn, libm = PRIMITIVES[name]
         if not self.fast:
             call = f"{libm}({arg})"
@@ -283,8 +282,6 @@ class PythonDialect(Dialect):
         return f"{n.op}({a[0]}, {a[1]})"  # the builtins max and min
 
     def fn(self, b: Body, n: Expr, a: list[str]) -> str:
-        from jitgraph.backend_cpu.runtime.blocks import PRIMITIVES
-
         if n.attr in PRIMITIVES:
             return b.prim(n.attr, a[0], n.dtype)
         call = f"{_PY_FUNCTIONS.get(n.attr, f'math.{n.attr}')}({', '.join(a)})"

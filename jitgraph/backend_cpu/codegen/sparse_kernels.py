@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 
 from jitgraph.backend_cpu.codegen.kernels import KernelSource, kernel_module
+from jitgraph.backend_cpu.runtime.parallel import run_chunks
+from jitgraph.sparse.scipy_support import format_class
 
 DTYPES = ("float32", "float64")
 FORMATS = ("csr", "csc")
@@ -202,8 +204,6 @@ class SparseKernels:
         fn = self.entry(name)
         flags = np.zeros(1, dtype=np.int64)
         if parallel and self.nthreads > 1 and work >= self.minsize and outer > 1:
-            from jitgraph.backend_cpu.runtime.parallel import run_chunks
-
             run_chunks(fn, args + (flags,), outer, self.nthreads)
         else:
             fn(*args, flags, 0, outer)
@@ -318,8 +318,6 @@ def _to_csr(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, n_rows: i
             n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The csr arrays of the csc matrix ``(data, indices, indptr)`` (SciPy's conversion: the
     values are scipy.sparse matrices, so SciPy is loaded)."""
-    from jitgraph.sparse.scipy_support import format_class
-
     csr = format_class("csc")((data, indices, indptr), shape=(n_rows, n_cols)).tocsr()
     return csr.data, _index(csr.indices), _index(csr.indptr)
 

@@ -21,9 +21,10 @@ import numpy as np
 from jitgraph.tensor.linalg import blas as B
 
 from jitgraph.backend_cpu.codegen import compile_ahead
-from jitgraph.backend_cpu.runtime import blas_threads
+from jitgraph.backend_cpu.runtime import blas_threads, cblas
 from jitgraph.backend_cpu.codegen.kernels import KernelSource, kernel_module
 from jitgraph.backend_cpu.lowering.registry import BLAS, Lowered, register_lowering
+from jitgraph.backend_cpu.runtime.driver import _perform_lowering
 
 _REAL = ("float32", "float64")
 
@@ -117,8 +118,6 @@ def gemm_inplace(z: np.ndarray, alpha: np.ndarray, x: np.ndarray, y: np.ndarray,
                  beta: np.ndarray, helpers: Helpers) -> np.ndarray:
     """``z = beta * z + alpha * x @ y`` in place (2-d): one BLAS call accumulating into ``z``
     (:mod:`.cblas`), else a product then the epilogue pass."""
-    from jitgraph.backend_cpu.runtime import cblas
-
     if cblas.gemm(alpha.item(), x, y, beta.item(), z):
         return z
     return finish(z, alpha, np.dot(x, y), beta, True, helpers)
@@ -234,8 +233,6 @@ def lower_ger(op: Any, node: Any, ctx: Any) -> Lowered | None:
 
 @register_lowering(B.BatchedDot)
 def lower_batched_dot(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_cpu.runtime.driver import _perform_lowering
-
     lw = _perform_lowering(node, registered=True)
     lw.kind = BLAS
     return lw

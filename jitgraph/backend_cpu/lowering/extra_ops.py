@@ -21,13 +21,14 @@ from typing import Any
 import numpy as np
 
 from jitgraph.backend_cpu.codegen.elemwise import _Writer
-from jitgraph.backend_cpu.codegen.kernels import (HEADER, KernelSource, numba_array_type,
-                                                  signature_text)
+from jitgraph.backend_cpu.codegen.kernels import (HEADER, KernelSource, kernel_module,
+                                                  numba_array_type, signature_text)
 from jitgraph.backend_cpu.options import CodegenOptions
 from jitgraph.backend_cpu.lowering.registry import NUMBA, PY, Lowered, register_lowering
 from jitgraph.tensor.extras import binning, cumulative, unique
 from jitgraph.tensor.indexing import index_ravel
 from jitgraph.tensor.shaping import diagonal_fill
+from jitgraph.backend_cpu.runtime.driver import _perform_lowering
 
 # the module (jitgraph.tensor.extras.sort, read as an attribute, is the sort function, as in Theano)
 _sort = importlib.import_module("jitgraph.tensor.extras.sort")
@@ -127,8 +128,6 @@ class LineRunner:
     def _fn(self, entry: str) -> Any:
         fn = self._fns.get(entry)
         if fn is None:
-            from jitgraph.backend_cpu.codegen.kernels import kernel_module
-
             fn = self._fns[entry] = kernel_module(self.source).get(entry)
         return fn
 
@@ -206,8 +205,6 @@ def lower_sort(op: Any, node: Any, ctx: Any) -> Lowered:
 
 
 def _perform(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_cpu.runtime.driver import _perform_lowering
-
     return _perform_lowering(node, registered=True)
 
 

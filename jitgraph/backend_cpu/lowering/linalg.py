@@ -14,14 +14,13 @@ import inspect
 from typing import Any
 
 from jitgraph.backend_cpu.lowering.registry import Lowered, lower, register_lowering
+from jitgraph.backend_cpu.runtime.driver import _perform_lowering
 from jitgraph.graph.op import Op
 from jitgraph.tensor.linalg import fft, nlinalg, slinalg
 from jitgraph.tensor.shaping import diag_ops
 
 
 def _perform(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_cpu.runtime.driver import _perform_lowering
-
     return _perform_lowering(node, registered=True)
 
 

@@ -23,6 +23,7 @@ from jitgraph.backend_cpu.codegen import compile_ahead
 from jitgraph.backend_cpu.codegen.kernels import kernel_module
 from jitgraph.backend_cpu.codegen.pool import EXCLUDE_PAD, INCLUDE_PAD, SUM, pool_kernels_source
 from jitgraph.backend_cpu.lowering.registry import NUMBA, Lowered, register_lowering
+from jitgraph.backend_cpu.runtime.parallel import run_chunks
 
 _DTYPES = ("float32", "float64")
 _DIVISOR = {"sum": SUM, "average_inc_pad": INCLUDE_PAD, "average_exc_pad": EXCLUDE_PAD}
@@ -50,12 +51,8 @@ class PoolRunner:
     def _run(self, entry: str, args: tuple, batch: int, work: int) -> None:
         fn = self._fns.get(entry)
         if fn is None:
-            from jitgraph.backend_cpu.codegen.kernels import kernel_module
-
             fn = self._fns[entry] = kernel_module(self.kernels_source).get(entry)
         if self.parallel and batch > 1 and work >= self.minsize:
-            from jitgraph.backend_cpu.runtime.parallel import run_chunks
-
             run_chunks(fn, args, batch)
         else:
             fn(*args, 0, batch)

@@ -40,6 +40,7 @@ from jitgraph.backend_cpu.codegen.kernels import (HEADER, KernelSource, kernel_m
                                                   numba_array_type, signature_text)
 from jitgraph.backend_cpu.options import CodegenOptions
 from jitgraph.backend_cpu.lowering.registry import NUMBA, Lowered, register_lowering
+from jitgraph.backend_cpu.native import KernelError
 
 #: streams per unit of the split across threads (each thread's part of a round is a run of
 #: at least this many samples; two threads share at most one cache line of it)
@@ -298,8 +299,6 @@ def _direct_call_lines(nc: Any, kern: str, st: str, out: str, shape: tuple, dtyp
     a scratch matrix not made yet (the first call) and a state that is not C-contiguous
     (TypeError), the kernel a state of another width or a scratch matrix of fewer streams
     (a new number of streams; ValueError, or KernelError from a native kernel)."""
-    from jitgraph.backend_cpu.native import KernelError
-
     flat = nc.local("flat")
     n = int(np.prod(shape))
     if buf == "None":

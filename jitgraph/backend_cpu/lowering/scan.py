@@ -29,6 +29,10 @@ import numpy as np
 from jitgraph.scan.op import Scan
 
 from jitgraph.backend_cpu.lowering.registry import NUMBA, PY, Lowered, register_lowering
+from jitgraph.backend_cpu.codegen import compile_ahead
+from jitgraph.backend_cpu.codegen.kernels import kernel_module
+from jitgraph.backend_cpu.codegen.scalar_templates import Unsupported
+from jitgraph.compile.monitormode import WrapLinker
 
 _log = logging.getLogger(__name__)
 
@@ -139,10 +143,7 @@ class NativeLoop:
 def native_loop(op: Scan, node: Any, options: Any, mode: Any = None
                 ) -> tuple[NativeLoop | None, str]:
     """The native loop of ``node`` (inner graph compiled by ``mode``), or None and why not."""
-    from jitgraph.backend_cpu.codegen import compile_ahead
-    from jitgraph.backend_cpu.codegen.kernels import kernel_module
     from jitgraph.backend_cpu.codegen.loop import loop_source
-    from jitgraph.backend_cpu.codegen.scalar_templates import Unsupported
 
     if not NATIVE:
         return None, "JITGRAPH_NATIVE_SCAN=0"
@@ -160,8 +161,6 @@ def native_loop(op: Scan, node: Any, options: Any, mode: Any = None
 
 def _compiled(ks: Any, entry: str, name: str) -> Any:
     """``entry`` of the loop kernel ``ks``, or False (with a warning) if it does not compile."""
-    from jitgraph.backend_cpu.codegen.kernels import kernel_module
-
     try:
         return kernel_module(ks).get(entry)
     except Exception as exc:  # noqa: BLE001 - a loop Numba rejects still runs step by step
@@ -225,7 +224,6 @@ def lowered_inner_mode(op: Scan, node: Any) -> tuple[Any, bool]:
     mode = op.inner_mode(node)
     if mode is None or isinstance(mode, str):
         return mode, True
-    from jitgraph.compile.monitormode import WrapLinker
 
     linker = getattr(mode, "linker", None)
     if isinstance(linker, WrapLinker):

@@ -18,13 +18,12 @@ from jitgraph.backend_cpu.lowering.registry import NUMBA, PY, Lowered, register_
 from jitgraph.backend_cpu.codegen.sparse_kernels import DTYPES, SparseKernels, sparse_kernels_source
 from jitgraph.sparse import arithmetic, basic, compare, indexing, products, reductions, stacking
 from jitgraph.sparse import csx_ops as C
+from jitgraph.backend_cpu.options import num_threads
 
 _GATHER = {C.MulSDCSx: "mulsd", C.MulSVCSx: "mulsv", C.StructuredAddSVCSx: "addsv"}
 
 
 def _kernels(ctx: Any) -> SparseKernels:
-    from jitgraph.backend_cpu.options import num_threads
-
     nthreads = num_threads() if ctx.openmp else 1
     return SparseKernels.of(ctx.options, nthreads, ctx.minsize)
 

@@ -20,6 +20,7 @@ from jitgraph.graph.op import Op
 from jitgraph.tensor.core.basic import Alloc
 from jitgraph.tensor.elementwise.elemwise import DimShuffle
 from jitgraph.tensor.shaping.shape import Shape_i
+from jitgraph.backend_cpu.runtime.driver import _perform_lowering
 
 #: modules whose ops run ``perform`` as registered "Py" lowerings
 PY_OP_MODULES = (
@@ -77,8 +78,6 @@ def lower_shape_i(op: Shape_i, node: Any, ctx: Any) -> Lowered:
 def lower_alloc(op: Alloc, node: Any, ctx: Any) -> Lowered:
     """A scalar value filling a fresh array: generated code (``zeros`` for a constant 0);
     anything else, or a negative dimension (for its error message), through ``perform``."""
-    from jitgraph.backend_cpu.runtime.driver import _perform_lowering
-
     general = _perform_lowering(node, registered=True)
     if node.inputs[0].ndim != 0:
         return general
@@ -104,8 +103,6 @@ def lower_alloc(op: Alloc, node: Any, ctx: Any) -> Lowered:
 
 
 def _perform(op: Any, node: Any, ctx: Any) -> Lowered:
-    from jitgraph.backend_cpu.runtime.driver import _perform_lowering
-
     return _perform_lowering(node, registered=True)
 
 

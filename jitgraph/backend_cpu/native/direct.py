@@ -18,6 +18,7 @@ import collections
 import os
 from typing import Any
 
+from jitgraph.backend_cpu.native import entry_ir as native_ir, objects as native
 from jitgraph.backend_cpu.native.direct_types import Unsupported, param_types
 from jitgraph.backend_cpu.options import DIRECT_VERSION, CodegenOptions
 
@@ -39,8 +40,6 @@ def build(source: str, entry: str, export: str, kind: str, options: CodegenOptio
     """The native object of ``entry`` of a kernel module ``source``, or ``(None, why not)``.
 
     Never raises: anything unexpected only means Numba compiles the kernel."""
-    from jitgraph.backend_cpu.native import objects as native
-
     if not enabled():
         return None, "the direct compiler is off (JITGRAPH_DIRECT=0)"
     if options.debug or options.boundscheck:
@@ -58,7 +57,6 @@ def build(source: str, entry: str, export: str, kind: str, options: CodegenOptio
 
 
 def _build(source: str, entry: str, export: str, kind: str, options: CodegenOptions) -> Any:
-    from jitgraph.backend_cpu.native import objects as native, entry_ir as native_ir
     from jitgraph.backend_cpu.native.direct_lower import lower_entry
 
     text, argtypes = lower_entry(source, entry, _NATIVE_NAME, " ".join(options.fastmath))

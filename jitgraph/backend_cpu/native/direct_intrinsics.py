@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from jitgraph.backend_cpu.native import direct_ops as ops
 from jitgraph.backend_cpu.native.direct_types import Unsupported, itemsize, memory_type, value_type
 from jitgraph.backend_cpu.native.direct_values import ArrayValue, DType, Literal, Pointer, Value
+from jitgraph.backend_cpu.runtime.blocks import BLOCKS, symbol
 
 if TYPE_CHECKING:
     from jitgraph.backend_cpu.native.direct_lower import FunctionLowering
@@ -62,8 +63,6 @@ def _carray(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> ArrayValue
 
 
 def _block_call(fl: FunctionLowering, node: ast.Call, args: list[Any]) -> Literal:
-    from jitgraph.backend_cpu.runtime.blocks import BLOCKS, symbol
-
     name, src, dst, n = args
     if not (isinstance(name, Literal) and name.value in BLOCKS and isinstance(src, ArrayValue)
             and isinstance(dst, ArrayValue)):

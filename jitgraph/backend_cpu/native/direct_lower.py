@@ -22,8 +22,9 @@ from typing import Any
 from jitgraph.backend_cpu.native import direct_ops as ops
 from jitgraph.backend_cpu.native.direct_env import module_env, resolve_global
 from jitgraph.backend_cpu.native.direct_intrinsics import INTRINSIC_CALLS, fold
-from jitgraph.backend_cpu.native.direct_types import (
-    Arg, ArrayArg, PointerArg, Unsupported, kind, memory_type, unified, value_type)
+from jitgraph.backend_cpu.native.direct_types import (Arg, ArrayArg, PointerArg, Unsupported, kind,
+                                                      memory_type, parse_signature, unified,
+                                                      value_type)
 from jitgraph.backend_cpu.native.direct_values import (
     ArrayValue, DType, Intrinsic, Literal, Module, ModuleEnv, Pointer, PyFunction, ShapeTuple,
     Value, Variable, Writer)
@@ -525,8 +526,6 @@ def lower_entry(source: str, entry: str, name: str, fastmath: str
                 ) -> tuple[str, tuple[Arg, ...]]:
     """The LLVM IR (text) of kernel ``entry`` of a module ``source``, defined as ``name``,
     and its argument types. Raises :class:`Unsupported`."""
-    from jitgraph.backend_cpu.native.direct_types import parse_signature
-
     env = module_env(source, "<kernel>")
     node = env.functions.get(entry)
     sig = env.signatures.get(entry)

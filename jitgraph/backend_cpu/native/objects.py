@@ -34,6 +34,9 @@ import sys
 import threading
 from typing import Any, Callable, NamedTuple
 
+from jitgraph.backend_cpu.native import elf_loader
+from jitgraph.backend_cpu.native.direct_types import from_numba
+
 #: Bumped when the entry code or the object format changes (enters every stored object's key).
 NATIVE_VERSION = 2
 
@@ -142,7 +145,6 @@ def build(dispatcher: Any, export: str, kind: str, target_cpu: str, nogil: bool 
 def _build(dispatcher: Any, export: str, kind: str, target_cpu: str, nogil: bool
            ) -> tuple[NativeObject | None, str]:
     from jitgraph.backend_cpu.native import entry_ir as native_ir
-    from jitgraph.backend_cpu.native.direct_types import from_numba
 
     if not supported():
         return None, f"interpreter ABI {abi_tag()} is not supported"
@@ -295,7 +297,6 @@ def _address_of(symbol: str) -> int | None:
     address = _symbols.get(symbol)
     if address:
         return address
-    from jitgraph.backend_cpu.native import elf_loader
 
     address = elf_loader.process_symbol(symbol)
     if not address:
@@ -342,8 +343,6 @@ def load(obj: NativeObject) -> int:
 
 def _load_elf(obj: NativeObject) -> dict[str, int] | None:
     """The object loaded by :mod:`.elf_loader`, or None where that loader cannot."""
-    from jitgraph.backend_cpu.native import elf_loader
-
     if not elf_loader.usable():
         return None
     try:

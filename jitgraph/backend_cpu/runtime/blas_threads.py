@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.backend_cpu.runtime.cblas import _library_paths
+
 #: products with fewer multiply-adds run as they are (OpenBLAS uses one thread for them)
 MIN_WORK = 64 ** 3
 #: share of a shape's time that re-measuring the slower choice may cost (see :class:`_Choice`)
@@ -100,7 +102,6 @@ def _lookup() -> None:
     _threads = 1
     if os.environ.get("JITGRAPH_BLAS_THREADS", "1") == "0":
         return  # every product on OpenBLAS's own thread count
-    from jitgraph.backend_cpu.runtime.cblas import _library_paths
 
     for path in _library_paths():
         try:

@@ -12,6 +12,13 @@ from __future__ import annotations
 
 import threading
 
+from jitgraph.backend_cpu import native
+from jitgraph.backend_cpu.codegen import kernels
+from jitgraph.backend_cpu.native import NATIVE_VERSION
+from jitgraph.backend_cpu.options import CodegenOptions, DIRECT_VERSION
+from jitgraph.cache.keys import make_key
+from jitgraph.cache.modules import CachedModule
+
 # Fast ranges of the polynomials (outside them, libm).
 EXP_LIMIT = 708.0
 LOG_MIN = 2.2250738585072014e-308
@@ -36,7 +43,7 @@ BLOCKS = {
 PRIMITIVES = {name: (name, f"math.{name}") for name in BLOCKS}
 
 #: Bumped when a block's source changes (enters its key).
-BLOCK_SOURCE_VERSION = 3
+BLOCK_SOURCE_VERSION = 4  # 4: the source names the modules of the subpackage layout
 SYMBOL_PREFIX = "jitgraph_block_"
 
 _addresses: dict[str, int] = {}
@@ -76,17 +83,10 @@ def block(src_ptr, dst_ptr, n):
 
 def _compile(name: str) -> int:
     """The address of block function ``name``: loaded, or compiled (and stored)."""
-    from jitgraph.backend_cpu.codegen import kernels
-
     source = block_source(name)
     cached = None
     module: dict = {}
     if kernels.DISK_CACHE:
-        from jitgraph.backend_cpu.native import NATIVE_VERSION
-        from jitgraph.backend_cpu.options import DIRECT_VERSION
-        from jitgraph.cache.keys import make_key
-        from jitgraph.cache.modules import CachedModule
-
         key = ("vecmath-block", name, BLOCK_SOURCE_VERSION, ("native", NATIVE_VERSION),
                ("direct", DIRECT_VERSION))
         cached = CachedModule(make_key(key), source,
@@ -108,8 +108,6 @@ def _compile(name: str) -> int:
         return numba.cfunc(sig, cache=mode == kernels.CACHED, **options)(fn)
 
     def compile_direct():  # noqa: ANN202
-        from jitgraph.backend_cpu.options import CodegenOptions
-
         return kernels.direct_object(source, "block", symbol(name), "c", CodegenOptions(),
                                      f"vecmath block {name}")
 
@@ -125,8 +123,6 @@ def require(*names: str) -> None:
 
 def address(name: str) -> int:
     """The address of block function ``name`` (compiled or loaded once per process)."""
-    from jitgraph.backend_cpu import native
-
     with _lock:
         addr = _addresses.get(name)
         if addr is None:

@@ -21,7 +21,9 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from jitgraph.backend_cpu.codegen.kernels import kernel_module
 from jitgraph.backend_cpu.runtime.blas_threads import dot as blas_dot
+from jitgraph.backend_cpu.runtime.parallel import run_chunks
 
 #: Target size of one chunk's column matrix (bytes).
 COLUMN_BYTES = 1 << 22
@@ -54,8 +56,6 @@ class CorrRunner:
     def kernel(self, entry: str) -> Any:
         fn = self._fns.get(entry)
         if fn is None:
-            from jitgraph.backend_cpu.codegen.kernels import kernel_module
-
             fn = self._fns[entry] = kernel_module(self.kernels_source).get(entry)
         return fn
 
@@ -90,8 +90,6 @@ class CorrRunner:
         """``entry(*args, start, stop)`` over ``count`` images, threaded when worth it."""
         fn = self.kernel(entry)
         if self.parallel and count > 1 and work >= self.minsize:
-            from jitgraph.backend_cpu.runtime.parallel import run_chunks
-
             run_chunks(fn, args, count)
         else:
             fn(*args, 0, count)

@@ -32,6 +32,11 @@ from jitgraph.backend_cpu.runtime.program import (CompiledProgram, InlinableRun,
                                                   from_driver, placeholder)  # noqa: F401
 from jitgraph.backend_cpu.lowering.registry import NUMBA, PY, Lowered, load_lowerings, lower
 from jitgraph.backend_cpu.codegen.scalar_templates import Unsupported
+from jitgraph.backend_cpu.codegen import compile_ahead
+from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
+from jitgraph.backend_cpu.options import current_options, num_threads
+from jitgraph.backend_cpu.runtime.parallel import run_chunks
+from jitgraph.config import config
 
 
 class MissingLowering(NotImplementedError):
@@ -176,8 +181,6 @@ class NodeContext:
             lines.append(f"{kern} = {fn_c} if {cond} else {fn_a}")
         call = f"{kern}({', '.join(args)}, 0, {outer})"
         if self.b.openmp:
-            from jitgraph.backend_cpu.runtime.parallel import run_chunks
-
             par = self.b.ref(run_chunks, "run_chunks")
             lines += [f"if {size} >= {self.b.minsize}:",
                       f"    {par}({kern}, ({', '.join(args)},), {outer})",
@@ -255,13 +258,6 @@ def _gc_plan(fgraph: FunctionGraph, order: Sequence[Apply], storage: dict, skip:
 def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] | None = None,
                   strict: bool = False) -> CompiledProgram:
     """Lower every node and generate the driver (see the module docstring)."""
-    from jitgraph.config import config
-
-    from jitgraph.backend_cpu.options import current_options, num_threads
-
-    from jitgraph.backend_cpu.codegen import compile_ahead
-    from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
-
     load_lowerings()
     n_compiled = len(COMPILE_LOG)
     order = list(order if order is not None else fgraph.toposort())

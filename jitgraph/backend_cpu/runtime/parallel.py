@@ -15,6 +15,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
+from jitgraph.backend_cpu.options import num_threads
+
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
 _lock = threading.Lock()
@@ -46,8 +48,6 @@ def chunks(outer: int, n: int) -> list[tuple[int, int]]:
 def run_chunks(kernel: Callable, args: tuple, outer: int, nthreads: int | None = None) -> None:
     """``kernel(*args, start, stop)`` over ``[0, outer)`` split across threads."""
     if nthreads is None:
-        from jitgraph.backend_cpu.options import num_threads
-
         nthreads = num_threads()
     parts = chunks(outer, nthreads)
     if len(parts) == 1:

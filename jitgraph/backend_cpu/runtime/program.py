@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from jitgraph.backend_cpu.native import KernelError
+from jitgraph.backend_cpu.runtime.stored_program import StoredProgram
 from jitgraph.compile.linker import InlinedCall, Program, raise_with_node
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
@@ -81,8 +83,6 @@ class CompiledProgram(Program):
     def stored(self) -> Any:
         """This program in the form the compiledir keeps (see :mod:`.stored_program`); None
         when it was not built by a linker that can restore it."""
-        from jitgraph.backend_cpu.runtime.stored_program import StoredProgram
-
         settings = getattr(self, "link_settings", None)
         if settings is None:
             return None
@@ -143,8 +143,6 @@ def from_driver(fgraph: FunctionGraph, order: list[Apply], source: str, ns: dict
 
 
 def failure_handler(order: list[Apply], storage: dict, lowered: list) -> Callable:
-    from jitgraph.backend_cpu.native import KernelError
-
     def fail(exc: Exception, index: int) -> None:
         node = order[index]
         if lowered[index].kind in (NUMBA, BLAS):

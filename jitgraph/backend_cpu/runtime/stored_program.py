@@ -19,6 +19,8 @@ import marshal
 import sys
 from typing import Any
 
+from jitgraph.backend_cpu.options import num_threads
+
 #: Bumped when what is stored changes.
 STORED_PROGRAM_VERSION = 5  # 5: the driver's run() as a template (``inlinable``)
 
@@ -41,8 +43,6 @@ class StoredProgram:
     """What :func:`.driver.build_program` produced, in a picklable form."""
 
     def __init__(self, program: Any, allow_gc: bool, strict: bool) -> None:
-        from jitgraph.backend_cpu.options import num_threads
-
         ns = program.run.__globals__
         self.version = STORED_PROGRAM_VERSION
         self.source = program.driver_source
@@ -64,8 +64,6 @@ class StoredProgram:
 
     def matches(self, order: Any, allow_gc: bool, strict: bool) -> bool:
         """Whether this program is what linking the graph now would produce."""
-        from jitgraph.backend_cpu.options import num_threads
-
         return (self.version == STORED_PROGRAM_VERSION and self.allow_gc == allow_gc
                 and self.strict == strict and self.nthreads == num_threads()
                 and (order is None or list(order) == self.order))

@@ -15,6 +15,9 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_canonicalize
+import jitgraph.tensor as T
+from jitgraph.tensor.core.basic import get_scalar_constant_value
+from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.linalg.nlinalg import alloc_diag, det, extract_diag, matrix_inverse, trace  # noqa: F401
 from jitgraph.tensor.linalg.slinalg import cholesky, solve  # noqa: F401
 
@@ -29,8 +32,6 @@ class Hint(Op):
         self.hints = tuple(sorted(kwargs.items()))
 
     def make_node(self, x: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         x = as_tensor_variable(x)
         return Apply(self, [x], [x.type()])
 
@@ -82,8 +83,6 @@ def is_positive(v: Variable) -> bool:
     if "sqr" in name:
         return True
     if "pow" in name and len(owner.inputs) == 2:
-        from jitgraph.tensor.core.basic import get_scalar_constant_value
-
         try:
             return float(get_scalar_constant_value(owner.inputs[1])) % 2 == 0
         except Exception:  # noqa: BLE001  (not a constant exponent: unknown sign)
@@ -104,8 +103,6 @@ def spectral_radius_bound(X: Any, log2_exponent: int) -> Variable:  # noqa: N803
     """An upper bound of the spectral radius of the symmetric matrix ``X``:
     ``trace(X ** (2 ** k)) ** (2 ** -k)`` with ``k = log2_exponent`` matrix squarings (tighter
     as ``k`` grows)."""
-    import jitgraph.tensor as T
-
     X = T.as_tensor_variable(X)
     if X.ndim != 2:
         raise TypeError(f"spectral_radius_bound: X must be a matrix, got {X.type}")

@@ -13,6 +13,8 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.sparse import (SparseType, as_sparse_variable, hstack,  # noqa: F401
                              mul_s_v, sampling_dot, structured_add_s_v, vstack)
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.gradient import grad_undefined
 
 
 class _RandomSparse(Op):
@@ -41,8 +43,6 @@ class Poisson(_RandomSparse):
         output_storage[0][0] = out
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.gradient import grad_undefined
-
         return [grad_undefined(self, 0, inputs[0], "a random draw has no gradient")]
 
 
@@ -57,8 +57,6 @@ class Binomial(_RandomSparse):
         self.dtype = str(np.dtype(dtype))
 
     def make_node(self, n: Any, p: Any, shape: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         n = as_tensor_variable(n)
         p = as_tensor_variable(p)
         shape = as_tensor_variable(shape)
@@ -75,8 +73,6 @@ class Binomial(_RandomSparse):
         output_storage[0][0] = matrix(dense, dtype=self.dtype)
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.gradient import grad_undefined
-
         return [grad_undefined(self, i, v, "a random draw has no gradient")
                 for i, v in enumerate(inputs)]
 
@@ -94,8 +90,6 @@ class Multinomial(_RandomSparse):
     __props__ = ()
 
     def make_node(self, n: Any, p: Any) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-
         n = as_tensor_variable(n)
         p = as_sparse_variable(p)
         if p.type.format != "csr":
@@ -117,8 +111,6 @@ class Multinomial(_RandomSparse):
         output_storage[0][0] = out
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.gradient import grad_undefined
-
         return [grad_undefined(self, i, v, "a random draw has no gradient")
                 for i, v in enumerate(inputs)]
 

@@ -28,6 +28,8 @@ from jitgraph.tensor.shaping.dims import (_add, _const_int, _constant_elements, 
                                           _mul, _sub)
 from jitgraph.tensor.shaping.shape import _as_shape_vector, patternbroadcast, shape_i
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.elementwise.math import cast
 
 __all__ = [
     "BaseAbstractConv", "AbstractConv", "AbstractConv_gradWeights", "AbstractConv_gradInputs",
@@ -341,9 +343,6 @@ def _common_dtype(*variables: Variable) -> list[Variable]:
     """The variables cast to their common dtype: a gradient op's output takes one input's
     dtype (Theano's rule), so an integer kernel met by a float gradient would otherwise give
     an integer gradient (Theano refused such graphs; here they get the float gradient)."""
-    from jitgraph.tensor.core import dtypes as dt
-    from jitgraph.tensor.elementwise.math import cast
-
     dtype = dt.upcast(*(v.dtype for v in variables))
     return [v if v.dtype == dtype else cast(v, dtype) for v in variables]
 
@@ -351,8 +350,6 @@ def _common_dtype(*variables: Variable) -> list[Variable]:
 def _like(g: Variable, x: Variable) -> Variable:
     """``g`` with ``x``'s dtype and broadcastable pattern (what ``grad`` expects)."""
     if g.dtype != x.dtype:
-        from jitgraph.tensor.elementwise.math import cast
-
         g = cast(g, x.dtype)
     if g.broadcastable != x.broadcastable:
         g = patternbroadcast(g, x.broadcastable)

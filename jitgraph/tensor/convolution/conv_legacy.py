@@ -17,6 +17,7 @@ from jitgraph.graph.basic import Variable
 from jitgraph.tensor.convolution.conv import AbstractConv, BaseAbstractConv
 from jitgraph.tensor.convolution.conv_shapes import get_conv_shape_1axis
 from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.shaping.shape import specify_shape
 
 __all__ = ["ConvOp", "conv2d", "signal_conv2d"]
 
@@ -108,8 +109,6 @@ def conv2d(input: Any, filters: Any, image_shape: Any = None, filter_shape: Any 
 
 def _hardcoded(x: Variable, shape: Any) -> Variable:
     """``x`` checked at run time against the constant entries of the hint ``shape``."""
-    from jitgraph.tensor.shaping.shape import specify_shape
-
     entries = [s if isinstance(s, (int, np.integer)) else None for s in tuple(shape)]
     if len(entries) != x.ndim or all(e is None for e in entries):
         return x

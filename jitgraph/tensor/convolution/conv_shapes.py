@@ -17,6 +17,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from jitgraph.config import config
+from jitgraph.tensor.shaping.shape import specify_shape
+
 BorderMode = Any  # 'valid' | 'full' | 'half' | tuple of ints | tuple of (lo, hi) pairs
 
 __all__ = [
@@ -233,9 +236,6 @@ def assert_shape(x: Any, expected_shape: Sequence[Any] | None, msg: str = "Unexp
     the flag ``conv.assert_shape`` is on (Theano's default is off: then ``x`` itself). A
     mismatch raises an ``AssertionError`` (also a ``ValueError``) naming the dimension; ``msg``
     (Theano's assertion message) is accepted for compatibility."""
-    from jitgraph.config import config
-    from jitgraph.tensor.shaping.shape import specify_shape
-
     if expected_shape is None or not config.conv__assert_shape:
         return x
     if all(e is None for e in expected_shape):

@@ -27,6 +27,8 @@ from jitgraph.tensor.shaping.dims import (_add, _constant_elements, _element, _f
                                           _sub, _switch)
 from jitgraph.tensor.shaping.shape import _as_shape_vector
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.core.basic import zeros_like
+from jitgraph.tensor.elementwise.math import ge
 
 __all__ = ["Pool", "PoolGrad", "MaxPoolGrad", "AveragePoolGrad",
            "DownsampleFactorMaxGradGrad", "MaxPoolRop", "pool_2d", "pool_3d",
@@ -59,7 +61,6 @@ def _out_size_symbolic(size: Any, ws: Any, stride: Any, pad: Any, ignore_border:
     narrow = _add(_maximum(0, _floordiv(_add(_sub(_sub(padded, 1), ws), stride), stride)), 1)
     if isinstance(stride, int) and isinstance(ws, int):
         return wide if stride >= ws else narrow
-    from jitgraph.tensor.elementwise.math import ge
 
     return _switch(ge(stride, ws), wide, narrow)
 
@@ -223,8 +224,6 @@ class MaxPoolGrad(PoolGrad):
         return [tuple(input_shapes[0])]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-
         x, maxout, gz, ws, stride, pad = inputs
         (ggx,) = output_grads
         ggz = DownsampleFactorMaxGradGrad(self.ignore_border, ndim=self.ndim)(
@@ -271,8 +270,6 @@ class AveragePoolGrad(PoolGrad):
         return [tuple(input_shapes[0])]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-
         x, gz, ws, stride, pad = inputs
         (ggx,) = output_grads
         ggz = Pool(self.ignore_border, self.mode, self.ndim)(ggx, ws, stride, pad)
@@ -315,8 +312,6 @@ class DownsampleFactorMaxGradGrad(PoolGrad):
         return [tuple(input_shapes[1])]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-
         x, maxout, ggx, ws, stride, pad = inputs
         (g_out,) = output_grads
         d_ggx = MaxPoolGrad(self.ignore_border, ndim=self.ndim)(x, maxout, g_out, ws, stride,

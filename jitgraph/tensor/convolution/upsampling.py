@@ -18,8 +18,12 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
+from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.math import cast
+from jitgraph.tensor.linalg.dot_functions import tensordot
+from jitgraph.tensor.shaping.dims import _add, _dim, _floordiv, _mul, _sub
 
 __all__ = ["InterpolationMatrix", "bilinear_upsampling", "frac_bilinear_upsampling",
            "bilinear_kernel_1D", "bilinear_kernel_2D"]
@@ -69,8 +73,6 @@ class InterpolationMatrix(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.shaping.dims import _add, _dim, _floordiv, _mul, _sub
-
         n = _dim(node.inputs[0])
         out = _sub(0, _floordiv(_sub(0, _mul(n, self.num)), self.den))  # ceil
         return [(_add(out, 0), n)]
@@ -91,9 +93,6 @@ def bilinear_upsampling(input: Any, ratio: Any = None, frac_ratio: Any = None,
     ``batch_size`` and ``num_input_channels`` are accepted for Theano's signature (the shapes
     are read at run time); ``use_1D_kernel`` chose Theano's implementation and must be False
     with ``frac_ratio``."""
-    from jitgraph.tensor.linalg.dot_functions import tensordot
-    from jitgraph.tensor.elementwise.math import cast
-
     if (ratio is None) == (frac_ratio is None):
         raise ValueError("bilinear_upsampling: give exactly one of ratio and frac_ratio")
     if frac_ratio is not None and use_1D_kernel:
@@ -127,14 +126,10 @@ def _kernel_1d(ratio: int, normalize: bool) -> np.ndarray:
 def bilinear_kernel_1D(ratio: int, normalize: bool = True) -> Variable:
     """The 1-d kernel of bilinear upsampling by ``ratio``: ``[1, 2, ..., ratio, ..., 2, 1]``
     (divided by ``ratio`` when ``normalize``)."""
-    from jitgraph.tensor.core import dtypes as dt
-
     return constant(_kernel_1d(int(ratio), normalize).astype(dt.floatx()))
 
 
 def bilinear_kernel_2D(ratio: int, normalize: bool = True) -> Variable:
     """The 2-d kernel of bilinear upsampling: the outer product of the 1-d kernels."""
-    from jitgraph.tensor.core import dtypes as dt
-
     k = _kernel_1d(int(ratio), normalize)
     return constant(np.outer(k, k).astype(dt.floatx()))

@@ -13,12 +13,15 @@ from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
-from jitgraph.tensor.shaping.dims import _add, _const_int, _dim, _is_pyint
+from jitgraph.tensor.shaping.dims import _add, _const_int, _constant_elements, _dim, _is_pyint
 from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, _fit_gradient
 from jitgraph.tensor.elementwise.scalar_ops import Cast
-from jitgraph.tensor.shaping.shape import (Reshape, Shape_i, SpecifyShape, Unbroadcast,
+from jitgraph.tensor.shaping.shape import (Reshape, Shape, Shape_i, SpecifyShape, Unbroadcast,
                                            _scalar_int_input, shape_i, shape_padaxis)
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.math import cast, second
+from jitgraph.tensor.elementwise.reduction import sum as tsum
+from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
 __all__ = [
     "NotScalarConstantError", "get_scalar_constant_value", "get_vector_length",
@@ -73,8 +76,6 @@ def get_scalar_constant_value(v: Any, elemwise: bool = True, only_process_consta
     broadcastable or constant-shaped inputs, ``x.shape[i]``, indexing into ``make_vector`` and,
     with ``elemwise``, elementwise ops on constants. Raises :class:`NotScalarConstantError`.
     """
-    from jitgraph.tensor.indexing.subtensor_ops import Subtensor
-
     while True:
         if v is None:
             raise NotScalarConstantError("None is not a constant")
@@ -126,8 +127,6 @@ def _shape_i_constant(x: Variable, i: int) -> Any:
     if x.owner is not None and isinstance(x.owner.op, Alloc):
         return np.int64(get_scalar_constant_value(x.owner.inputs[1 + i]))
     if x.owner is not None and isinstance(x.owner.op, Reshape):
-        from jitgraph.tensor.shaping.dims import _constant_elements
-
         known = _constant_elements(x.owner.inputs[1])
         if len(known) > i and known[i] is not None and known[i] >= 0:
             return np.int64(known[i])
@@ -135,8 +134,6 @@ def _shape_i_constant(x: Variable, i: int) -> Any:
 
 
 def _subtensor_constant(node: Apply, elemwise: bool, max_recur: int) -> Any:
-    from jitgraph.tensor.shaping.shape import Shape
-
     op = node.op
     x = node.inputs[0]
     try:
@@ -177,8 +174,6 @@ def extract_constant(x: Any, elemwise: bool = True, only_process_constants: bool
 
 def get_vector_length(v: Any) -> int:
     """The length of the vector ``v`` if it is known when the graph is built (else ValueError)."""
-    from jitgraph.tensor.shaping.shape import Shape
-
     v = as_tensor_variable(v)
     if v.ndim != 1:
         raise TypeError(f"get_vector_length: {v} is not a vector ({v.type})")
@@ -205,8 +200,6 @@ def get_vector_length(v: Any) -> int:
 
 
 def _sliced_length(v: Variable) -> int | None:
-    from jitgraph.tensor.indexing.subtensor_ops import Subtensor
-
     if not isinstance(v.owner.op, Subtensor) or not v.owner.op.idx_list:
         return None
     if not isinstance(v.owner.op.idx_list[0], tuple):
@@ -238,8 +231,6 @@ class MakeVector(Op):
         return f"MakeVector{{dtype='{self.dtype}'}}"
 
     def make_node(self, *inputs: Any) -> Apply:
-        from jitgraph.tensor.elementwise.math import cast
-
         elems = []
         for k, e in enumerate(inputs):
             e = as_tensor_variable(e)
@@ -323,8 +314,6 @@ class Alloc(Op):
         output_storage[0][0] = out
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.elementwise.reduction import sum as tsum
-
         value = inputs[0]
         rest: list = [None] * (len(inputs) - 1)
         if dt.is_discrete(value.dtype):
@@ -397,8 +386,6 @@ def full(shape: Any, fill_value: Any, dtype: str | None = None) -> Variable:
     """An array of shape ``shape`` filled with ``fill_value`` (its dtype unless ``dtype``)."""
     value = as_tensor_variable(fill_value)
     if dtype is not None:
-        from jitgraph.tensor.elementwise.math import cast
-
         value = cast(value, dtype)
     if _is_pyint(shape):
         shape = (shape,)
@@ -407,8 +394,6 @@ def full(shape: Any, fill_value: Any, dtype: str | None = None) -> Variable:
 
 def full_like(x: Any, fill_value: Any, dtype: str | None = None) -> Variable:
     """An array like ``x`` (shape and broadcastable pattern) filled with ``fill_value``."""
-    from jitgraph.tensor.elementwise.math import second
-
     x = as_tensor_variable(x)
     dtype = dt.normalize_dtype(dtype) if dtype is not None else x.dtype
     return second(x, constant(np.asarray(fill_value, dtype=dtype)))

@@ -9,6 +9,7 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.core.var import TensorConstant, _TensorOperators
 
 
 class AsTensorError(TypeError):
@@ -17,8 +18,6 @@ class AsTensorError(TypeError):
 
 def constant(x: Any, name: str | None = None, ndim: int | None = None, dtype: str | None = None):
     """A TensorConstant holding ``x`` (Python scalars are typed by ``config.cast_policy``)."""
-    from jitgraph.tensor.core.var import TensorConstant
-
     if dtype is not None:
         arr = np.asarray(x, dtype=dt.normalize_dtype(dtype))
     else:
@@ -37,8 +36,6 @@ def as_tensor_variable(x: Any, name: str | None = None, ndim: int | None = None,
 
     A list or tuple that contains variables is stacked into one tensor.
     """
-    from jitgraph.tensor.core.var import _TensorOperators
-
     if isinstance(x, Apply):
         x = x.out
     if isinstance(x, _TensorOperators):

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.config import config
+
 bool_dtypes = ("bool",)
 int_dtypes = ("int8", "int16", "int32", "int64")
 uint_dtypes = ("uint8", "uint16", "uint32", "uint64")
@@ -30,8 +32,6 @@ _TO_FLOAT = {
 
 
 def floatx() -> str:
-    from jitgraph.config import config
-
     return config.floatX
 
 
@@ -88,8 +88,6 @@ def _smallest_exact(value: Any, candidates: tuple[str, ...]) -> np.ndarray:
 
 def autocast_scalar(value: Any) -> np.ndarray:
     """A 0-d array for a Python/NumPy scalar, following ``config.cast_policy``."""
-    from jitgraph.config import config
-
     if isinstance(value, np.generic) or (isinstance(value, np.ndarray)):
         return np.asarray(value)
     if config.cast_policy == "numpy+floatX":

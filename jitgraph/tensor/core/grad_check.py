@@ -11,6 +11,8 @@ from jitgraph import services
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
+from jitgraph.tensor.core.gradient import grad
+from jitgraph.tensor.core.type import TensorType
 
 
 class GradientError(Exception):
@@ -138,9 +140,6 @@ def verify_grad(fun: Callable[..., Any], pt: Sequence[Any], n_tests: int = 2,
     ``jitgraph.function(..., mode=mode)``. (``no_debug_ref`` is accepted for Theano's
     signature; there is no separate reference run to skip.)
     """
-    from jitgraph.tensor.core.gradient import grad
-    from jitgraph.tensor.core.type import TensorType
-
     if not isinstance(pt, (list, tuple)):
         raise TypeError("verify_grad: pt must be a list of numpy arrays (one per input of fun)")
     if not (isinstance(rng, (np.random.Generator, np.random.RandomState)) or rng is np.random):

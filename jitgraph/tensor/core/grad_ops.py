@@ -24,6 +24,7 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.gradient_types import disconnected_type
 from jitgraph.graph.view_op import ViewOp
 from jitgraph.tensor.core.gradient import GradientArgumentError, grad_undefined, zeros_for
+from jitgraph.tensor.elementwise.math import clip
 
 
 class ZeroGrad(ViewOp):
@@ -88,8 +89,6 @@ class GradClip(ViewOp):
         self.clip_upper_bound = clip_upper_bound
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.elementwise.math import clip
-
         return [clip(output_grads[0], self.clip_lower_bound, self.clip_upper_bound)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:

@@ -32,6 +32,8 @@ from jitgraph.graph.gradient_types import (DisconnectedType, NullType, disconnec
                                            is_disconnected, is_null)
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
+from jitgraph.tensor.elementwise.math import add, cast, second
+from jitgraph.tensor.shaping.shape import patternbroadcast
 
 
 class DisconnectedInputError(ValueError):
@@ -124,7 +126,6 @@ def zeros_for(var: Variable) -> Variable | None:
         return None
     if _is_sparse(var):
         return var.zeros_like()
-    from jitgraph.tensor.elementwise.math import second
 
     dtype = var.dtype if not dt.is_discrete(var.dtype) else dt.floatx()
     return second(var, constant(np.zeros((), dtype=dtype)))
@@ -219,8 +220,6 @@ def _initial_gradients(cost: Any, known_grads: dict | None) -> dict[Variable, Va
 def _fill(var: Variable, value: Variable) -> Variable:
     """``value`` (0-d) in the shape of ``var``: Theano's ``fill(cost, 1.0)`` seed, which the
     rewrites remove."""
-    from jitgraph.tensor.elementwise.math import second
-
     return second(var, value)
 
 
@@ -321,7 +320,6 @@ def _total(terms: list[Variable]) -> Variable:
     if any(_is_sparse(t) for t in terms):  # sparse + dense: the sparse operand's addition
         sparse_first = sorted(terms, key=lambda t: not _is_sparse(t))
         return functools.reduce(operator.add, sparse_first)
-    from jitgraph.tensor.elementwise.math import add
 
     return add(*terms)
 
@@ -344,14 +342,10 @@ def _finish(w: Variable, terms: list[Variable] | None, cost: Any, add_names: boo
         return g
     if hasattr(w, "dtype"):
         if g.dtype != w.dtype and not dt.is_discrete(w.dtype):
-            from jitgraph.tensor.elementwise.math import cast
-
             g = g.astype(w.dtype) if _is_sparse(g) else cast(g, w.dtype)
         if _is_sparse(g) or _is_sparse(w):
             pass  # sparse matrices have no broadcastable pattern
         elif g.broadcastable != w.broadcastable and g.ndim == w.ndim:
-            from jitgraph.tensor.shaping.shape import patternbroadcast
-
             g = patternbroadcast(g, w.broadcastable)
     if add_names and getattr(cost, "name", None) and w.name:
         g.name = f"(d{cost.name}/d{w.name})"

@@ -15,8 +15,12 @@ import numpy as np
 
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor.core import dtypes as dt
-from jitgraph.tensor.core.basic import NotScalarConstantError
+from jitgraph.tensor.core.basic import NotScalarConstantError, get_vector_length, stack
 from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.var import TensorConstant
+from jitgraph.tensor.elementwise.elemwise import dimshuffle
+from jitgraph.tensor.elementwise.math import gt, lt, mod, switch
+from jitgraph.tensor.elementwise.reduction import max as tmax, min as tmin
 
 
 class ShapeError(Exception):
@@ -35,7 +39,6 @@ def check_and_normalize_axes(x: Any, axis: Any) -> list[int]:
     x = as_tensor_variable(x)
     if axis is None:
         return []
-    from jitgraph.tensor.core.var import TensorConstant
 
     if isinstance(axis, TensorConstant):
         axis = axis.data
@@ -61,8 +64,6 @@ def check_and_normalize_axes(x: Any, axis: Any) -> list[int]:
 def makeKeepDims(x: Any, y: Any, axis: Any) -> Variable:
     """``y``, the result of reducing ``x`` over ``axis`` (None: every axis), with the reduced
     axes put back as broadcastable length-1 axes (what ``keepdims=True`` gives)."""
-    from jitgraph.tensor.elementwise.elemwise import dimshuffle
-
     x, y = as_tensor_variable(x), as_tensor_variable(y)
     axes = list(range(x.ndim)) if axis is None else check_and_normalize_axes(x, axis)
     if y.ndim != x.ndim - len(axes):
@@ -83,8 +84,6 @@ def is_flat(var: Any, ndim: int | None = None, outdim: int | None = None) -> boo
 def alloc_validate_shape(shape: Any) -> tuple[list[Variable], list[bool]]:
     """The dimensions of ``shape`` (a sequence, or a vector of known length) as 0-d integer
     tensors, and for each whether it is the constant 1 (so that the result broadcasts)."""
-    from jitgraph.tensor.core.basic import get_vector_length
-
     if isinstance(shape, Variable):
         shape = [shape[i] for i in range(get_vector_length(shape))]
     dims, broadcastable = [], []
@@ -138,34 +137,25 @@ def _extreme(args: Sequence[Any], who: str, pick_first: Callable, reduce: Callab
         raise TypeError(f"{who}() needs at least one tensor")
     if len(args) == 2:
         a, b = (as_tensor_variable(v) for v in args)
-        from jitgraph.tensor.elementwise.math import switch
 
         return switch(pick_first(a, b), a, b)
-    from jitgraph.tensor.core.basic import stack
 
     return reduce(stack([as_tensor_variable(v) for v in args]), axis=0)
 
 
 def largest(*args: Any) -> Variable:
     """The elementwise maximum of the arguments (all of the same rank when more than two)."""
-    from jitgraph.tensor.elementwise.math import gt
-    from jitgraph.tensor.elementwise.reduction import max as tmax
-
     return _extreme(args, "largest", gt, tmax)
 
 
 def smallest(*args: Any) -> Variable:
     """The elementwise minimum of the arguments (all of the same rank when more than two)."""
-    from jitgraph.tensor.elementwise.math import lt
-    from jitgraph.tensor.elementwise.reduction import min as tmin
-
     return _extreme(args, "smallest", lt, tmin)
 
 
 def mod_check(x: Any, y: Any) -> Variable:
     """``x % y``, refusing complex operands (NumPy deprecated ``%`` on complex numbers)."""
     from jitgraph.scalar_expr.errors import ComplexError
-    from jitgraph.tensor.elementwise.math import mod
 
     x, y = as_tensor_variable(x), as_tensor_variable(y)
     if dt.is_complex(x.dtype) or dt.is_complex(y.dtype):

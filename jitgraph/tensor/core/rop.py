@@ -25,8 +25,11 @@ from typing import Any, Sequence
 from jitgraph.graph.basic import Apply, Constant, Variable, graph_inputs, io_toposort
 from jitgraph.graph.view_op import ViewOp
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.gradient import (GradientArgumentError, disconnected_result, format_as,
                                       grad, handle_disconnected, zeros_for)
+from jitgraph.tensor.elementwise.math import cast, second
+from jitgraph.tensor.shaping.shape import patternbroadcast
 
 _ZERO = object()  # a connected tangent known to be zero
 
@@ -111,8 +114,6 @@ def _evaluated_at(t: Variable, out: Variable) -> Variable:
 
 
 def _seed_tangents(wrt: list[Any], points: list[Any]) -> dict[Variable, Any]:
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     seeds: dict[Variable, Any] = {}
     for k, (w, v) in enumerate(zip(wrt, points)):
         if not isinstance(w, Variable):
@@ -134,12 +135,8 @@ def _as_tangent_of(var: Variable, v: Variable) -> Any:
     if dt.is_discrete(var.dtype):
         return _ZERO
     if v.dtype != var.dtype:
-        from jitgraph.tensor.elementwise.math import cast
-
         v = cast(v, var.dtype)
     if v.broadcastable != var.broadcastable:
-        from jitgraph.tensor.shaping.shape import patternbroadcast
-
         v = patternbroadcast(v, var.broadcastable)
     return v
 
@@ -199,20 +196,13 @@ def _continuous(var: Variable) -> bool:
 
 
 def _checked(node: Apply, out: Variable, t: Any) -> Variable:
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-
     t = as_tensor_variable(t)
     if t.ndim != out.ndim:
         raise ValueError(f"{node.op}.R_op returned a {t.ndim}-d tangent for the {out.ndim}-d "
                          f"output {out}")
     if t.dtype != out.dtype:
-        from jitgraph.tensor.elementwise.math import cast
-
         t = cast(t, out.dtype)
     if t.broadcastable != out.broadcastable:
-        from jitgraph.tensor.elementwise.math import second
-        from jitgraph.tensor.shaping.shape import patternbroadcast
-
         if any(tb and not ob for tb, ob in zip(t.broadcastable, out.broadcastable)):
             t = second(out, t)  # stretch a tangent that varies along fewer axes
         t = patternbroadcast(t, out.broadcastable)

@@ -18,6 +18,11 @@ from jitgraph.tensor.shaping.dims import _dim, _element, _is_pyint, _mul, _prod
 from jitgraph.tensor.elementwise.elemwise import _fit_gradient, dimshuffle
 from jitgraph.tensor.shaping.shape import _shape_dims, reshape
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.graph.gradient_types import is_disconnected
+from jitgraph.tensor.core.basic import zeros_like
+from jitgraph.tensor.elementwise.math import cast, eq
+from jitgraph.tensor.elementwise.reduction import sum as tsum
+from jitgraph.tensor.extras.extra_ops import arange
 
 __all__ = ["Flatten", "Tile", "Mean", "MaxAndArgmax"]
 
@@ -108,8 +113,6 @@ class Tile(Op):
         return [[True], [False]]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.elementwise.reduction import sum as tsum
-
         x, reps = inputs
         if dt.is_discrete(x.dtype):
             return [None, None]
@@ -195,9 +198,6 @@ class Mean(Op):
         return [tuple(s for d, s in enumerate(input_shapes[0]) if d not in axes)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-        from jitgraph.tensor.elementwise.math import cast
-
         (x,) = inputs
         if dt.is_discrete(x.dtype):
             return [None]
@@ -255,9 +255,6 @@ class MaxAndArgmax(Op):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list:
-        from jitgraph.graph.gradient_types import is_disconnected
-        from jitgraph.tensor.elementwise.math import eq
-
         (x,) = inputs
         g_max = output_grads[0]
         if dt.is_discrete(x.dtype) or is_disconnected(g_max):
@@ -268,10 +265,6 @@ class MaxAndArgmax(Op):
         return [_fit_gradient(_keep_axes(g_max, x, axes) * at_max, x)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
-        from jitgraph.tensor.extras.extra_ops import arange
-        from jitgraph.tensor.elementwise.math import eq
-        from jitgraph.tensor.elementwise.reduction import sum as tsum
-
         if eval_points[0] is None:
             return [None, None]
         (x,) = inputs

@@ -8,8 +8,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from jitgraph.config import config
 from jitgraph.graph.type import Type
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.var import TensorConstant, TensorVariable
 
 _PATTERN_NAMES = {(): "scalar", (False,): "vector", (True, False): "row", (False, True): "col",
                   (False, False): "matrix"}
@@ -149,7 +151,6 @@ class TensorType(ArrayTypeIdentity, Type):
             return False
         if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
             return bool(np.array_equal(a, b))
-        from jitgraph.config import config
 
         dtype = np.result_type(a, b).name
         default = _TOLERANCES[int(config.tensor.cmp_sloppy)].get(
@@ -183,13 +184,9 @@ class TensorType(ArrayTypeIdentity, Type):
 
     # -- variables ------------------------------------------------------------------------
     def make_variable(self, name: str | None = None):  # type: ignore[override]
-        from jitgraph.tensor.core.var import TensorVariable
-
         return TensorVariable(self, None, None, name)
 
     def make_constant(self, value: Any, name: str | None = None):  # type: ignore[override]
-        from jitgraph.tensor.core.var import TensorConstant
-
         return TensorConstant(self, value, name)
 
     def convert_variable(self, var: Any) -> Any:

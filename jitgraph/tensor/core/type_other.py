@@ -13,6 +13,8 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.op import Op
 from jitgraph.graph.type import GenericType, Type
+from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.conversion import as_tensor_variable
 
 
 class NoneTypeT(GenericType):
@@ -91,8 +93,6 @@ def as_int_none_variable(x: Any) -> Variable:
         return NoneConst
     if isinstance(x, Variable) and isinstance(x.type, NoneTypeT):
         return x
-    from jitgraph.tensor.core.conversion import as_tensor_variable
-    from jitgraph.tensor.core import dtypes as dt
 
     var = as_tensor_variable(x, ndim=0)
     if not dt.is_discrete(var.dtype) or var.dtype == "bool":

@@ -12,7 +12,11 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
+from jitgraph.graph.basic import ancestors
+from jitgraph.graph.evaluate import evaluate
 from jitgraph.graph.utils import hash_from_code
+from jitgraph.tensor.rewriting.shape import get_shape_feature
+from jitgraph.tensor.shaping.shape import Shape, Shape_i
 
 if TYPE_CHECKING:
     from jitgraph.graph.basic import Variable
@@ -74,8 +78,6 @@ def _shape_read(var: "Variable", shapes: Mapping["Variable", tuple[int, ...]]) -
     ``Shape(x)``, the shape output of a sparse matrix's ``CSMProperties``), else None."""
     import sys
 
-    from jitgraph.tensor.shaping.shape import Shape, Shape_i
-
     node = var.owner
     if node is None or not node.inputs or node.inputs[0] not in shapes:
         return None
@@ -94,8 +96,6 @@ def _shape_read(var: "Variable", shapes: Mapping["Variable", tuple[int, ...]]) -
 def _input_dim_values(dims: Sequence["Variable"], shapes: Mapping["Variable", tuple[int, ...]]
                       ) -> dict["Variable", Any]:
     """The value of every variable of the dims' graphs that reads only an input's shape."""
-    from jitgraph.graph.basic import ancestors
-
     values: dict[Variable, Any] = {}
     for var in ancestors(list(dims), blockers=list(shapes)):
         value = _shape_read(var, shapes)
@@ -117,10 +117,6 @@ def shape_of_variables(fgraph: "FunctionGraph", input_shapes: Mapping["Variable"
     has none, and leaves it there. A variable whose shape depends on input values (the output of
     ``nonzero``, say) cannot be sized from shapes alone: that raises ValueError naming it.
     """
-    from jitgraph.graph.basic import ancestors
-    from jitgraph.graph.evaluate import evaluate
-    from jitgraph.tensor.rewriting.shape import get_shape_feature
-
     shapes = _check_input_shapes(fgraph, input_shapes)
     feature = get_shape_feature(fgraph)
     symbolic = {var: shape for var, shape in feature.shape_of.items()

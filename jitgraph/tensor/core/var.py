@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.config import config
 from jitgraph.graph.basic import Constant, Variable
 
 
@@ -360,7 +361,6 @@ class _TensorOperators:
 
     def __str__(self) -> str:
         text = Variable.__str__(self)  # type: ignore[arg-type]
-        from jitgraph.config import config
 
         if config.print_test_value and hasattr(self.tag, "test_value"):
             text += f" (test value: {self.tag.test_value!r})"

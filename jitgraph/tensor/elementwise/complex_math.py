@@ -20,12 +20,11 @@ import numpy as np
 
 from jitgraph.scalar_expr import expr as E
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.elementwise import math as tensor_math
 from jitgraph.tensor.elementwise.scalar_ops import define_op, elemwise_function, float_out
 
 
 def _T():
-    from jitgraph.tensor.elementwise import math as tensor_math
-
     return tensor_math
 
 

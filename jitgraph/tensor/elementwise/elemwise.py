@@ -9,9 +9,11 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
-from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 from jitgraph.tensor.elementwise.scalar_ops import ScalarOp
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.graph.gradient_types import NullType
+from jitgraph.tensor.printing.theano_names import default_elemwise_name, elemwise_str
 
 
 class Elemwise(Op):
@@ -29,7 +31,6 @@ class Elemwise(Op):
         self.scalar_op = scalar_op
         self.inplace_pattern = tuple(sorted((inplace_pattern or {}).items()))
         self.destroy_map = {o: [i] for o, i in self.inplace_pattern}
-        from jitgraph.tensor.printing.theano_names import default_elemwise_name
 
         # As in Theano, an elementwise function's op carries its printed name
         # (``y.owner.op.name == 'Elemwise{mul,no_inplace}'``); in-place ops, casts and fused
@@ -39,7 +40,6 @@ class Elemwise(Op):
     def __str__(self) -> str:
         if self.name:
             return self.name
-        from jitgraph.tensor.printing.theano_names import elemwise_str
 
         return elemwise_str(self)  # Theano's names: Elemwise{add,no_inplace}, Elemwise{Add}[(0, 0)]
 
@@ -87,7 +87,6 @@ class Elemwise(Op):
             raise NotImplementedError(f"{self} has several outputs; differentiate the unfused "
                                       "graph instead")
         raw = self.scalar_op.grad(inputs, outputs[0], output_grads[0])
-        from jitgraph.graph.gradient_types import NullType
 
         # a NullType gradient (grad_not_implemented / grad_undefined) passes through as it is
         return [g if g is None or isinstance(g.type, NullType) else _fit_gradient(g, x)
@@ -106,7 +105,6 @@ class Elemwise(Op):
             raise NotImplementedError(f"{self} has several outputs; take the R_op of the "
                                       "unfused graph instead")
         one_dtype = out[0].dtype if not dt.is_discrete(out[0].dtype) else dt.floatx()
-        from jitgraph.tensor.core.conversion import constant
 
         partials = self.scalar_op.grad(inputs, out[0], constant(np.ones((), dtype=one_dtype)))
         terms = [p * v for p, v in zip(partials, eval_points) if p is not None and v is not None]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from jitgraph.tensor.elementwise import scalar_ops
+from jitgraph.tensor.elementwise.elemwise import Elemwise, transpose
 
 #: Theano's name (without ``_inplace``) -> the table row, where they differ
 _ROW_OF = {"abs_": "abs", "inv": "reciprocal", "fill": "second"}
@@ -31,8 +32,6 @@ def _inplace_function(theano_name: str) -> Callable[..., Any]:
     op = scalar_ops.get_scalar_op((row,))
 
     def function(*args: Any) -> Any:
-        from jitgraph.tensor.elementwise.elemwise import Elemwise
-
         return Elemwise(op, {0: 0})(*args)
 
     function.__name__ = function.__qualname__ = f"{theano_name}_inplace"
@@ -43,8 +42,6 @@ def _inplace_function(theano_name: str) -> Callable[..., Any]:
 
 def transpose_inplace(x: Any) -> Any:
     """``x`` with its axes reversed: a view of ``x`` (Theano's ``InplaceDimShuffle``)."""
-    from jitgraph.tensor.elementwise.elemwise import transpose
-
     return transpose(x)
 
 

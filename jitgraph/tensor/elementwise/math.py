@@ -13,6 +13,7 @@ from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.elementwise import scalar_ops as scalar
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.config import config
 
 
 class IntegerDivisionError(TypeError):
@@ -134,8 +135,6 @@ def _cast_op(dtype: str) -> Elemwise:
 
 def div_proxy(x: Any, y: Any) -> Variable:
     """The ``/`` operator: true division, except integer/integer follows ``config.int_division``."""
-    from jitgraph.config import config
-
     x, y = as_tensor_variable(x), as_tensor_variable(y)
     if dt.is_discrete(x.dtype) and dt.is_discrete(y.dtype):
         policy = config.int_division

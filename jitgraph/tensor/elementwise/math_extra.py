@@ -23,6 +23,7 @@ from jitgraph.tensor.elementwise.complex_math import (angle, complex, complex_fr
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.elementwise.scalar_ops import (define_op, elemwise_function, float_out,
                                                     unary_grad)
+from jitgraph.tensor.elementwise.reduction import all as all_
 
 # -- Theano's aliases -----------------------------------------------------------------------
 
@@ -105,8 +106,6 @@ def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> Variable:
     """A 0-d bool: every element of ``a`` is close to the matching element of ``b``
     (:func:`isclose`)."""
-    from jitgraph.tensor.elementwise.reduction import all as all_
-
     return all_(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

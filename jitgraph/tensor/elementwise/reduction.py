@@ -40,6 +40,10 @@ from jitgraph.tensor.elementwise.reduction_reference import fold
 from jitgraph.tensor.elementwise.scalar_ops import ScalarOp
 from jitgraph.tensor.elementwise.scalar_ops import op as _scalar_op
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.core.gradient import grad
+from jitgraph.tensor.elementwise import math as M
+from jitgraph.tensor.elementwise.math import cast, second
+from jitgraph.tensor.printing.theano_names import arg_reduction_str, reduction_str
 
 __all__ = [
     "CAReduce", "Sum", "Prod", "Max", "Min", "All", "Any", "Argmax", "Argmin",
@@ -123,14 +127,10 @@ class CAReduce(Op):
         return type(self)(**params)
 
     def __str__(self) -> str:
-        from jitgraph.tensor.printing.theano_names import reduction_str
-
         return reduction_str(self)  # Theano's text: Sum{axis=[0]}, Reduce{maximum}{0}, Any{0}
 
     def str_for_node(self, node: Apply) -> str:
         """The text printed for ``node``: with the accumulator dtype and axes the node fixes."""
-        from jitgraph.tensor.printing.theano_names import reduction_str
-
         return reduction_str(self, node)
 
     def reduced_axes(self, ndim: int) -> tuple[int, ...]:
@@ -197,7 +197,6 @@ class CAReduce(Op):
             return [self._reduction_grad(inputs[0], outputs[0], output_grads[0])]
         # Fused form (rare: fusion runs after differentiation): rebuild the pre-op as an
         # elementwise graph, differentiate the reduction of it, then backpropagate through it.
-        from jitgraph.tensor.core.gradient import grad
 
         y = _unfuse(self.pre_op, list(inputs))
         gy = self.clone_with(pre_op=None)._reduction_grad(y, outputs[0], output_grads[0])
@@ -222,7 +221,6 @@ class CAReduce(Op):
             return [self(v)]  # a sum is linear
         # Otherwise the derivative of the output with respect to each reduced element (the
         # gradient for an output gradient of 1), times v, summed over the reduced axes.
-        from jitgraph.tensor.elementwise.math import cast, second
 
         out = self(x)
         local = self._reduction_grad(x, out, second(out, constant(np.ones((), out.dtype))))
@@ -246,7 +244,6 @@ def _unfuse(pre_op: ScalarOp, inputs: list[Variable]) -> Variable:
     steps = getattr(pre_op, "steps", None)
     if steps is None:
         return Elemwise(pre_op)(*inputs)
-    from jitgraph.tensor.elementwise.math import cast
 
     values = list(inputs)
     for sop, args, dtype in steps:
@@ -278,8 +275,6 @@ def _expand_to_input(g: Variable, x: Variable, axes: tuple[int, ...]) -> Variabl
 
 
 def _cast_grad(g: Variable, x: Variable) -> Variable:
-    from jitgraph.tensor.elementwise.math import cast
-
     return _fit_gradient(cast(g, x.dtype) if g.dtype != x.dtype else g, x)
 
 
@@ -325,7 +320,6 @@ class Sum(_DtypeReduce):
     def _reduction_grad(self, x: Variable, out: Variable, gz: Variable) -> Variable | None:
         if dt.is_discrete(x.dtype):
             return None
-        from jitgraph.tensor.elementwise.math import second
 
         g = _expand_to_input(as_tensor_variable(gz), x, self.reduced_axes(x.ndim))
         return _cast_grad(second(x, g), x)
@@ -347,7 +341,6 @@ class Prod(_DtypeReduce):
     def _reduction_grad(self, x: Variable, out: Variable, gz: Variable) -> Variable | None:
         if dt.is_discrete(x.dtype):
             return None
-        from jitgraph.tensor.elementwise import math as M
 
         axes = self.reduced_axes(x.ndim)
         g = _expand_to_input(as_tensor_variable(gz), x, axes)
@@ -382,7 +375,6 @@ class _ExtremumReduce(CAReduce):
         # share it undivided); elsewhere the gradient is zero.
         if dt.is_discrete(x.dtype):
             return None
-        from jitgraph.tensor.elementwise import math as M
 
         axes = self.reduced_axes(x.ndim)
         g = _expand_to_input(as_tensor_variable(gz), x, axes)
@@ -442,13 +434,9 @@ class _ArgReduce(Op):
         self.axis = _check_axis_prop(axis)
 
     def __str__(self) -> str:
-        from jitgraph.tensor.printing.theano_names import arg_reduction_str
-
         return arg_reduction_str(self)  # Theano's text: Argmax{axis=(1,)}
 
     def str_for_node(self, node: Apply) -> str:
-        from jitgraph.tensor.printing.theano_names import arg_reduction_str
-
         return arg_reduction_str(self, node)
 
     def make_node(self, x: _Any) -> Apply:

@@ -11,6 +11,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from jitgraph import services
+from jitgraph.config import config
+from jitgraph.graph.basic import Variable
 from jitgraph.tensor.core import dtypes as dt
 
 GradFn = Callable[[Sequence[Any], Any, Any], list]
@@ -56,8 +58,6 @@ def true_div_out(*dtypes: str) -> str:
     """Theano's rule for ``/``: integers divided by integers give ``floatX`` (int8 / int8 is
     float64 by default, float32 under floatX=float32); otherwise :func:`float_out`."""
     if all(dt.is_discrete(d) for d in dtypes):
-        from jitgraph.config import config
-
         return str(config.floatX)
     return float_out(*dtypes)
 
@@ -145,8 +145,6 @@ class ScalarOp:
         return self._grad(inputs, output, gz)
 
     def __call__(self, *values: Any) -> Any:
-        from jitgraph.graph.basic import Variable
-
         if any(isinstance(v, Variable) for v in values):  # theano.scalar.add(x, y): a graph
             return services.get("apply_scalar_op")(self, *values)
         return self.impl(*values)

@@ -14,13 +14,13 @@ import numpy as np
 
 from jitgraph.scalar_expr import special_math as SM
 from jitgraph.scalar_expr import expr as E
+from jitgraph.tensor.core.gradient import grad_not_implemented
+from jitgraph.tensor.elementwise import math as tensor_math
 from jitgraph.tensor.elementwise.scalar_ops import (define_op, elemwise_function, float_out,
                                                     unary_grad)
 
 
 def _T():
-    from jitgraph.tensor.elementwise import math as tensor_math
-
     return tensor_math
 
 
@@ -61,8 +61,6 @@ def _special(name, nin, helper, grad, theano_class, doc, dtype=_real_float_out):
 
 def _order_not_implemented(what):
     def grad(inputs, output, gz):
-        from jitgraph.tensor.core.gradient import grad_not_implemented
-
         v, x = inputs
         gx = None if x.dtype.startswith(("int", "uint", "bool")) else what(v, x, gz)
         return [grad_not_implemented(what.__name__, 0, v, "(the derivative with respect to "

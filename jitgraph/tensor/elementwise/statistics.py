@@ -10,23 +10,25 @@ import numpy as np
 
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.basic import concatenate
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
+from jitgraph.tensor.elementwise import math as M
+from jitgraph.tensor.elementwise.math import cast, sqrt, true_div
 from jitgraph.tensor.elementwise.reduction import max as tmax
 from jitgraph.tensor.elementwise.reduction import min as tmin
 from jitgraph.tensor.elementwise.reduction import normalize_axis, sum_output_dtype, with_kept_dims
 from jitgraph.tensor.elementwise.reduction import sum as tsum
+from jitgraph.tensor.linalg.dot_functions import dot
+from jitgraph.tensor.shaping.shape import shape_i, squeeze
 
 __all__ = ["mean", "var", "std", "ptp", "cov"]
 
 
 def _count(x: Variable, axes: tuple[int, ...] | None, dtype: str) -> Variable:
     """The number of elements reduced over ``axes`` of ``x``, as a 0-d ``dtype`` tensor."""
-    from jitgraph.tensor.elementwise.math import cast
-
     axes = tuple(range(x.ndim)) if axes is None else axes
     if not axes:
         return constant(np.ones((), dtype=dtype))
-    from jitgraph.tensor.shaping.shape import shape_i
 
     dims = [shape_i(x, a) for a in axes if not x.broadcastable[a]]
     if not dims:
@@ -57,8 +59,6 @@ def mean(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = Fa
     upcasts to float64). Integer inputs give a float64 mean. ``dtype`` sets the dtype of the sum
     (float16 inputs sum in float32 and the mean is cast back to float16).
     """
-    from jitgraph.tensor.elementwise.math import cast, true_div
-
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.ndim, "mean")
     sum_dtype, count_dtype = _mean_dtypes(x.dtype, dtype)
@@ -73,8 +73,6 @@ def mean(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = Fa
 
 def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Variable:
     """Variance over ``axis``: ``sum((x - mean)**2) / (count - ddof)`` (two-pass, stable)."""
-    from jitgraph.tensor.elementwise import math as M
-
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.ndim, "var")
     centered = x - mean(x, axis=axes, keepdims=True)
@@ -91,8 +89,6 @@ def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Vari
 
 def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Variable:
     """Standard deviation over ``axis``: ``sqrt(var(x, axis, ddof))``."""
-    from jitgraph.tensor.elementwise.math import sqrt
-
     out = sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))
     out.name = "std"
     return out
@@ -108,8 +104,6 @@ def ptp(a: Any, axis: Any = None) -> Variable:
 
 def _observations(m: Any, rowvar: bool, who: str) -> Variable:
     """``m`` as a matrix with one variable per row."""
-    from jitgraph.tensor.elementwise.math import cast
-
     m = as_tensor_variable(m)
     if m.ndim == 1:
         m = m.dimshuffle("x", 0)
@@ -125,11 +119,6 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     """The covariance matrix of the variables in ``m`` (one per row, or per column with
     ``rowvar=False``), with the variables of ``y`` appended, like ``numpy.cov``. Normalised by
     ``N - ddof``; ``ddof`` defaults to 1, or 0 with ``bias``. One variable gives a scalar."""
-    from jitgraph.tensor.core.basic import concatenate
-    from jitgraph.tensor.linalg.dot_functions import dot
-    from jitgraph.tensor.elementwise.math import cast
-    from jitgraph.tensor.shaping.shape import squeeze
-
     if fweights is not None or aweights is not None:
         raise NotImplementedError("cov: fweights and aweights are not supported (nor were "
                                   "they in Theano); weight the observations yourself")

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from jitgraph.scalar_expr import expr as E
-from jitgraph.tensor.elementwise import scalar_ops
+from jitgraph.tensor.elementwise import math, scalar_ops
 from jitgraph.tensor.elementwise.elemwise import Elemwise
 from jitgraph.tensor.elementwise.scalar_ops import ScalarOp, float_out
 
@@ -32,8 +32,6 @@ def _xlogy0_impl(x: Any, y: Any) -> np.ndarray:
 
 
 def _T():
-    from jitgraph.tensor.elementwise import math
-
     return math
 
 

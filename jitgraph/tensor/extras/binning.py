@@ -16,10 +16,14 @@ from typing import Any
 import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.gradient_types import disconnected_type
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.basic import zeros, zeros_like
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.math import cast, maximum
+from jitgraph.tensor.indexing.subtensor import advanced_inc_subtensor1, set_subtensor
 
 __all__ = ["NonNegativeCheck", "SearchsortedOp", "bincount", "searchsorted", "to_one_hot"]
 
@@ -67,10 +71,6 @@ def bincount(x: Any, weights: Any = None, minlength: Any = None,
     The output has ``max(max(x) + 1, minlength)`` entries and ``x``'s dtype (``weights``' dtype
     when weighted). ``assert_nonneg=True`` checks at run time that no entry is negative.
     """
-    from jitgraph.tensor.core.basic import zeros
-    from jitgraph.tensor.elementwise.math import cast, maximum
-    from jitgraph.tensor.indexing.subtensor import advanced_inc_subtensor1
-
     x = as_tensor_variable(x)
     if not _is_integer(x.dtype):
         raise TypeError(f"bincount: x must hold integers, got {x.type}")
@@ -131,17 +131,12 @@ class SearchsortedOp(Op):
         return [[True], [True]] + [[False]] * (len(node.inputs) - 2)
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.graph.gradient_types import disconnected_type
-        from jitgraph.tensor.core.basic import zeros_like
-
         # a piecewise-constant function of x and v: zero gradient
         grads = [None if dt.is_discrete(i.dtype) else zeros_like(i, dtype=i.dtype)
                  for i in inputs[:2]]
         return grads + [disconnected_type()] * (len(inputs) - 2)
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-
         if all(e is None for e in eval_points[:2]):
             return [None]
         return [zeros_like(self(*inputs), dtype="float64")]
@@ -158,9 +153,7 @@ def searchsorted(x: Any, v: Any, side: str = "left", sorter: Any = None) -> Vari
 def to_one_hot(y: Any, nb_class: Any, dtype: str | None = None) -> Variable:
     """The integer label vector ``y`` as a ``(len(y), nb_class)`` matrix with a 1 in column
     ``y[i]`` of row ``i`` and 0 elsewhere (``dtype``: default ``floatX``)."""
-    from jitgraph.tensor.core.basic import zeros
     from jitgraph.tensor.extras.extra_ops import arange
-    from jitgraph.tensor.indexing.subtensor import set_subtensor
 
     y = as_tensor_variable(y)
     if not _is_integer(y.dtype):

@@ -19,8 +19,11 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.conversion import as_tensor_variable
-from jitgraph.tensor.shaping.dims import _is_pyint, _prod, _sub
+from jitgraph.tensor.shaping.dims import _dim, _is_pyint, _prod, _sub
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.core.basic import zeros_like
+from jitgraph.tensor.elementwise.math import maximum
+from jitgraph.tensor.indexing.subtensor import inc_subtensor
 
 __all__ = ["CumOp", "CumprodOp", "CumsumOp", "DiffOp", "cumprod", "cumsum", "diff"]
 
@@ -177,23 +180,16 @@ class DiffOp(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.shaping.dims import _dim
-
         dims = list(input_shapes[0])
         axis = self.axis % len(dims)
         length = dims[axis]
         if isinstance(length, (int, np.integer)):
             dims[axis] = max(0, int(length) - self.n)
         else:
-            from jitgraph.tensor.elementwise.math import maximum
-
             dims[axis] = _dim(maximum(_sub(length, self.n), 0))
         return [tuple(dims)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-        from jitgraph.tensor.indexing.subtensor import inc_subtensor
-
         (x,) = inputs
         (gz,) = output_grads
         if dt.is_discrete(x.dtype):

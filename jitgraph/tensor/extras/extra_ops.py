@@ -21,8 +21,9 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
-from jitgraph.tensor.core.basic import (NotScalarConstantError, alloc, get_scalar_constant_value,
-                                   get_vector_length, zeros_like)
+from jitgraph.tensor.core.basic import (NotScalarConstantError, alloc, concatenate,
+                                        get_scalar_constant_value, get_vector_length, ones,
+                                        zeros_like)
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 from jitgraph.tensor.shaping.dims import _dim, _eq, _is_pyint, _mul, _prod, _switch
 from jitgraph.tensor.elementwise.elemwise import _fit_gradient, dimshuffle
@@ -45,6 +46,10 @@ from jitgraph.tensor.indexing.index_ravel import (RavelMultiIndex, UnravelIndex,
                                          ravel_multi_index, unravel_index)
 from jitgraph.tensor.shaping.shape import squeeze
 from jitgraph.tensor.extras.unique import Unique  # noqa: F401
+from jitgraph.tensor.elementwise import math
+from jitgraph.tensor.elementwise.math import cast, maximum, neq, second
+from jitgraph.tensor.elementwise.reduction import sum as tsum
+from jitgraph.tensor.indexing.subtensor_ops import AdvancedIncSubtensor1
 
 #: what ``jitgraph.tensor`` star-imports: the names Theano 1.0's ``theano.tensor`` takes from
 #: ``extra_ops`` (DisconnectedType, Generic, ParamsType come to it from their own modules)
@@ -82,9 +87,6 @@ class ARange(Op):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.elementwise.math import cast
-        from jitgraph.tensor.elementwise.reduction import sum as tsum
-
         start, _, step = inputs
         (gz,) = output_grads
         if dt.is_discrete(self.dtype):
@@ -96,8 +98,6 @@ class ARange(Op):
         return [gstart, None, gstep]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
-        from jitgraph.tensor.elementwise.math import cast, second
-
         (vstart, _, vstep), out = eval_points, self(*inputs)
         if dt.is_discrete(self.dtype) or (vstart is None and vstep is None):
             return [None]
@@ -112,8 +112,6 @@ class ARange(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.elementwise import math
-
         start, stop, step = node.inputs
         if all(dt.is_discrete(i.dtype) for i in node.inputs):
             n = _dim(math.neg(math.int_div(math.sub(start, stop), step)))
@@ -181,8 +179,6 @@ class RepeatOp(Op):
                              f"repeats of shape {np.shape(repeats)}: {exc}") from None
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.indexing.subtensor_ops import AdvancedIncSubtensor1
-
         x, repeats = inputs
         if dt.is_discrete(x.dtype):
             return [None, None]
@@ -209,8 +205,6 @@ class RepeatOp(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.elementwise.reduction import sum as tsum
-
         xshape = input_shapes[0]
         repeats = node.inputs[1]
         if repeats.ndim == 0:
@@ -267,7 +261,6 @@ def _vector_reps(vec: Variable, ndim: int | None) -> list[Any]:
         if ndim is None:
             raise ValueError(f"tile: the length of reps {vec} is only known at run time; "
                              "pass ndim (the number of output dimensions)") from None
-    from jitgraph.tensor.core.basic import concatenate, ones
 
     padded = concatenate([ones([ndim - vec.shape[0]], dtype=vec.dtype), vec])
     return [padded[i] for i in range(ndim)]
@@ -317,8 +310,6 @@ def compress(condition: Any, x: Any, axis: int | None = None) -> Variable:
     """The slices of ``x`` along ``axis`` whose entry of ``condition`` is nonzero (None: the
     entries of the flattened ``x``), like ``numpy.compress``; ``condition`` may be shorter than
     the axis. Differentiable with respect to ``x``."""
-    from jitgraph.tensor.elementwise.math import neq
-
     x = as_tensor_variable(x)
     cond = as_tensor_variable(condition).flatten()
     chosen = arange(cond.shape[0])[neq(cond, 0)]
@@ -354,8 +345,6 @@ class Bartlett(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.elementwise.math import maximum
-
         return [(_dim(maximum(node.inputs[0], 0)),)]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:

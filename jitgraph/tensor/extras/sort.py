@@ -20,7 +20,7 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
-from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value
+from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value, zeros_like
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.elementwise.elemwise import dimshuffle
 from jitgraph.tensor.extras.extra_ops import arange  # also a name of Theano's sort module
@@ -29,6 +29,10 @@ from jitgraph.tensor.core.gradient import grad_undefined  # also a name of Thean
 from jitgraph.tensor.elementwise.math import mul  # noqa: F401  (Theano's sort module exports it)
 from jitgraph.tensor.indexing.subtensor import set_subtensor  # noqa: F401  (likewise)
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.graph.gradient_types import is_disconnected
+from jitgraph.tensor.elementwise.math import abs as tabs
+from jitgraph.tensor.indexing.subtensor import inc_subtensor
+from jitgraph.tensor.shaping.dims import _dim
 
 __all__ = ["argsort", "argtopk", "sort", "topk", "topk_and_argtopk"]
 
@@ -58,9 +62,6 @@ def _along_axis(like: Variable, positions: Variable, axis: int) -> tuple:
 
 def _scatter_along(x: Variable, positions: Variable, values: Variable, axis: int) -> Variable:
     """Zeros shaped like ``x`` with ``values`` added at ``positions`` along ``axis``."""
-    from jitgraph.tensor.core.basic import zeros_like
-    from jitgraph.tensor.indexing.subtensor import inc_subtensor
-
     return inc_subtensor(zeros_like(x)[_along_axis(x, positions, axis)], values)
 
 
@@ -155,8 +156,6 @@ class ArgSortOp(_SortBase):
         output_storage[0][0] = np.asarray(order, dtype=np.int64)
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-
         x, axis = inputs
         g_axis = grad_undefined(self, 1, axis, "the axis of argsort is an integer")
         # positions are piecewise constant in x
@@ -246,17 +245,12 @@ class TopKOp(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.elementwise.math import abs as tabs
-        from jitgraph.tensor.shaping.dims import _dim
-
         dims = list(input_shapes[0])
         dims[self.axis % len(dims)] = _dim(tabs(node.inputs[1]))
         return [tuple(dims)] * len(node.outputs)
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list:
-        from jitgraph.graph.gradient_types import is_disconnected
-
         x, kth = inputs
         g_kth = grad_undefined(self, 1, kth, "topk: kth (the number of entries) is an integer")
         gz = output_grads[0] if self.return_values else None

@@ -25,6 +25,7 @@ from jitgraph.graph.op import Op, _OpMeta
 from jitgraph.tensor.indexing.index_encoding import idx_str
 from jitgraph.tensor.indexing.subtensor_ops import AdvancedIncSubtensor, AdvancedSubtensor
 from jitgraph.tensor.core.type_other import MakeSlice, NoneTypeT, SliceConstant
+from jitgraph.tensor.indexing.subtensor import _entry, advanced_index
 
 __all__ = ["AdvancedIndexingError", "AdvancedBooleanIndexingError", "BaseAdvancedSubtensor",
            "BaseAdvancedIncSubtensor", "AdvancedBooleanSubtensor",
@@ -86,8 +87,6 @@ def _plain_entry(e: Any) -> Any:
 
 def _structure(index: tuple) -> tuple[list[Any], list[Variable]]:
     """The ``idx_list`` and index inputs for Theano-style index arguments."""
-    from jitgraph.tensor.indexing.subtensor import _entry, advanced_index
-
     entries = [_entry(_plain_entry(e)) for e in index]
     if sum(e is Ellipsis for e in entries) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")

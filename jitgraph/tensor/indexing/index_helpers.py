@@ -15,6 +15,10 @@ from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 from jitgraph.tensor.shaping.dims import _const_int, _is_pyint
 from jitgraph.tensor.printing.pprint_rules import SubtensorPrinter
 from jitgraph.tensor.core.type_other import NoneConst, NoneTypeT, SliceType, make_slice
+from jitgraph.tensor.elementwise import math
+from jitgraph.tensor.indexing.boolean_index import _plain_entry
+from jitgraph.tensor.indexing.index_encoding import index_vars, n_index_inputs
+from jitgraph.tensor.indexing.subtensor import getitem
 
 __all__ = ["as_index_variable", "make_constant", "get_idx_list", "get_canonical_form_slice",
            "adv_index_broadcastable_pattern", "check_advanced_indexing_dimensions",
@@ -55,8 +59,6 @@ def get_idx_list(inputs: Sequence[Any], idx_list: Sequence[Any],
     node's inputs (the indexed tensor first), ``idx_list`` its op's ``idx_list``. Ints and
     arrays become their inputs, slices ``slice(start, stop, step)`` of inputs or None.
     With ``get_count``: the number of index inputs instead."""
-    from jitgraph.tensor.indexing.index_encoding import index_vars, n_index_inputs
-
     if get_count:
         return n_index_inputs(idx_list)
     values = list(inputs[1:])
@@ -79,8 +81,6 @@ def get_idx_list(inputs: Sequence[Any], idx_list: Sequence[Any],
 # Canonical slices
 
 def _ops() -> Any:
-    from jitgraph.tensor.elementwise import math
-
     return math
 
 
@@ -145,8 +145,6 @@ def get_canonical_form_slice(theslice: Any, length: Any) -> tuple[Any, Any]:
     and 1. Python ints give Python ints; symbolic ones give int64 variables.
     """
     if isinstance(theslice, Variable) and isinstance(theslice.type, SliceType):
-        from jitgraph.tensor.indexing.boolean_index import _plain_entry
-
         theslice = _plain_entry(theslice)
     if not isinstance(theslice, slice):
         index = _int64(theslice)
@@ -179,9 +177,6 @@ def get_canonical_form_slice(theslice: Any, length: Any) -> tuple[Any, Any]:
 def adv_index_broadcastable_pattern(a: Any, idx: Sequence[Any]) -> tuple[bool, ...]:
     """The broadcastable pattern of ``a[idx]`` for an advanced index ``idx`` (tensors, slices
     as Python or ``make_slice`` ones, None)."""
-    from jitgraph.tensor.indexing.boolean_index import _plain_entry
-    from jitgraph.tensor.indexing.subtensor import getitem
-
     return getitem(as_tensor_variable(a), tuple(_plain_entry(e) for e in idx)).broadcastable
 
 

@@ -14,8 +14,10 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.basic import get_vector_length
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.math import cast
 
 __all__ = ["RavelMultiIndex", "UnravelIndex", "ravel_multi_index", "unravel_index"]
 
@@ -31,8 +33,6 @@ def _integer_input(who: str, name: str, value: Any) -> Variable:
 
 
 def _dims_input(who: str, dims: Any) -> Variable:
-    from jitgraph.tensor.elementwise.math import cast
-
     dims = _integer_input(who, "dims", dims)
     if dims.ndim != 1:
         raise TypeError(f"{who}: dims must be a vector of dimensions, got {dims.type}")
@@ -151,8 +151,6 @@ def unravel_index(indices: Any, dims: Any, order: str = "C", ndim: int | None = 
 
     ``ndim`` (the number of dimensions) is needed only when ``dims`` is a symbolic vector whose
     length is unknown."""
-    from jitgraph.tensor.core.basic import get_vector_length
-
     if ndim is None:
         try:
             ndim = get_vector_length(as_tensor_variable(dims))

@@ -12,10 +12,14 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.conversion import as_tensor_variable
-from jitgraph.tensor.shaping.dims import _is_pyint
+from jitgraph.tensor.shaping.dims import _eq, _is_pyint, _maximum, _switch
 from jitgraph.tensor.elementwise.elemwise import _fit_gradient, dimshuffle
 from jitgraph.tensor.shaping.shape import _shape_dims, flatten, reshape, shape_i
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.core.basic import join, zeros_like
+from jitgraph.tensor.elementwise.math import clip, eq
+from jitgraph.tensor.elementwise.reduction import sum as tsum
+from jitgraph.tensor.extras.extra_ops import arange
 
 __all__ = ["swapaxes", "roll", "take", "Choose", "choose", "PermuteRowElements",
            "permute_row_elements", "inverse_permutation"]
@@ -52,7 +56,6 @@ def roll(x: Any, shift: Any, axis: int | None = None) -> Variable:
     shift = as_tensor_variable(shift)
     if not dt.is_discrete(shift.dtype) or shift.ndim != 0:
         raise TypeError(f"roll: shift must be an int scalar, got {shift} ({shift.type})")
-    from jitgraph.tensor.core.basic import join
 
     # The last `shift` entries come first; shift % n keeps both slices in range (0 gives x).
     start = -(shift % shape_i(x, axis))
@@ -82,8 +85,6 @@ def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> 
     if mode == "wrap":
         indices = indices % length
     elif mode == "clip":
-        from jitgraph.tensor.elementwise.math import clip
-
         indices = clip(indices, 0, length - 1)
     elif mode != "raise":
         raise ValueError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
@@ -152,8 +153,6 @@ class Choose(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.shaping.dims import _eq, _switch
-
         shapes = [input_shapes[0]] + ([list(s) for s in input_shapes[1:]] if self.listed
                                       else [list(input_shapes[1])[1:]])
         variables = [node.inputs[0]] + (list(node.inputs[1:]) if self.listed
@@ -183,7 +182,6 @@ class Choose(Op):
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
         if all(v is None for v in eval_points[1:]):
             return [None]
-        from jitgraph.tensor.core.basic import zeros_like
 
         points = [zeros_like(c) if v is None else v
                   for c, v in zip(inputs[1:], eval_points[1:])]
@@ -252,8 +250,6 @@ class PermuteRowElements(Op):
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
                     ) -> list[tuple]:
-        from jitgraph.tensor.shaping.dims import _maximum
-
         ndim = node.outputs[0].ndim
         xs, ys = (((1,) * (ndim - len(s)) + tuple(s)) for s in input_shapes[:2])
         return [tuple(_maximum(p, q) for p, q in zip(xs[:-1], ys[:-1])) + (xs[-1],)]
@@ -262,8 +258,6 @@ class PermuteRowElements(Op):
         return [[True], [False], [False]]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.elementwise.math import eq
-
         x, y, inverse = inputs
         if dt.is_discrete(x.dtype):
             return [None, None, None]
@@ -271,8 +265,6 @@ class PermuteRowElements(Op):
         # sum over the axes x was broadcast (or padded) along
         gx_ndim = gx.ndim
         if gx_ndim > x.ndim:
-            from jitgraph.tensor.elementwise.reduction import sum as tsum
-
             gx = tsum(gx, axis=list(range(gx_ndim - x.ndim)))
         return [_fit_gradient(gx, x), None, None]
 
@@ -289,8 +281,6 @@ def permute_row_elements(x: Any, y: Any, inverse: Any = 0) -> Variable:
 
 def inverse_permutation(perm: Any) -> Variable:
     """The inverse of the permutation(s) ``perm`` (an int vector, or rows of them)."""
-    from jitgraph.tensor.extras.extra_ops import arange
-
     perm = _int_indices(perm, "inverse_permutation")
     positions = arange(shape_i(perm, perm.ndim - 1), dtype=perm.dtype)
     return permute_row_elements(positions, perm, inverse=1)

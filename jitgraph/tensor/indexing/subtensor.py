@@ -22,6 +22,7 @@ from jitgraph.tensor.shaping.shape import Reshape, _shape_dims, reshape, shape_p
 from jitgraph.tensor.indexing.subtensor_ops import (AdvancedIncSubtensor, AdvancedIncSubtensor1,
                                            AdvancedSubtensor, AdvancedSubtensor1, IncSubtensor,
                                            Subtensor)
+from jitgraph.tensor.core.basic import alloc
 
 __all__ = [
     "getitem", "set_subtensor", "inc_subtensor", "Subtensor", "AdvancedSubtensor1",
@@ -256,8 +257,6 @@ def inc_subtensor(x: Any, y: Any, inplace: bool = False, set_instead_of_inc: boo
         return inc_subtensor(inner, dimshuffle(y_kept, order), inplace, set_instead_of_inc,
                              tolerate_inplace_aliasing, ignore_duplicates)
     if isinstance(op, Reshape):
-        from jitgraph.tensor.core.basic import alloc
-
         inner = node.inputs[0]
         y_inner = reshape(alloc(y, *_shape_dims(x)), _shape_dims(inner), ndim=inner.ndim)
         return inc_subtensor(inner, y_inner, inplace, set_instead_of_inc,

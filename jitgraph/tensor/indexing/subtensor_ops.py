@@ -24,6 +24,7 @@ from jitgraph.tensor.indexing.index_encoding import (advanced_index_inputs,
                                                      check_idx_list, idx_str, index_vars,
                                                      n_index_inputs, slice_length)
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.reduction import sum as tsum
 
 __all__ = ["Subtensor", "AdvancedSubtensor1", "AdvancedSubtensor", "IncSubtensor",
            "AdvancedIncSubtensor1", "AdvancedIncSubtensor"]
@@ -53,8 +54,6 @@ def _describe_index(index: tuple) -> str:
 
 def _sum_to_value(g: Variable, y: Variable) -> Variable:
     """The gradient ``g`` of the broadcast ``y`` summed back to ``y``'s type."""
-    from jitgraph.tensor.elementwise.reduction import sum as tsum
-
     g = as_tensor_variable(g)
     if g.ndim > y.ndim:
         g = tsum(g, axis=list(range(g.ndim - y.ndim)))

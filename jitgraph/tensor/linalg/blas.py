@@ -24,6 +24,9 @@ from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 from jitgraph.tensor.elementwise.elemwise import _fit_gradient, dimshuffle
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.math import cast
+from jitgraph.tensor.elementwise.reduction import sum as tsum
+from jitgraph.tensor.shaping.shape import patternbroadcast, reshape, shape_i
 
 # The op classes under ``T``; the rewrite helpers (gemv, gemm, dot22 and the op instances
 # gemv_inplace, gemm_no_inplace, ger, ger_destructive, ...) stay under ``T.blas``.
@@ -41,7 +44,6 @@ def _grad_for(g: Variable, x: Variable) -> Variable | None:
     """``g`` fitted to ``x`` (dtype, broadcastable dims), or None for integer inputs."""
     if dt.is_discrete(x.dtype):
         return None
-    from jitgraph.tensor.elementwise.math import cast
 
     g = as_tensor_variable(g)
     if g.dtype != x.dtype:
@@ -61,8 +63,6 @@ def _sum_terms(terms: Sequence[Variable | None]) -> Variable | None:
 
 
 def _sum_all(x: Variable) -> Variable:
-    from jitgraph.tensor.elementwise.reduction import sum as tsum
-
     return tsum(x)
 
 
@@ -418,7 +418,6 @@ def _sum_leading(g: Variable, ndim: int) -> Variable:
     extra = g.ndim - ndim
     if extra <= 0:
         return g
-    from jitgraph.tensor.elementwise.reduction import sum as tsum
 
     return tsum(g, axis=tuple(range(extra)))
 
@@ -455,8 +454,6 @@ def _normalize_axes(axes: Any, a: Variable, b: Variable) -> tuple[list[int], lis
 
 def _dims(x: Variable, axes: Sequence[int]) -> list[Any]:
     """Symbolic lengths of ``axes`` of ``x`` (1 for broadcastable axes, so reshapes keep them)."""
-    from jitgraph.tensor.shaping.shape import shape_i
-
     return [1 if x.broadcastable[d] else shape_i(x, d) for d in axes]
 
 
@@ -465,7 +462,6 @@ def _collapse(x: Variable, groups: Sequence[Sequence[int]]) -> Variable:
     sizes = [len(g) for g in groups if g]
     if all(s == 1 for s in sizes) and len(sizes) == x.ndim:
         return x
-    from jitgraph.tensor.shaping.shape import reshape
 
     shp = _dims(x, range(x.ndim))
     new_shape: list[Any] = []
@@ -487,7 +483,6 @@ def _with_bcast(x: Variable, bcast: tuple[bool, ...]) -> Variable:
     """Restore the broadcastable pattern a reshape could not infer (those dims have length 1)."""
     if x.broadcastable == bcast:
         return x
-    from jitgraph.tensor.shaping.shape import patternbroadcast
 
     return patternbroadcast(x, bcast)
 
@@ -540,7 +535,6 @@ def batched_tensordot(x: Any, y: Any, axes: Any = 2) -> Variable:
                  + tuple(y.broadcastable[d] for d in free_y))
     if len(free_x) == 1 and len(free_y) == 1:
         return _with_bcast(out, out_bcast)
-    from jitgraph.tensor.shaping.shape import reshape
 
     out_shape = _dims(x, [0]) + _dims(x, free_x) + _dims(y, free_y)
     return _with_bcast(reshape(out, out_shape, ndim=len(out_shape)), out_bcast)

@@ -12,6 +12,8 @@ from jitgraph.tensor.linalg.blas import (_batched_dot, _collapse, _dims, _dot, _
                                          _outer, _with_bcast)
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.elementwise.elemwise import dimshuffle
+from jitgraph.tensor.elementwise.math import mul
+from jitgraph.tensor.shaping.shape import reshape
 
 __all__ = ["dot", "outer", "tensordot", "matmul"]
 
@@ -22,8 +24,6 @@ def dot(a: Any, b: Any) -> Variable:
     axis of ``a`` with the second-to-last of ``b``). Python and NumPy operands are converted."""
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if a.ndim == 0 or b.ndim == 0:
-        from jitgraph.tensor.elementwise.math import mul
-
         return mul(a, b)
     if a.ndim <= 2 and b.ndim <= 2:
         return _dot(a, b)
@@ -54,7 +54,6 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
                                                                   for d in free_b)
     if not axes_a:
         # Nothing to sum: a broadcast elementwise product gives the outer product directly.
-        from jitgraph.tensor.elementwise.math import mul
 
         left = dimshuffle(a, list(range(a.ndim)) + ["x"] * b.ndim)
         right = dimshuffle(b, ["x"] * a.ndim + list(range(b.ndim)))
@@ -63,8 +62,6 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
     b2 = _collapse(dimshuffle(b, axes_b + free_b), [axes_b, free_b])
     out = _dot(a2, b2)
     if out.ndim != len(out_bcast):
-        from jitgraph.tensor.shaping.shape import reshape
-
         out_shape = _dims(a, free_a) + _dims(b, free_b)
         out = reshape(out, out_shape, ndim=len(out_shape))
     return _with_bcast(out, out_bcast)

@@ -17,8 +17,12 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.gradient_types import DisconnectedType
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.basic import concatenate
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise import math
+from jitgraph.tensor.elementwise.reduction import prod
+from jitgraph.tensor.extras.extra_ops import arange
 
 __all__ = ["DisconnectedType", "IRFFTOp", "RFFTOp", "irfft", "irfft_op", "rfft", "rfft_op"]
 
@@ -48,9 +52,6 @@ def _bin_weights(s: Variable, n_bins: Any, mid: float) -> Variable:
     """A column (bins x 1) of weights: 1 for the bins without a mirror image (the zero
     frequency, and the Nyquist frequency when the last axis ``s[-1]`` is even), ``mid`` for the
     others (each stands for itself and its complex conjugate)."""
-    from jitgraph.tensor.elementwise import math
-    from jitgraph.tensor.extras.extra_ops import arange
-
     k = arange(n_bins)
     unpaired = math.or_(math.eq(k, 0), math.eq(2 * k, s[-1]))
     weights = math.switch(unpaired, np.float64(1.0), np.float64(mid))
@@ -98,8 +99,6 @@ class IRFFTOp(Op):
     def make_node(self, a: Any, s: Any = None) -> Apply:
         a = _real_input(a, self, 3, "a batch axis first, real/imaginary pairs last")
         if s is None:
-            from jitgraph.tensor.core.basic import concatenate
-
             last = 2 * (a.shape[-2] - 1)
             s = concatenate([a.shape[1:-2], as_tensor_variable([last])])
         s = _shape_input(s, self, a.ndim - 2)
@@ -136,16 +135,12 @@ def _check_norm(norm: Any) -> None:
 
 
 def _n_points(s: Variable) -> Variable:
-    from jitgraph.tensor.elementwise.reduction import prod
-
     return prod(s)
 
 
 def rfft(inp: Any, norm: str | None = None) -> Variable:
     """The FFT of the real ``inp`` over all axes but the first (batch) axis: shape
     ``(batch, n1, ..., nk // 2 + 1, 2)`` (real/imaginary pairs last)."""
-    from jitgraph.tensor.elementwise import math
-
     _check_norm(norm)
     inp = as_tensor_variable(inp)
     s = inp.shape[1:]
@@ -158,9 +153,6 @@ def rfft(inp: Any, norm: str | None = None) -> Variable:
 def irfft(inp: Any, norm: str | None = None, is_odd: bool = False) -> Variable:
     """The inverse of :func:`rfft`: ``inp`` holds real/imaginary pairs on its last axis; the
     transformed last axis has ``2 * (m - 1) + is_odd`` points for ``m`` frequency bins."""
-    from jitgraph.tensor.elementwise import math
-    from jitgraph.tensor.core.basic import concatenate
-
     _check_norm(norm)
     if is_odd not in (True, False):
         raise ValueError(f"irfft: is_odd must be True or False, got {is_odd!r}")

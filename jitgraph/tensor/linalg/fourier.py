@@ -9,6 +9,10 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
+import jitgraph.tensor as T
+from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.gradient import grad_undefined
+from jitgraph.tensor.core.type import TensorType
 
 
 class Fourier(Op):
@@ -22,9 +26,6 @@ class Fourier(Op):
         return type(self).__name__
 
     def make_node(self, a: Any, n: Any = None, axis: Any = -1) -> Apply:
-        from jitgraph.tensor.core.conversion import as_tensor_variable
-        from jitgraph.tensor.core.type import TensorType
-
         a = as_tensor_variable(a)
         if a.ndim < 1:
             raise TypeError(f"fft: the input must have at least one dimension, got {a.type}")
@@ -48,8 +49,6 @@ class Fourier(Op):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         # d fft(a)_k / d a_j = exp(-2 pi i j k / n): the gradient is the conjugate transform of
         # the output gradient, cut or padded back to a's length along the axis.
-        from jitgraph.tensor.core.gradient import grad_undefined
-        import jitgraph.tensor as T
 
         a, n, axis = inputs
         (gout,) = output_grads

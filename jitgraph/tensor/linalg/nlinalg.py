@@ -24,6 +24,11 @@ from jitgraph.tensor.shaping.diag_ops import ExtractDiag
 from jitgraph.tensor.linalg.common import (as_matrix, cast_result, check_square, float_dtype,
                                            real_dtype)
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.core.basic import alloc, zeros_like
+from jitgraph.tensor.elementwise.reduction import sum as tsum
+from jitgraph.tensor.linalg.dot_functions import dot
+from jitgraph.tensor.linalg.norms import matrix_norm, vector_norm
+from jitgraph.tensor.shaping.dims import _minimum
 
 __all__ = ["AllocDiag", "Apply", "Det", "DisconnectedType", "Eig", "Eigh", "EighGrad",
            "ExtractDiag", "MatrixInverse", "MatrixPinv", "Op", "QRFull", "QRIncomplete", "SVD",
@@ -37,14 +42,10 @@ def _tensor(dtype: str, ndim: int) -> Variable:
 
 
 def _identity(n: Any, dtype: str) -> Variable:
-    from jitgraph.tensor.core.basic import alloc
-
     return alloc_diag(alloc(np.asarray(1, dtype=dtype), n))
 
 
 def _dot(a: Variable, b: Variable) -> Variable:
-    from jitgraph.tensor.linalg.dot_functions import dot
-
     return dot(a, b)
 
 
@@ -209,8 +210,6 @@ class Eigh(Eig):
         output_storage[1][0] = cast_result(v, node.outputs[1])
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-
         (x,) = inputs
         w, v = self(x)
         gw, gv = output_grads
@@ -288,8 +287,6 @@ class SVD(Op):
             output_storage[k][0] = cast_result(value, node.outputs[k])
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
-        from jitgraph.tensor.shaping.dims import _minimum
-
         rows, cols = input_shapes[0]
         k = _minimum(rows, cols)
         if not self.compute_uv:
@@ -331,8 +328,6 @@ class QRFull(Op):
         output_storage[1][0] = cast_result(second, node.outputs[1])
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
-        from jitgraph.tensor.shaping.dims import _minimum
-
         rows, cols = input_shapes[0]
         k = _minimum(rows, cols)
         if self.mode == "complete":
@@ -360,8 +355,6 @@ class QRIncomplete(Op):
         output_storage[0][0] = cast_result(np.linalg.qr(inputs[0], "r"), node.outputs[0])
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
-        from jitgraph.tensor.shaping.dims import _minimum
-
         rows, cols = input_shapes[0]
         return [(_minimum(rows, cols), cols)]
 
@@ -509,8 +502,6 @@ def diag(x: Any) -> Variable:
 
 def trace(X: Any) -> Variable:  # noqa: N803 - Theano's name
     """The sum of the main diagonal of the matrix ``X``."""
-    from jitgraph.tensor.elementwise.reduction import sum as tsum
-
     return tsum(extract_diag(X))
 
 
@@ -551,8 +542,6 @@ def matrix_power(M: Any, n: int) -> Variable:  # noqa: N803 - Theano's name
 def norm(x: Any, ord: Any) -> Variable:  # noqa: A002 - Theano's name
     """Vector or matrix norm (``numpy.linalg.norm``'s orders; matrices: None/'fro', 'inf',
     '-inf', 1, -1)."""
-    from jitgraph.tensor.linalg.norms import matrix_norm, vector_norm
-
     x = as_tensor_variable(x)
     if x.ndim == 1:
         return vector_norm(x, ord)

@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 
 from jitgraph.graph.basic import Variable
+from jitgraph.tensor.elementwise import math
+from jitgraph.tensor.elementwise.reduction import max as tmax, min as tmin, sum as tsum
 
 
 def _order(ord: Any) -> Any:  # noqa: A002
@@ -19,11 +21,6 @@ def _order(ord: Any) -> Any:  # noqa: A002
 def vector_norm(x: Variable, ord: Any) -> Variable:  # noqa: A002
     """``numpy.linalg.norm`` of the vector ``x``: None (2), 'inf', '-inf', 0 (number of
     nonzeros), or any other number p (``sum(|x|**p) ** (1/p)``)."""
-    from jitgraph.tensor.elementwise import math
-    from jitgraph.tensor.elementwise.reduction import max as tmax
-    from jitgraph.tensor.elementwise.reduction import min as tmin
-    from jitgraph.tensor.elementwise.reduction import sum as tsum
-
     ord = _order(ord)  # noqa: A001
     if ord is None:
         return math.sqrt(tsum(math.sqr(math.abs(x))))
@@ -42,11 +39,6 @@ def vector_norm(x: Variable, ord: Any) -> Variable:  # noqa: A002
 def matrix_norm(x: Variable, ord: Any) -> Variable:  # noqa: A002
     """``numpy.linalg.norm`` of the matrix ``x``: None or 'fro' (Frobenius), 'inf'/'-inf'
     (largest/smallest absolute row sum), 1/-1 (largest/smallest absolute column sum)."""
-    from jitgraph.tensor.elementwise import math
-    from jitgraph.tensor.elementwise.reduction import max as tmax
-    from jitgraph.tensor.elementwise.reduction import min as tmin
-    from jitgraph.tensor.elementwise.reduction import sum as tsum
-
     ord = _order(ord)  # noqa: A001
     if ord is None or ord == "fro":
         return math.sqrt(tsum(math.sqr(math.abs(x))))

@@ -22,6 +22,12 @@ from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.linalg.common import (as_matrix, cast_result, check_rows, check_square,
                                            float_dtype)
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.core.type_other import NoneTypeT
+from jitgraph.tensor.elementwise import math
+from jitgraph.tensor.elementwise.math import dot
+from jitgraph.tensor.extras.extra_ops import arange
+from jitgraph.tensor.linalg.dot_functions import outer
+from jitgraph.tensor.shaping.shape import reshape
 
 __all__ = ["Apply", "Cholesky", "CholeskyGrad", "Eigvalsh", "EigvalshGrad", "Expm", "ExpmGrad",
            "MATRIX_STRUCTURES", "Op", "Solve", "as_tensor_variable", "cho_solve", "cholesky",
@@ -194,9 +200,6 @@ class Solve(Op):
 
     def L_op(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
              output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.linalg.dot_functions import outer
-        from jitgraph.tensor.elementwise.math import dot
-
         (A, _), (x,), (gx,) = inputs, outputs, output_grads
         # x = A^-1 b: gb = A^-T gx, gA = -gb x^T
         gb = self._transposed()(A.T, gx)
@@ -219,9 +222,6 @@ class Solve(Op):
 
 def _triangle(x: Variable, lower: bool) -> Variable:
     """``x`` with the entries off its lower (upper) triangle set to zero."""
-    from jitgraph.tensor.elementwise import math
-    from jitgraph.tensor.extras.extra_ops import arange
-
     rows = arange(x.shape[0]).dimshuffle(0, "x")
     cols = arange(x.shape[1]).dimshuffle("x", 0)
     keep = math.ge(rows, cols) if lower else math.le(rows, cols)
@@ -286,8 +286,6 @@ class Eigvalsh(Op):
 
 
 def _is_none(b: Any) -> bool:
-    from jitgraph.tensor.core.type_other import NoneTypeT
-
     return b is None or isinstance(getattr(b, "type", None), NoneTypeT)
 
 
@@ -385,8 +383,6 @@ def kron(a: Any, b: Any) -> Variable:
     result is ``a[i, j] * b``; the result has ``max(a.ndim, b.ndim)`` dimensions.
 
     Theano 1.0 matches NumPy for two matrices only (other ranks gave reshaped results)."""
-    from jitgraph.tensor.shaping.shape import reshape
-
     a, b = as_tensor_variable(a), as_tensor_variable(b)
     if a.ndim + b.ndim < 2:
         raise TypeError(f"kron: needs inputs of at least 1 dimension each, got {a.type} and "

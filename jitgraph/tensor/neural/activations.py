@@ -8,6 +8,8 @@ from typing import Any
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor.elementwise import math as M
 from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.elementwise.reduction import sum as tsum
+from jitgraph.tensor.nnet import elu, literal_for
 
 __all__ = ["selu", "softsign", "softmax_graph", "SELU_ALPHA", "SELU_SCALE"]
 
@@ -19,8 +21,6 @@ SELU_SCALE = 1.0507009873554804934193349852946
 def selu(x: Any) -> Variable:
     """Scaled exponential linear unit: ``scale * elu(x, alpha)`` with the self-normalizing
     constants :data:`SELU_ALPHA` and :data:`SELU_SCALE`."""
-    from jitgraph.tensor.nnet import elu, literal_for
-
     x = as_tensor_variable(x)
     return literal_for(SELU_SCALE, x) * elu(x, literal_for(SELU_ALPHA, x))
 
@@ -34,8 +34,6 @@ def softsign(x: Any) -> Variable:
 def softmax_graph(c: Any) -> Variable:
     """Softmax of the last axis written as ``exp(c) / sum(exp(c))`` (no max shift; the
     stabilizing rewrites may turn it into the softmax op)."""
-    from jitgraph.tensor.elementwise.reduction import sum as tsum
-
     c = as_tensor_variable(c)
     e = M.exp(c)
     return e / tsum(e, axis=-1, keepdims=True)

@@ -25,6 +25,7 @@ from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 from jitgraph.tensor.shaping.shape import patternbroadcast, shape_i
 from jitgraph.tensor.elementwise.statistics import mean as tmean
 from jitgraph.tensor.elementwise.statistics import var as tvar
+from jitgraph.tensor.core import dtypes as dt
 
 __all__ = ["batch_normalization", "batch_normalization_train", "batch_normalization_test"]
 
@@ -92,7 +93,6 @@ def _eps(value: float, like: Variable) -> Variable:
 def _check_epsilon(epsilon: Any, who: str) -> None:
     # Theano refuses what cuDNN refuses, on every backend; the check is on the floatX value
     # (float32(1e-5) is below 1e-5), so that programs behave the same everywhere.
-    from jitgraph.tensor.core import dtypes as dt
 
     if np.asarray(epsilon, dtype=dt.floatx()) < 1e-5:
         raise ValueError(f"{who}: epsilon must be at least 1e-5 (as in Theano, whose cuDNN "
@@ -102,8 +102,6 @@ def _check_epsilon(epsilon: Any, who: str) -> None:
 def _common_dtype(*values: Any) -> list:
     """The values as tensors of one dtype, the upcast of theirs (Theano normalizes a float32
     input with float64 parameters in float64)."""
-    from jitgraph.tensor.core import dtypes as dt
-
     tensors = [as_tensor_variable(v) for v in values]
     dtype = dt.upcast(*(t.dtype for t in tensors))
     return [t if t.dtype == dtype else M.cast(t, dtype) for t in tensors]

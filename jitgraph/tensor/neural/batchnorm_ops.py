@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.basic import Apply, Variable, clone_replace
 from jitgraph.graph.gradient_types import DisconnectedType
 from jitgraph.graph.op import Op
 from jitgraph.rewrite.context import copy_stack_trace
@@ -28,9 +28,11 @@ from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.tensor.elementwise import math as M
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.elementwise.reduction import sum as tsum
-from jitgraph.tensor.shaping.shape import patternbroadcast
+from jitgraph.tensor.shaping.shape import patternbroadcast, shape_i
 from jitgraph.tensor.elementwise.statistics import mean as tmean
 from jitgraph.tensor.elementwise.statistics import var as tvar
+from jitgraph.rewrite.theano_api import register_specialize_device
+from jitgraph.tensor.core.gradient import grad
 
 
 class _BatchNormOp(Op):
@@ -77,9 +79,6 @@ def graph_grads(expand: Any, inputs: Sequence[Variable], output_grads: Sequence[
     """Gradients of ``inputs`` through the graph ``expand(*inputs)``, given the outputs'
     gradients. The graph is built on stand-ins of the inputs, so that an input computed from
     another one (a mean from ``x``) is differentiated on its own, as the op sees it."""
-    from jitgraph.graph.basic import clone_replace
-    from jitgraph.tensor.core.gradient import grad
-
     stand_ins = [inp.type() for inp in inputs]
     known = {out: g for out, g in zip(expand(*stand_ins), output_grads)
              if not isinstance(g.type, DisconnectedType)}
@@ -94,8 +93,6 @@ def graph_grads(expand: Any, inputs: Sequence[Variable], output_grads: Sequence[
 
 def _count(x: Variable, axes: Sequence[int]) -> Variable:
     """The number of elements over ``axes`` (symbolic)."""
-    from jitgraph.tensor.shaping.shape import shape_i
-
     total = shape_i(x, axes[0])
     for a in axes[1:]:
         total = total * shape_i(x, a)
@@ -284,8 +281,6 @@ bn_groupopt = LocalGroupDB("batchnorm_opts")
 
 
 def _register() -> None:
-    from jitgraph.rewrite.theano_api import register_specialize_device
-
     for rewriter in (local_abstract_batch_norm_train, local_abstract_batch_norm_train_grad,
                      local_abstract_batch_norm_inference):
         bn_groupopt.register(rewriter.name, rewriter, "fast_run", "fast_compile")

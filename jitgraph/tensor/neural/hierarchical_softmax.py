@@ -6,6 +6,11 @@ from typing import Any
 
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.elementwise import math as M
+from jitgraph.tensor.extras.extra_ops import arange
+from jitgraph.tensor.linalg.blas import batched_dot
+from jitgraph.tensor.linalg.dot_functions import dot, tensordot
+from jitgraph.tensor.nnet import softmax
 
 __all__ = ["h_softmax"]
 
@@ -21,12 +26,6 @@ def h_softmax(x: Any, batch_size: Any, n_outputs: int, n_classes: int, n_outputs
     With ``target`` (integer output indices, one per row): each row's target probability (only
     that class's second level is computed).
     """
-    from jitgraph.tensor.elementwise import math as M
-    from jitgraph.tensor.linalg.blas import batched_dot
-    from jitgraph.tensor.linalg.dot_functions import dot, tensordot
-    from jitgraph.tensor.extras.extra_ops import arange
-    from jitgraph.tensor.nnet import softmax
-
     x, W1, b1, W2, b2 = (as_tensor_variable(v) for v in (x, W1, b1, W2, b2))
     if n_classes * n_outputs_per_class < n_outputs:
         raise ValueError(f"h_softmax: {n_classes} classes of {n_outputs_per_class} outputs "

@@ -17,8 +17,12 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.basic import zeros_like
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.reduction import argmax, max as tmax
+from jitgraph.tensor.extras.extra_ops import arange
+from jitgraph.tensor.nnet import LogSoftmax, Softmax
 
 __all__ = ["SoftmaxWithBias", "SoftmaxGrad", "CrossentropySoftmaxArgmax1HotWithBias",
            "CrossentropySoftmax1HotWithBiasDx", "softmax_with_bias", "softmax_grad",
@@ -207,14 +211,10 @@ class CrossentropySoftmax1HotWithBiasDx(Op):
 
 
 def _arange_like(m: Variable) -> Variable:
-    from jitgraph.tensor.extras.extra_ops import arange
-
     return arange(m.shape[0])
 
 
 def _row_ops() -> tuple:
-    from jitgraph.tensor.nnet import LogSoftmax, Softmax
-
     return Softmax(-1), LogSoftmax(-1)
 
 
@@ -241,9 +241,6 @@ def crossentropy_softmax_1hot(x: Any, y_idx: Any, **kwargs: Any) -> list:
 def crossentropy_softmax_max_and_argmax_1hot_with_bias(x: Any, b: Any, y_idx: Any,
                                                       **kwargs: Any) -> list:
     """``[nll, softmax(x + b), max of each softmax row, argmax of each row (int64)]``."""
-    from jitgraph.tensor.elementwise.reduction import max as tmax
-    from jitgraph.tensor.elementwise.reduction import argmax
-
     nll, sm = crossentropy_softmax_1hot_with_bias(x, b, y_idx, **kwargs)
     return [nll, sm, tmax(sm, axis=1), argmax(sm, axis=1)]
 
@@ -255,6 +252,4 @@ def crossentropy_softmax_max_and_argmax_1hot(x: Any, y_idx: Any, **kwargs: Any) 
 
 
 def _zero_bias(x: Variable) -> Variable:
-    from jitgraph.tensor.core.basic import zeros_like
-
     return zeros_like(x[0])

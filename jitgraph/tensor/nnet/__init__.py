@@ -20,6 +20,8 @@ from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.elementwise import math as M
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.reduction import sum as tsum
+from jitgraph.tensor.shaping.shape import shape_padleft
 
 __all__ = [
     "sigmoid", "softplus", "relu", "elu", "hard_sigmoid", "ultra_fast_sigmoid",
@@ -146,8 +148,6 @@ class _RowwiseOp(Op):
         return [tuple(input_shapes[0])]
 
     def _sum_keep(self, x: Variable) -> Variable:
-        from jitgraph.tensor.elementwise.reduction import sum as tsum
-
         return tsum(x, axis=self.axis, keepdims=True)
 
 
@@ -212,8 +212,6 @@ _LAST_AXIS = _LastAxis(-1)
 
 def _theano_rows(x: Variable, axis: Any, name: str) -> tuple[Variable, Any]:
     if axis is _LAST_AXIS and x.ndim == 1:
-        from jitgraph.tensor.shaping.shape import shape_padleft
-
         warnings.warn(f"{name} of a vector gives a 1-row matrix, as in Theano 1.0 (whose later "
                       "releases planned to return a vector); pass axis=-1 to get a vector",
                       UserWarning, stacklevel=3)
@@ -364,8 +362,6 @@ crossentropy_categorical_1hot_grad = CrossentropyCategorical1HotGrad()
 def _picked_over_coding(coding: Variable, labels: Variable, m: Variable) -> Variable:
     """``-m[i, labels[i]] / coding[i, labels[i]]`` for each row ``i`` (what the derivatives of
     the one-hot cross-entropy are made of)."""
-    from jitgraph.tensor.elementwise.reduction import sum as tsum
-
     ones = M.second(coding[:, 0], constant(np.ones((), dtype=coding.dtype)))
     return tsum(crossentropy_categorical_1hot_grad(ones, coding, labels) * m, axis=1)
 
@@ -377,8 +373,6 @@ def categorical_crossentropy(coding_dist: Any, true_dist: Any) -> Variable:
     ``-sum(true_dist * log(coding_dist), axis=-1)``, or a vector of integer class labels, giving
     ``-log(coding_dist[i, true_dist[i]])`` (:class:`CrossentropyCategorical1Hot`).
     """
-    from jitgraph.tensor.elementwise.reduction import sum as tsum
-
     coding, target = as_tensor_variable(coding_dist), as_tensor_variable(true_dist)
     if target.ndim == coding.ndim:
         return -tsum(target * M.log(coding), axis=coding.ndim - 1)

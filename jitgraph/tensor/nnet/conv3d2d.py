@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from jitgraph.tensor.core.conversion import as_tensor_variable
+
 _BORDER_MODES = ("valid", "full", "half")
 _TO_CHANNEL_FIRST = (0, 2, 1, 3, 4)  # (N, T, C, H, W) <-> (N, C, T, H, W): its own inverse
 
@@ -27,7 +29,6 @@ def conv3d(signals: Any, filters: Any, signals_shape: Sequence[Any] | None = Non
     """Convolve ``filters`` (out channel, time, in channel, row, column) with ``signals``
     (batch, time, in channel, row, column), flipping the filters; the result is
     (batch, time, out channel, row, column). ``border_mode``: 'valid', 'full' or 'half'."""
-    from jitgraph.tensor.core.conversion import as_tensor_variable
     from jitgraph.tensor.nnet import conv3d as conv3d_nchw
 
     if border_mode not in _BORDER_MODES:

@@ -36,6 +36,7 @@ from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffl
 from jitgraph.tensor.elementwise.scalar_ops import Cast, op as scalar_op
 from jitgraph.tensor.shaping.shape import Shape_i
 from jitgraph.tensor.indexing.subtensor_ops import Subtensor
+from jitgraph.tensor.indexing.index_encoding import index_vars
 
 __all__: list[str] = []
 
@@ -382,8 +383,6 @@ def _full_slice(fgraph: FunctionGraph, x: Variable, axis: int, bounds: tuple) ->
 @node_rewriter([Subtensor])
 def local_useless_subtensor(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``x[:]``, ``x[0:n]`` (n = len), ``x[::1]`` ... -> ``x``."""
-    from jitgraph.tensor.indexing.index_encoding import index_vars
-
     x = node.inputs[0]
     out = node.outputs[0]
     entries = index_vars(node.op.idx_list, node.inputs[1:])

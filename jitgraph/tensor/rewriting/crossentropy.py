@@ -32,6 +32,9 @@ from jitgraph.tensor.neural.softmax_xent import (CrossentropySoftmaxArgmax1HotWi
                                                  SoftmaxWithBias,
                                                  crossentropy_softmax_argmax_1hot_with_bias,
                                                  softmax_op)
+from jitgraph.tensor.core.basic import zeros_like
+from jitgraph.tensor.elementwise.elemwise import DimShuffle
+from jitgraph.tensor.rewriting.utils import is_elemwise
 
 #: the tag (and database name) selecting these rewrites
 XENT_TAG = "xent"
@@ -63,8 +66,6 @@ def _is_row_softmax(v: Variable) -> bool:
 @node_rewriter([CrossentropyCategorical1Hot])
 def local_xent_softmax(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``crossentropy_categorical_1hot(softmax(x), y)`` -> the fused op with a zero bias."""
-    from jitgraph.tensor.core.basic import zeros_like
-
     sm = node.inputs[0]
     if not _is_row_softmax(sm):
         return None
@@ -97,14 +98,11 @@ def graph_merge_softmax_with_crossentropy_softmax(fgraph: FunctionGraph, node: A
 
 
 def _is_exp(v: Variable) -> bool:
-    from jitgraph.tensor.rewriting.utils import is_elemwise
-
     return is_elemwise(v, "exp")
 
 
 def _row_sum_of(v: Variable) -> Variable | None:
     """``e`` if ``v`` is ``sum(e, axis=1).dimshuffle(0, 'x')`` for a matrix ``e``, else None."""
-    from jitgraph.tensor.elementwise.elemwise import DimShuffle
     from jitgraph.tensor.elementwise.reduction import Sum
 
     if v.owner is None or not isinstance(v.owner.op, DimShuffle):

@@ -51,6 +51,7 @@ from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise
 from jitgraph.tensor.elementwise.reduction import CAReduce
 from jitgraph.tensor.elementwise.scalar_ops import ScalarOp
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.core.var import TensorConstant
 
 _logger = logging.getLogger("jitgraph.tensor.rewriting.fusion")
 
@@ -105,7 +106,6 @@ def constant_view(var: Variable) -> Constant | None:
     src = owner.inputs[0]
     if not isinstance(src, Constant):
         return None
-    from jitgraph.tensor.core.var import TensorConstant
 
     storage: list = [[None]]
     owner.op.perform(owner, [src.data], storage)
@@ -138,8 +138,6 @@ def _expand(var: Variable, new_order: tuple) -> tuple[Variable, Apply | None]:
     """
     bcast = tuple(True if o == "x" else var.broadcastable[o] for o in new_order)
     if isinstance(var, Constant):
-        from jitgraph.tensor.core.var import TensorConstant
-
         shape = tuple(1 if o == "x" else var.data.shape[o] for o in new_order)
         data = np.asarray(var.data).reshape(shape)
         return TensorConstant(TensorType(var.dtype, bcast), data), None

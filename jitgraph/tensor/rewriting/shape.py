@@ -57,6 +57,8 @@ from jitgraph.tensor.elementwise.math import cast
 from jitgraph.tensor.shaping.shape import (Reshape, Shape, Shape_i, SpecifyShape, Unbroadcast,
                                            specify_shape)
 from jitgraph.tensor.indexing.subtensor_ops import Subtensor
+from jitgraph.rewrite import _flags
+from jitgraph.tensor.shaping.dims import _constant_elements
 
 __all__ = ["ShapeFeature", "ShapeOptimizer", "UnShapeOptimizer", "get_shape_feature"]
 
@@ -412,7 +414,6 @@ def local_useless_reshape(fgraph: FunctionGraph, node: Apply) -> list[Variable] 
         return [node.op(x.owner.inputs[0], shp)]
     if x.ndim != node.op.ndim or x.type != out.type:
         return None
-    from jitgraph.tensor.shaping.dims import _constant_elements
 
     known = _constant_elements(shp)
     if len(known) != x.ndim:
@@ -503,8 +504,6 @@ def local_dimshuffle_alloc(fgraph: FunctionGraph, node: Apply) -> list[Variable]
 
 
 def _alloc_assert_enabled() -> bool:
-    from jitgraph.rewrite import _flags
-
     try:
         return bool(_flags.flag("experimental.local_alloc_elemwise_assert"))
     except (KeyError, AttributeError):

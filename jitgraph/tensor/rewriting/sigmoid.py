@@ -17,12 +17,11 @@ from jitgraph.rewrite import copy_stack_trace, node_rewriter, register_stabilize
 from jitgraph.tensor.rewriting.utils import (broadcast_like, is_constant_value, mul_factors,
                                            scalar_op_name)
 from jitgraph.tensor.elementwise.elemwise import Elemwise
+from jitgraph.tensor.elementwise import math
 
 
 def _negate(var: Variable) -> Variable:
     """``-var``, without stacking negations: -(-v) is v and -(a - b) is b - a."""
-    from jitgraph.tensor.elementwise import math
-
     name = scalar_op_name(var)
     if name == "neg":
         return var.owner.inputs[0]
@@ -55,8 +54,6 @@ def _replace(fgraph: Any, node: Any, new: Variable) -> list[Variable]:
 @node_rewriter([Elemwise])
 def local_inv_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     """1/(1+exp(u)) -> sigmoid(-u) (also reciprocal(1+exp(u)))."""
-    from jitgraph.tensor.elementwise import math
-
     name = node.op.scalar_op.name
     if name == "true_div" and is_constant_value(node.inputs[0], 1.0):
         denominator = node.inputs[1]
@@ -74,8 +71,6 @@ def local_inv_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
 @node_rewriter([Elemwise])
 def local_1msigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
     """1 - sigmoid(x) -> sigmoid(-x) (also 1 + (-sigmoid(x)))."""
-    from jitgraph.tensor.elementwise import math
-
     name = node.op.scalar_op.name
     if name == "sub":
         one, s = node.inputs
@@ -96,8 +91,6 @@ def local_1msigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
 @node_rewriter([Elemwise])
 def local_log_sigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
     """log(sigmoid(x)) -> -softplus(-x), finite for every x."""
-    from jitgraph.tensor.elementwise import math
-
     if node.op.scalar_op.name != "log" or scalar_op_name(node.inputs[0]) != "sigmoid":
         return None
     x = node.inputs[0].owner.inputs[0]
@@ -108,8 +101,6 @@ def local_log_sigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
 @node_rewriter([Elemwise])
 def local_log1p_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     """log(1 + exp(x)) -> softplus(x), which does not overflow for large x."""
-    from jitgraph.tensor.elementwise import math
-
     if node.op.scalar_op.name != "log":
         return None
     u = _one_plus_exp_argument(node.inputs[0])
@@ -126,8 +117,6 @@ def local_cancel_div_mul(fgraph: Any, node: Any) -> list[Variable] | None:
     Gradients of log(f(x)) have this shape (``g / f * f'``, with ``f' = f * ...``); when ``f``
     underflows to 0 the uncancelled product is 0 * inf = NaN although the limit is finite.
     """
-    from jitgraph.tensor.elementwise import math
-
     if node.op.scalar_op.name != "mul":
         return None
     factors = mul_factors(node.outputs[0])
@@ -153,8 +142,6 @@ def local_exp_over_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
 
     The derivative of 1/(1+exp(u)) has this shape; exp(u) overflows to inf for u > ~709 and the
     product becomes inf/inf = NaN, although sigmoid(u) is just 1."""
-    from jitgraph.tensor.elementwise import math
-
     name = node.op.scalar_op.name
     if name == "true_div":
         numerator, denominator = node.inputs

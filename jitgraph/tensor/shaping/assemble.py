@@ -11,12 +11,15 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
-from jitgraph.tensor.core.basic import Join, _int_axis, concatenate, stack, zeros_like
+from jitgraph.tensor.core.basic import Join, _int_axis, alloc, concatenate, stack, zeros_like
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 from jitgraph.tensor.shaping.dims import _const_int, _dim, _element, _eq, _is_pyint, _switch
-from jitgraph.tensor.elementwise.math import identity
+from jitgraph.tensor.elementwise.math import cast, identity
 from jitgraph.tensor.shaping.shape import _scalar_int_input
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.graph.gradient_types import is_disconnected
+from jitgraph.tensor.elementwise.elemwise import dimshuffle
+from jitgraph.tensor.extras.extra_ops import arange
 
 __all__ = ["Split", "split", "stacklists", "horizontal_stack", "vertical_stack", "join_",
            "mgrid", "ogrid", "AllocEmpty", "tensor_copy"]
@@ -103,8 +106,6 @@ class Split(Op):
         return [[True] * n, [False] * n, [False] * n]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.graph.gradient_types import is_disconnected
-
         x, axis, _ = inputs
         if dt.is_discrete(x.dtype):
             return [None, None, None]
@@ -184,10 +185,6 @@ class _Grid:
         return "ogrid" if self.sparse else "mgrid"
 
     def __getitem__(self, index: Any) -> list[Variable]:
-        from jitgraph.tensor.core.basic import alloc
-        from jitgraph.tensor.elementwise.elemwise import dimshuffle
-        from jitgraph.tensor.extras.extra_ops import arange
-
         slices = index if isinstance(index, tuple) else (index,)
         ranges = []
         for k, sl in enumerate(slices):
@@ -206,7 +203,6 @@ class _Grid:
                   for k, r in enumerate(ranges)]
         if self.sparse:
             return placed
-        from jitgraph.tensor.elementwise.math import cast
 
         # numpy.mgrid gives every grid the common dtype of all the ranges
         dtype = dt.upcast(*[r.dtype for r in ranges])

@@ -21,6 +21,7 @@ from jitgraph.graph.op import Op
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.shaping.dims import _add, _maximum, _minimum, _sub
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.graph.gradient_types import disconnected_type
 
 __all__ = ["ExtractDiag", "AllocDiag", "DiagonalScatter"]
 
@@ -146,8 +147,6 @@ class DiagonalScatter(Op):
         return [[False], [True]]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.graph.gradient_types import disconnected_type
-
         (gz,) = output_grads
         return [disconnected_type(), ExtractDiag(self.offset, self.axis1, self.axis2)(gz)]
 

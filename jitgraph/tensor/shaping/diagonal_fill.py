@@ -19,7 +19,10 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.basic import zeros_like
 from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.gradient import grad_undefined
+from jitgraph.tensor.elementwise.math import cast
 
 __all__ = ["FillDiagonal", "FillDiagonalOffset", "fill_diagonal", "fill_diagonal_",
            "fill_diagonal_offset", "fill_diagonal_offset_"]
@@ -27,8 +30,6 @@ __all__ = ["FillDiagonal", "FillDiagonalOffset", "fill_diagonal", "fill_diagonal
 
 def _fill_value(op: Op, a: Variable, val: Any) -> Variable:
     """``val`` as a scalar of ``a``'s dtype, refusing a value that would need ``a`` upcast."""
-    from jitgraph.tensor.elementwise.math import cast
-
     val = as_tensor_variable(val)
     if val.ndim != 0:
         raise TypeError(f"{op}: the value to write (val) must be a scalar, got {val.type}")
@@ -74,8 +75,6 @@ class FillDiagonal(Op):
         return [tuple(input_shapes[0])]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-
         a, val = inputs
         (gz,) = output_grads
         if _no_grad_for(a):
@@ -85,8 +84,6 @@ class FillDiagonal(Op):
         return [ga, (gz * mask).sum().astype(val.dtype)]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-
         a, val = inputs
         ea, ev = eval_points
         if ea is None and ev is None:
@@ -142,9 +139,6 @@ class FillDiagonalOffset(Op):
         return [tuple(input_shapes[0])]
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-        from jitgraph.tensor.core.gradient import grad_undefined
-
         a, val, offset = inputs
         (gz,) = output_grads
         g_offset = grad_undefined(self, 2, offset, "offset is an integer position: "
@@ -156,8 +150,6 @@ class FillDiagonalOffset(Op):
         return [ga, (gz * mask).sum().astype(val.dtype), g_offset]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
-        from jitgraph.tensor.core.basic import zeros_like
-
         a, val, offset = inputs
         ea, ev, _ = eval_points
         if ea is None and ev is None:

@@ -10,6 +10,8 @@ import numpy as np
 
 from jitgraph.graph.basic import Constant, Variable
 from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.elementwise import math
+from jitgraph.tensor.elementwise.math import cast, switch
 
 def _is_pyint(v: Any) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
@@ -27,8 +29,6 @@ def _dim(v: Any) -> Any:
         pass
     v = as_tensor_variable(v)
     if v.dtype != "int64":
-        from jitgraph.tensor.elementwise.math import cast
-
         v = cast(v, "int64")
     return v
 
@@ -60,7 +60,6 @@ def _binop(name: str, py: Any, a: Any, b: Any) -> Any:
         return a
     if _is_pyint(a) and a == left:
         return b
-    from jitgraph.tensor.elementwise import math
 
     return _dim(getattr(math, name)(a, b))
 
@@ -104,7 +103,6 @@ def _switch(cond: Any, a: Any, b: Any) -> Any:
     a, b = _dim(a), _dim(b)
     if _is_pyint(a) and _is_pyint(b) and a == b:
         return a
-    from jitgraph.tensor.elementwise.math import switch
 
     return _dim(switch(cond, a, b))
 

@@ -19,6 +19,7 @@ from jitgraph.tensor.shaping.dims import (_const_int, _constant_elements, _dim, 
                                           _floordiv, _is_pyint, _prod, _sub, _switch)
 from jitgraph.tensor.elementwise.elemwise import dimshuffle
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.elementwise.math import cast
 
 __all__ = [
     "Shape", "Shape_i", "Reshape", "SpecifyShape", "SpecifyShapeError", "Unbroadcast",
@@ -206,8 +207,6 @@ def _as_shape_vector(shp: Any, who: str) -> Variable:
         raise TypeError(f"{who}: a shape must be a list of ints or an integer vector, got "
                         f"{vec} ({vec.type})")
     if vec.dtype != "int64":
-        from jitgraph.tensor.elementwise.math import cast
-
         vec = cast(vec, "int64")
     return vec
 
