@@ -14,7 +14,8 @@ python_to_cuda`). So a helper keeps to the part of Python all three read the sam
   ``a if c else b``;
 * ``math.<fn>(...)`` for fn in :data:`MATH_CALLS`, ``math.inf``/``nan``/``pi``/``e``,
   module-level number constants (written into the rendered code as literals), and calls of
-  other functions of the same module that keep to these rules.
+  other functions that keep to these rules, of the same module or imported from another of
+  jitgraph's helper modules (each is rendered once, under its own module's symbol).
 
 Anything else raises :class:`HelperError` naming the function, the line and the construct.
 Values are typed as NumPy would: ``bool`` < ``int`` < ``float`` (a local assigned both an int
@@ -129,7 +130,7 @@ class HelperFunction:
                     and node.id not in self.locals and node.id not in ("math", "range") \
                     and self.constant(node.id) is None and self._callee(node.id) is None:
                 raise self.fail(node, f"the name {node.id!r} (neither a local, a module-level "
-                                      f"number nor a function of the module)")
+                                      f"number nor a helper function)")
             if isinstance(node, ast.Return) and node.value is None:
                 raise self.fail(node, "'return' without a value")
             if isinstance(node, (ast.BinOp,)) and isinstance(
@@ -182,8 +183,11 @@ class HelperFunction:
             else None
 
     def _callee(self, name: str) -> HelperFunction | None:
+        # a function of this module, or one a helper module of jitgraph's imports from another
+        # (the Bessel functions call special_math's gamma): each is checked by the same rules
         target = self.fn.__globals__.get(name)
-        if inspect.isfunction(target) and target.__module__ == self.module:
+        if inspect.isfunction(target) and (target.__module__ == self.module
+                                           or target.__module__.startswith("jitgraph.")):
             return helper(target)
         return None
 

@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 import jitgraph.tensor as T
-from jitgraph.scalar_expr import special_math as SM
+from jitgraph.scalar_expr import bessel as BES
 from jitgraph.scalar_expr import expr as E
+from jitgraph.scalar_expr import incomplete_gamma as IG
+from jitgraph.scalar_expr import special_math as SM
 from jitgraph.tensor.elementwise.elemwise import Elemwise
 from jitgraph.tensor.elementwise.scalar_ops import ScalarOp, float_out
 
@@ -54,8 +56,8 @@ def stepped(x, y):
 
 
 UNARY = [digit_steps, SM.erfinv, SM.erfcinv, SM.erfcx, SM.gammaln, SM.gamma, SM.digamma,
-         SM.trigamma, SM.i0, SM.i1, SM.j0, SM.j1]
-BINARY = [stepped, SM.iv, SM.jv, SM.gammainc, SM.gammaincc, SM.gammal, SM.gammau, SM.chi2sf]
+         SM.trigamma, BES.i0, BES.i1, BES.j0, BES.j1]
+BINARY = [stepped, BES.iv, BES.jv, IG.gammainc, IG.gammaincc, IG.gammal, IG.gammau, IG.chi2sf]
 
 
 def _node(fn, dtype: str = "float64"):
@@ -168,10 +170,10 @@ def test_every_helper_row_computes_its_numpy_reference(dtype):
 
 
 def test_device_functions_are_defined_once_callees_first():
-    src = _source(SM.jv)
+    src = _source(BES.jv)
     assert src.count("__device__ __noinline__ double jgh_special_math_gammaln(") == 1
     assert "__device__ double jgh_special_math_is_integer(" in src  # a leaf: inlined
-    assert src.index("jgh_special_math_gammaln(double") < src.index("jgh_special_math_jv(double")
+    assert src.index("jgh_special_math_gammaln(double") < src.index("jgh_bessel_jv(double")
     assert "const float" not in src and "(double)" not in src.split("jg_c(")[1]
 
 

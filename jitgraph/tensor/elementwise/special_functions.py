@@ -2,8 +2,9 @@
 each (:mod:`jitgraph.tensor.elementwise.scalar_ops` explains a row) and its tensor function.
 
 Their computations are helper functions of restricted Python in
-:mod:`jitgraph.scalar_expr.special_math`, which the NumPy references call per element and both
-compiled backends render (:mod:`jitgraph.scalar_expr`).
+:mod:`jitgraph.scalar_expr.special_math` (Bessel functions: :mod:`~jitgraph.scalar_expr.bessel`,
+incomplete gamma: :mod:`~jitgraph.scalar_expr.incomplete_gamma`), which the NumPy references
+call per element and both compiled backends render (:mod:`jitgraph.scalar_expr`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import math
 
 import numpy as np
 
-from jitgraph.scalar_expr import special_math as SM
+from jitgraph.scalar_expr import bessel as BES
 from jitgraph.scalar_expr import expr as E
+from jitgraph.scalar_expr import incomplete_gamma as IG
+from jitgraph.scalar_expr import special_math as SM
 from jitgraph.tensor.core.gradient import grad_not_implemented
 from jitgraph.tensor.elementwise import math as tensor_math
 from jitgraph.tensor.elementwise.scalar_ops import (define_op, elemwise_function, float_out,
@@ -93,29 +96,29 @@ erfcinv = _special("erfcinv", 1, SM.erfcinv, unary_grad(
 erfcx = _special("erfcx", 1, SM.erfcx, unary_grad(
     lambda x, out, gz: gz * (2 * x * out - _T().const_like(2 / math.sqrt(math.pi), out))),
     "Erfcx", "scaled complementary error function exp(x**2) * erfc(x)")
-i0 = _special("i0", 1, SM.i0, unary_grad(lambda x, out, gz: gz * i1(x)), "I0",
+i0 = _special("i0", 1, BES.i0, unary_grad(lambda x, out, gz: gz * i1(x)), "I0",
               "modified Bessel function of the first kind of order 0")
-i1 = _special("i1", 1, SM.i1, unary_grad(
+i1 = _special("i1", 1, BES.i1, unary_grad(
     lambda x, out, gz: gz * (i0(x) + iv(2, x)) * _T().const_like(0.5, out)), "I1",
     "modified Bessel function of the first kind of order 1")
-j0 = _special("j0", 1, SM.j0, unary_grad(lambda x, out, gz: -gz * j1(x)), "J0",
+j0 = _special("j0", 1, BES.j0, unary_grad(lambda x, out, gz: -gz * j1(x)), "J0",
               "Bessel function of the first kind of order 0")
-j1 = _special("j1", 1, SM.j1, unary_grad(
+j1 = _special("j1", 1, BES.j1, unary_grad(
     lambda x, out, gz: gz * (j0(x) - jv(2, x)) * _T().const_like(0.5, out)), "J1",
     "Bessel function of the first kind of order 1")
-jv = _special("jv", 2, SM.jv, _order_not_implemented(_jv_x), "Jv",
+jv = _special("jv", 2, BES.jv, _order_not_implemented(_jv_x), "Jv",
               "jv(v, x): Bessel function of the first kind of real order v")
-iv = _special("iv", 2, SM.iv, _order_not_implemented(_iv_x), "Iv",
+iv = _special("iv", 2, BES.iv, _order_not_implemented(_iv_x), "Iv",
               "iv(v, x): modified Bessel function of the first kind of real order v")
-gammainc = _special("gammainc", 2, SM.gammainc, None, "GammaInc",
+gammainc = _special("gammainc", 2, IG.gammainc, None, "GammaInc",
                     "gammainc(k, x): regularized lower incomplete gamma function P(k, x)")
-gammaincc = _special("gammaincc", 2, SM.gammaincc, None, "GammaIncC",
+gammaincc = _special("gammaincc", 2, IG.gammaincc, None, "GammaIncC",
                      "gammaincc(k, x): regularized upper incomplete gamma function Q(k, x)")
-gammau = _special("gammau", 2, SM.gammau, None, "GammaU",
+gammau = _special("gammau", 2, IG.gammau, None, "GammaU",
                   "gammau(k, x): upper incomplete gamma function gamma(k) * Q(k, x)")
-gammal = _special("gammal", 2, SM.gammal, None, "GammaL",
+gammal = _special("gammal", 2, IG.gammal, None, "GammaL",
                   "gammal(k, x): lower incomplete gamma function gamma(k) * P(k, x)")
-chi2sf = _special("chi2sf", 2, SM.chi2sf, None, "Chi2SF",
+chi2sf = _special("chi2sf", 2, IG.chi2sf, None, "Chi2SF",
                   "chi2sf(x, k): survival function of the chi-squared distribution with k "
                   "degrees of freedom (float64 output, as Theano)", dtype=_float64_out)
 
