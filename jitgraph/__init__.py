@@ -24,41 +24,9 @@ from jitgraph.config import config  # noqa: E402  (config first: everything read
 change_flags = config.change_flags
 
 from jitgraph.logging_setup import disable_log_handler, has_handlers  # noqa: E402
-from jitgraph import services as _services  # noqa: E402
-
-# What lower layers ask for by name (jitgraph.services) and which higher layer provides it.
-_services.provide("function",
-                  lambda: importlib.import_module("jitgraph.compile.function").function)
-_services.provide("as_tensor_variable", lambda: importlib.import_module(
-    "jitgraph.tensor.core.conversion").as_tensor_variable)
-#: the modules that register rewrites into the rewrite engine's database, imported before the
-#: first graph is rewritten (the engine sits below them and does not name them)
-REWRITE_MODULES: tuple[str, ...] = (
-    "jitgraph.tensor.rewriting.canonicalize",
-    "jitgraph.tensor.rewriting.shape",
-    "jitgraph.tensor.rewriting.sigmoid",
-    "jitgraph.tensor.rewriting.stabilize",
-    "jitgraph.tensor.rewriting.specialize",
-    "jitgraph.tensor.rewriting.blas",
-    "jitgraph.tensor.rewriting.conv",
-    "jitgraph.tensor.rewriting.fusion",
-    "jitgraph.tensor.rewriting.inplace",
-    "jitgraph.rewrite.view_ops",
-    "jitgraph.scan.rewrites",
-    "jitgraph.ifelse.lazy",
-    "jitgraph.ifelse.rewrites",
-    "jitgraph.tensor.rewriting.crossentropy",
-)
-_services.provide("rewrite_modules", lambda: REWRITE_MODULES)
-_services.provide("shared_kinds", lambda: importlib.import_module("jitgraph.shared_kinds"))
-_services.provide("apply_scalar_op", lambda: importlib.import_module(
-    "jitgraph.scalar.apply").apply_scalar_op)  # a table op called on scalar variables
-
-#: The backends: modules that each register one ``jitgraph.compile.backend.Backend`` when
-#: imported. The compiler names none of them; it imports these (all of them, before it hands
-#: out the first linker), as it would load entry points. Neither imports Numba nor CuPy.
-BACKEND_MODULES: tuple[str, ...] = ("jitgraph.backend_cpu.backend", "jitgraph.backend_gpu.backend")
-_services.provide("backend_modules", lambda: BACKEND_MODULES)
+# What lower layers ask the package for by name (jitgraph.services), and the modules loaded as
+# plugins (rewrites, backends): wired once, here at the top (jitgraph/wiring.py).
+from jitgraph.wiring import BACKEND_MODULES, REWRITE_MODULES  # noqa: E402,F401
 
 # public name -> (module, attribute), imported on first use. A name whose module or attribute
 # does not exist (yet) is left out of __all__/dir() and raises AttributeError, never a stub.
