@@ -70,3 +70,20 @@ def rewrite_flags(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     # Flags faked here are invisible to the config, which keys the cache of rewritten graphs.
     monkeypatch.setenv("JITGRAPH_GRAPH_CACHE", "0")
     return overrides
+
+
+@pytest.fixture
+def flags(rewrite_flags: dict[str, Any]) -> dict[str, Any]:
+    """The rewrite flag overrides of this test (set a flag in the dict to change what the
+    rewrite engine reads)."""
+    return rewrite_flags
+
+
+@pytest.fixture
+def fresh_optdb(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A private optdb with the standard phases, installed as the global one for the test."""
+    from jitgraph.rewrite import phases
+
+    db = phases.build_optdb()
+    monkeypatch.setattr(phases, "optdb", db)
+    return db

@@ -1,4 +1,5 @@
-"""Fixtures for the rewrite tests: deterministic flag values, overridable per test."""
+"""The rewrite engine's tests run with deterministic flag values (``rewrite_flags`` of the
+root conftest; a test changes one through its ``flags`` fixture)."""
 
 from __future__ import annotations
 
@@ -9,21 +10,4 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _rewrite_flags(rewrite_flags: dict[str, Any]) -> dict[str, Any]:
-    """Every rewrite test runs with the deterministic flags of ``rewrite_flags`` (root conftest)."""
     return rewrite_flags
-
-
-@pytest.fixture
-def flags(rewrite_flags: dict[str, Any]) -> dict[str, Any]:
-    """The flag overrides of this test (a dict: set a flag to change what the engine reads)."""
-    return rewrite_flags
-
-
-@pytest.fixture
-def fresh_optdb(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """A private optdb with the standard phases, installed as the global one for the test."""
-    from jitgraph.rewrite import phases
-
-    db = phases.build_optdb()
-    monkeypatch.setattr(phases, "optdb", db)
-    return db
