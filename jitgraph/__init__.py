@@ -86,6 +86,7 @@ _LAZY = {
     "object2": ("jitgraph.graph.utils", "object2"),
     "test": ("jitgraph.self_test", "test"),
     "sparse_grad": ("jitgraph.sparse.subtensor_grad", "sparse_grad"),
+    "provide_theano": ("jitgraph.theano_compat", "provide_theano"),
 }
 _SUBMODULES = {"tensor", "compile", "graph", "rewrite", "printing", "gradient", "cache",
                "backend_cpu", "backend_gpu", "scalar", "gof", "scan", "scan_module", "ifelse",

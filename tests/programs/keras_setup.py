@@ -13,7 +13,6 @@
 import collections
 import collections.abc
 import contextlib
-import importlib
 import os
 import sys
 import warnings
@@ -25,11 +24,9 @@ for _name in ("Iterable", "Mapping", "MutableMapping", "Sequence", "Callable"):
         setattr(collections, _name, getattr(collections.abc, _name))
 
 if os.environ.get("JITGRAPH_AS_THEANO") == "1":
-    sys.path.insert(0, HERE)
-    from theano_alias import _TheanoFinder
+    import jitgraph
 
-    sys.meta_path.insert(0, _TheanoFinder())
-    importlib.invalidate_caches()
+    jitgraph.provide_theano()
 else:
     sys.modules["theano.scan_module.scan_perform_ext"] = None
 

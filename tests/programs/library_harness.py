@@ -37,11 +37,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def setup() -> None:
     """``theano`` means jitgraph when ``JITGRAPH_AS_THEANO=1``; the shims, in every case."""
     if os.environ.get("JITGRAPH_AS_THEANO") == "1":
-        sys.path.insert(0, HERE)
-        from theano_alias import _TheanoFinder
+        import jitgraph
 
-        sys.meta_path.insert(0, _TheanoFinder())
-        importlib.invalidate_caches()
+        jitgraph.provide_theano()
     warnings.filterwarnings("ignore")
     if not hasattr(collections, "Callable"):  # downhill: isinstance(x, collections.Callable)
         collections.Callable = collections.abc.Callable

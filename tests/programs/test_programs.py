@@ -15,7 +15,7 @@ import sys
 import numpy as np
 import pytest
 
-from theano_alias import theano_is_jitgraph
+from jitgraph.theano_compat import theano_is_jitgraph
 
 HERE = pathlib.Path(__file__).resolve().parent
 PROGRAMS = ["logistic_sgd", "mlp", "autoencoders", "logistic_cg"]
