@@ -50,6 +50,7 @@ from jitgraph.graph.fg import Feature, FunctionGraph
 from jitgraph.compile.rewriting import schedule
 from jitgraph.config import config
 from jitgraph.graph.printing import debugprint
+from jitgraph.rewrite.destroyhandler import DestroyHandler, get_destroy_handler
 
 PREALLOCATED_KINDS = ("initial", "previous", "c_contiguous", "f_contiguous", "strided",
                       "wrong_size")
@@ -264,8 +265,6 @@ class ReplacementTracker(Feature):
 
 
 def _copy_for_rewrite(fgraph: FunctionGraph) -> FunctionGraph:
-    from jitgraph.rewrite import DestroyHandler, get_destroy_handler
-
     copy, equiv = fgraph.clone_get_equiv()
     handler = get_destroy_handler(fgraph)
     if handler is not None:

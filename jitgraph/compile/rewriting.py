@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.rewrite.destroyhandler import DestroyHandler, get_destroy_handler
+from jitgraph.rewrite.levels import rewrite_fgraph
+from jitgraph.rewrite.ordering import toposort_with_orderings
 
 
 def protect_inputs(fgraph: FunctionGraph, mutable: Iterable[Any] = ()) -> None:
     """Attach the in-place bookkeeping: only ``mutable`` graph inputs may be overwritten."""
-    from jitgraph.rewrite import DestroyHandler, get_destroy_handler
-
     if get_destroy_handler(fgraph) is None:
         fgraph.attach_feature(DestroyHandler(mutable=list(mutable)))
 
@@ -18,8 +19,6 @@ def protect_inputs(fgraph: FunctionGraph, mutable: Iterable[Any] = ()) -> None:
 def rewrite_for_mode(fgraph: FunctionGraph, optimizer: Any, include: tuple = (),
                      exclude: tuple = (), require: tuple = ()) -> Any:
     """Rewrite ``fgraph`` in place for the optimizer level (or query) ``optimizer``."""
-    from jitgraph.rewrite import rewrite_fgraph
-
     protect_inputs(fgraph)
     level = None if optimizer in (None, "None") else optimizer
     return rewrite_fgraph(fgraph, level, include=include, exclude=exclude, require=require)
@@ -32,7 +31,6 @@ def schedule(fgraph: FunctionGraph) -> list:
     if stored is not None and len(stored) == len(fgraph.apply_nodes) \
             and fgraph.apply_nodes.issuperset(stored):
         return list(stored)
-    from jitgraph.rewrite import DestroyHandler, get_destroy_handler, toposort_with_orderings
 
     if get_destroy_handler(fgraph) is None and any(n.op.destroy_map for n in fgraph.apply_nodes):
         # A copied or unpickled graph has lost its DestroyHandler, and with it the orderings

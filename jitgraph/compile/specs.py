@@ -16,6 +16,7 @@ from jitgraph.compile.aliasing import Supervisor
 from jitgraph.compile.io import In, SymbolicInput, SymbolicOutput
 from jitgraph.graph.basic import Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.rewrite.destroyhandler import DestroyHandler
 
 
 def convert_function_input(input: Any) -> Any:
@@ -92,8 +93,6 @@ def std_fgraph(input_specs: Sequence[Any], output_specs: Sequence[Any],
     ops in the graph are refused unless ``accept_inplace``; inputs that are not ``mutable`` are
     protected from them by a :class:`~.aliasing.Supervisor`.
     """
-    from jitgraph.rewrite import DestroyHandler
-
     inputs = [spec.variable for spec in input_specs]
     updates: list[Variable] = []
     update_mapping: dict[int, int] = {}
