@@ -5,7 +5,8 @@ implicit inputs, device values, profiling) with loops over its cells and tests o
 about a microsecond per call, more than a small program's own run (a draw of 1000 random
 numbers, a scalar update). :func:`make_fast_call` writes the lines that one function needs for
 the common call (every input given positionally): an input is stored as it is when it is an
-ndarray of exactly its type's dtype and rank (else converted by the type's filter), each
+ndarray of exactly its type's dtype and rank (else converted by the type's filter), inputs
+sharing memory with a mutable one are copied (only in functions that have one), each
 shared variable's value is read, the program runs, the outputs are taken (copied where they
 could alias storage) and the updates stored. Whatever the generated lines do not handle goes
 to the generic path with the same arguments.
@@ -52,6 +53,11 @@ def make_fast_call(fn: Any) -> Callable[..., Any] | None:
     for k, cell in enumerate(fn._input_cells):
         ns[f"_fc_c{k}"] = cell
         lines += _input_lines(fn, k, ns)
+    if fn._mutable_positions and not fn.trust_input:
+        # inputs sharing memory with one that may be overwritten get copies (generic path's
+        # rule); functions without a mutable input have no such line
+        ns["_fc_unalias"] = fn._copy_aliased_inputs
+        lines.append("    _fc_unalias()")
     for j, (var, cell) in enumerate(fn._shared_cells):
         ns[f"_fc_sv{j}"], ns[f"_fc_sc{j}"] = var, cell
         lines.append(f"    _fc_sc{j}[0] = _fc_sv{j}._value")

@@ -81,6 +81,10 @@ class Function(FunctionStorage):
         # -1 when an implicit input must be checked there.
         self._n_positional = (-1 if any(inp.implicit for inp in maker.inputs)
                               else self._n_explicit)
+        # Inputs in-place ops may overwrite: a call checks them for memory shared with another
+        # input (only functions that have one pay for it)
+        self._mutable_positions = frozenset(k for k, inp in enumerate(maker.inputs)
+                                            if inp.mutable)
         self._call = self._calling_path()
 
     # -- calling --------------------------------------------------------------------------
@@ -143,6 +147,8 @@ class Function(FunctionStorage):
                     cells[k][0] = self._filters[k](value)
                 except (TypeError, ValueError) as exc:
                     raise _bad_input(self.maker.inputs[k], k, value, exc) from None
+        if self._mutable_positions and not self.trust_input:
+            self._copy_aliased_inputs()
         t1 = time.perf_counter() if profile is not None else 0.0
         self._execute()
         t2 = time.perf_counter() if profile is not None else 0.0
@@ -164,6 +170,21 @@ class Function(FunctionStorage):
         if self.maker.unpack_single:
             return outputs[0]
         return outputs
+
+    def _copy_aliased_inputs(self) -> None:
+        """Give a copy to each input whose value shares memory with an earlier input's when
+        either of the two may be overwritten, as Theano does at every call of a function with a
+        mutable input: an in-place op must never overwrite a buffer another input still reads
+        (``f(v, v)``, ``f(v, v[::1])``, ``f(m, m.T)``). The first of them keeps the caller's
+        array (and may overwrite it, as it was passed mutable)."""
+        cells = self._input_cells
+        mutable = self._mutable_positions
+        for i in range(1, len(cells)):
+            value = cells[i][0]
+            for j in range(i):
+                if (i in mutable or j in mutable) and _may_share_memory(cells[j][0], value):
+                    cells[i][0] = value.copy() if hasattr(value, "copy") else _copy.copy(value)
+                    break
 
     def _bind(self, args: tuple, kwargs: dict) -> list:
         n = self._n_explicit
@@ -301,6 +322,14 @@ def _fast_type(vtype: Any) -> tuple[np.dtype, int] | None:
     if dtype is None or bcast is None or any(bcast):
         return None
     return np.dtype(dtype), len(bcast)
+
+
+def _may_share_memory(a: Any, b: Any) -> bool:
+    """Whether two input values may use the same memory (NumPy's bounds test for arrays; the
+    same object for other values)."""
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        return np.may_share_memory(a, b)
+    return a is b
 
 
 def _device_value_fits(value: Any, vtype: Any) -> bool:

@@ -7,6 +7,7 @@ A graph is a bipartite DAG: a :class:`Variable` is produced by at most one :clas
 from __future__ import annotations
 
 import itertools
+import linecache
 import sys
 import traceback
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
@@ -31,13 +32,32 @@ class Scratchpad:
         self.__dict__.update(other.__dict__)
 
 
-def _creation_trace() -> list:
+class TraceFrame(traceback.FrameSummary):
+    """One frame of a variable's creation trace (``var.tag.trace``).
+
+    A ``traceback.FrameSummary`` that every pickle protocol takes: ``FrameSummary`` has
+    ``__slots__`` and no ``__getstate__``, which protocols 0 and 1 refuse, so a compiled function
+    (whose graph keeps the traces) could not be pickled with them.
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple:
+        return (_restore_trace_frame, (self.filename, self.lineno, self.name, self._line))
+
+
+def _restore_trace_frame(filename: str, lineno: int | None, name: str,
+                         line: str | None) -> TraceFrame:
+    return TraceFrame(filename, lineno, name, lookup_line=False, line=line)
+
+
+def _creation_trace() -> list[TraceFrame]:
     """The user-level stack where a variable was created, cut to ``traceback.limit`` frames
-    (the innermost ones outside jitgraph; all frames when none is outside)."""
+    (the innermost ones outside jitgraph; all frames when none is outside), outermost first."""
     limit = config.traceback.limit
     if limit == 0:
         return []
-    # Walked by hand and without reading source lines (FrameSummary reads them when asked):
+    # Walked by hand and without reading source lines (a TraceFrame reads its line when asked):
     # every node a rewrite creates records one, so extract_stack() was a tenth of a compile.
     frames, user = [], []
     frame = sys._getframe(2)
@@ -48,8 +68,13 @@ def _creation_trace() -> list:
             user.append(entry)
         frame = frame.f_back
     chosen = (user or frames)[:limit] if limit > 0 else (user or frames)
-    return list(traceback.StackSummary.extract(reversed(chosen), limit=None,
-                                               lookup_lines=False))
+    trace = []
+    for frame, lineno in reversed(chosen):
+        code = frame.f_code
+        # as StackSummary.extract does: a module's loader can still give its lines later
+        linecache.lazycache(code.co_filename, frame.f_globals)
+        trace.append(TraceFrame(code.co_filename, lineno, code.co_name, lookup_line=False))
+    return trace
 
 
 class Variable:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import logging
 import time
-import traceback
 import warnings
 from collections.abc import Iterable
 from typing import Any
 
-from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.basic import Apply, TraceFrame, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite import _flags
 from jitgraph.rewrite.features import check_replacement_types, replace_validate
@@ -102,7 +101,7 @@ class RewriteContext:
         trace = getattr(old.tag, "trace", None)
         if trace is None and self.check_trace != "off":
             # A recognisable fake frame says which rewrite made the variable.
-            trace = [traceback.FrameSummary(f"<rewrite {name}>", 0, name, lookup_line=False)]
+            trace = [TraceFrame(f"<rewrite {name}>", 0, name, lookup_line=False)]
         if trace is not None:
             new.tag.trace = list(trace)
         if self.check_trace == "log":

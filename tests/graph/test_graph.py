@@ -170,3 +170,13 @@ def test_multi_output_op_and_its_gradient():
     np.testing.assert_array_equal(evaluate([a, b], {x: np.ones(2)})[1], [3, 3])
     g = jitgraph.grad(a.sum(), x)  # b unused: its output gradient is zeros
     np.testing.assert_array_equal(evaluate(g, {x: np.ones(2)}), [2, 2])
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_creation_trace_pickles_with_every_protocol(protocol):
+    y = T.dvector("x") * 2
+    trace = y.tag.trace
+    assert trace and trace[-1].filename == __file__
+    restored = pickle.loads(pickle.dumps(trace, protocol=protocol))
+    assert [(f.filename, f.lineno, f.name, f.line) for f in restored] == \
+        [(f.filename, f.lineno, f.name, f.line) for f in trace]

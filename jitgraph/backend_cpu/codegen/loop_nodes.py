@@ -14,7 +14,7 @@ import numpy as np
 
 from jitgraph.backend_cpu.codegen.loop import LoopWriter, Val, _literal, _loops, scalar_lines
 from jitgraph.backend_cpu.codegen.scalar_templates import StageCall, Unsupported, cv
-from jitgraph.graph.basic import Apply, Constant
+from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.tensor.indexing.index_encoding import index_vars
 
 
@@ -318,11 +318,15 @@ def _slice(n: str, start: int | None, stop: int | None) -> tuple[str, str]:
     return first, f"max({end} - {first}, 0)"
 
 
-def _index(lw: LoopWriter, node: Apply, src: Val, ins: list[Val], invariant: bool
+def _index(lw: LoopWriter, node: Apply, src: Val, index_inputs: list[Variable],
+           index_vals: list[Val], invariant: bool
            ) -> tuple[list[str], Callable[[list[str]], list[str]]]:
-    """The shape of ``src[index]`` and the mapping from its indices to ``src``'s."""
-    entries = index_vars(node.op.idx_list, node.inputs[1:])
-    values = dict(zip(node.inputs[1:], ins[1:]))
+    """The shape of ``src[index]`` and the mapping from its indices to ``src``'s; the index
+    is ``node.op.idx_list`` filled with ``index_inputs`` (whose loop values are
+    ``index_vals``): the inputs after ``x`` of a Subtensor, after ``x`` and ``y`` of an
+    IncSubtensor."""
+    entries = index_vars(node.op.idx_list, index_inputs)
+    values = dict(zip(index_inputs, index_vals))
     shape: list[str] = []
     parts: list[tuple[str, str]] = []  # ("fixed", expr) or ("range", first)
     for d, (e, v) in enumerate(zip(node.op.idx_list, entries)):
@@ -356,7 +360,7 @@ def _index(lw: LoopWriter, node: Apply, src: Val, ins: list[Val], invariant: boo
 
 def subtensor(lw: LoopWriter, node: Apply, ins: list[Val], invariant: bool) -> list[Val]:
     src = ins[0]
-    shape, index_map = _index(lw, node, src, ins, invariant)
+    shape, index_map = _index(lw, node, src, node.inputs[1:], ins[1:], invariant)
     if not shape and src.scalar is None:
         return [Val(src.dtype, [], scalar=src.read(index_map([])))]
     return [Val(src.dtype, shape, base=src, index_map=index_map)]
@@ -371,7 +375,7 @@ def inc_subtensor(lw: LoopWriter, node: Apply, ins: list[Val], invariant: bool) 
     copy = _loops(idx, x.shape, [f"{out.read(idx)} = {x.read(idx)}"])
     lw.emit(invariant, copy)
     view = Val(out.dtype, list(out.shape), array=out.array)
-    shape, index_map = _index(lw, node, view, [view] + ins[2:], invariant)
+    shape, index_map = _index(lw, node, view, node.inputs[2:], ins[2:], invariant)
     sub = [lw.name("i") for _ in shape]
     target = view.read(index_map(sub))
     lead = len(shape) - y.ndim

@@ -466,7 +466,7 @@ class Join(Op):
         for x in inputs:
             stop = _add(start, 1 if x.broadcastable[axis] else shape_i(x, axis))
             index = (slice(None),) * axis + (slice(start, stop),)
-            grads.append(None if dt.is_discrete(x.dtype) else _fit_gradient(gz[index], x))
+            grads.append(_fit_gradient(gz[index], x))  # an integer input too, as in Theano
             start = stop
         return grads
 

@@ -13,8 +13,11 @@ gradients of its inputs (``op.L_op`` / ``op.grad``). Two questions are kept apar
   :func:`grad_not_implemented`) for a gradient that does not exist; a null gradient that reaches
   a ``wrt`` raises :class:`NullTypeGradError` unless ``null_gradients='return'``.
 
-Gradients never flow through integer-valued variables (their derivative is zero), and variables
-in ``consider_constant`` are treated as constants.
+Gradients never flow through integer-valued variables computed by ops (their derivative is
+zero), but an integer ``wrt`` gets the derivative of the continuous-valued ops that use it, as
+in Theano (``grad(dot(X, W).sum(), X)`` for an integer ``X`` equals the gradient for a float
+``X``: the ops' gradient rules ask their output's dtype, not their inputs'). Variables in
+``consider_constant`` are treated as constants.
 """
 
 from __future__ import annotations

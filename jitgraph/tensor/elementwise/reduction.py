@@ -275,7 +275,9 @@ def _expand_to_input(g: Variable, x: Variable, axes: tuple[int, ...]) -> Variabl
 
 
 def _cast_grad(g: Variable, x: Variable) -> Variable:
-    return _fit_gradient(cast(g, x.dtype) if g.dtype != x.dtype else g, x)
+    # an integer input keeps the float gradient (a gradient is never integer-valued)
+    return _fit_gradient(cast(g, x.dtype) if g.dtype != x.dtype and not dt.is_discrete(x.dtype)
+                         else g, x)
 
 
 class _DtypeReduce(CAReduce):
@@ -318,7 +320,7 @@ class Sum(_DtypeReduce):
     _scalar_name = "add"
 
     def _reduction_grad(self, x: Variable, out: Variable, gz: Variable) -> Variable | None:
-        if dt.is_discrete(x.dtype):
+        if dt.is_discrete(out.dtype):  # an integer input summed in a float dtype has one
             return None
 
         g = _expand_to_input(as_tensor_variable(gz), x, self.reduced_axes(x.ndim))

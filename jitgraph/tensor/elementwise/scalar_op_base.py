@@ -243,19 +243,30 @@ def _T():
     return math
 
 
+def has_gradient(output: Any) -> bool:
+    """Whether gradients flow through ``output``: not through an integer or boolean one.
+
+    As in Theano, the rules below ask the output, not the inputs: an integer input of an op
+    with a continuous output gets the derivative (``grad(dot(X, W).sum(), X)`` for an integer
+    ``X`` is the float gradient), and an integer output gives its inputs none.
+    """
+    return not dt.is_discrete(output.dtype)
+
+
 def _cast_grad(inputs, output, gz):
     (x,) = inputs
-    if dt.is_discrete(x.dtype):
+    if not has_gradient(output):
         return [None]
-    return [_T().cast(gz, x.dtype)]
+    # a gradient is never integer-valued: an integer input gets it in the output's dtype
+    return [gz if dt.is_discrete(x.dtype) else _T().cast(gz, x.dtype)]
 
 
 def unary_grad(fn: Callable[[Any, Any, Any], Any]) -> GradFn:
-    """Gradient rule of a unary function: fn(x, out, gz) -> dx; None for integer inputs."""
+    """Gradient rule of a unary function: fn(x, out, gz) -> dx; None for an integer output."""
 
     def grad(inputs, output, gz):
         (x,) = inputs
-        if dt.is_discrete(x.dtype):
+        if not has_gradient(output):
             return [None]
         return [fn(x, output, gz)]
 
@@ -263,13 +274,14 @@ def unary_grad(fn: Callable[[Any, Any, Any], Any]) -> GradFn:
 
 
 def binary_grad(fn: Callable[[Any, Any, Any, Any], tuple]) -> GradFn:
-    """Gradient rule of a binary function: fn(x, y, out, gz) -> (dx, dy); None for integer
-    inputs."""
+    """Gradient rule of a binary function: fn(x, y, out, gz) -> (dx, dy); None for an integer
+    output."""
 
     def grad(inputs, output, gz):
         x, y = inputs
-        gx, gy = fn(x, y, output, gz)
-        return [None if dt.is_discrete(x.dtype) else gx, None if dt.is_discrete(y.dtype) else gy]
+        if not has_gradient(output):
+            return [None, None]
+        return list(fn(x, y, output, gz))
 
     return grad
 

@@ -35,7 +35,8 @@ in the module's ``__all__``; that is all: ``T.erfinv``, ``theano.scalar.erfinv``
   returns an array; ``dtype(*input_dtypes)`` gives the output dtype (``float_out``,
   ``same_out``, ``upcast_out``, ``bool_out``, ... below).
 * ``grad(inputs, output, gz)`` returns one gradient per input (None where there is none);
-  ``unary_grad(fn)``/``binary_grad(fn)`` skip integer inputs for you.
+  ``unary_grad(fn)``/``binary_grad(fn)`` give none when the output is integer-valued (an integer
+  input of a continuous output gets its derivative, as in Theano).
 * ``expr(*xs)`` gets one :class:`~jitgraph.scalar_expr.expr.Expr` per input, already in the
   output dtype, and returns the output's: Python operators (``+ - * / // % ** & | ^ ~``,
   comparisons, ``abs``), ``E.where``, ``E.maximum``/``E.minimum``, ``E.cast``, the C99 math
@@ -68,8 +69,8 @@ from jitgraph.tensor.elementwise.scalar_op_base import (Cast, GradFn, ScalarOp, 
                                             always_complex, binary_grad, bool_out,
                                             compiled_scalar_ops, define_op,
                                             discrete_or_bool_out, elemwise_function, float_out,
-                                            get_scalar_op, real_out, register, same_out,
-                                            same_out_nobool, true_div_out, unary_grad,
+                                            get_scalar_op, has_gradient, real_out, register,
+                                            same_out, same_out_nobool, true_div_out, unary_grad,
                                             unchanged, upcast_out, upcast_out_min8,
                                             upcast_out_nobool)
 
@@ -91,16 +92,15 @@ def _T():
 
 
 def _add_grad(inputs, output, gz):
-    return [None if dt.is_discrete(i.dtype) else gz for i in inputs]
+    return [gz if has_gradient(output) else None for _ in inputs]
 
 
 def _mul_grad(inputs, output, gz):
     T = _T()
+    if not has_gradient(output):
+        return [None] * len(inputs)
     grads = []
     for k, x in enumerate(inputs):
-        if dt.is_discrete(x.dtype):
-            grads.append(None)
-            continue
         others = [inputs[j] for j in range(len(inputs)) if j != k]
         if any(dt.is_complex(o.dtype) for o in others + [gz]):
             grads.append(_complex_mul_grad(x, others, gz))
@@ -121,20 +121,21 @@ def _complex_mul_grad(x, others, gz):
 def _switch_grad(inputs, output, gz):
     T = _T()
     cond, a, b = inputs
+    if not has_gradient(output):
+        return [None] * 3
     zero = T.zeros_like_scalar(gz)
-    return [None,
-            None if dt.is_discrete(a.dtype) else T.switch(cond, gz, zero),
-            None if dt.is_discrete(b.dtype) else T.switch(cond, zero, gz)]
+    return [None, T.switch(cond, gz, zero), T.switch(cond, zero, gz)]
 
 
 def _clip_grad(inputs, output, gz):
     T = _T()
     x, lo, hi = inputs
+    if not has_gradient(output):
+        return [None] * 3
     zero = T.zeros_like_scalar(gz)
     inside = T.and_(T.ge(x, lo), T.le(x, hi))
-    return [None if dt.is_discrete(x.dtype) else T.switch(inside, gz, zero),
-            None if dt.is_discrete(lo.dtype) else T.switch(T.lt(x, lo), gz, zero),
-            None if dt.is_discrete(hi.dtype) else T.switch(T.gt(x, hi), gz, zero)]
+    return [T.switch(inside, gz, zero), T.switch(T.lt(x, lo), gz, zero),
+            T.switch(T.gt(x, hi), gz, zero)]
 
 
 def _pow_grad(x, y, out, gz):

@@ -41,12 +41,10 @@ def _T(x: Variable) -> Variable:
 
 
 def _grad_for(g: Variable, x: Variable) -> Variable | None:
-    """``g`` fitted to ``x`` (dtype, broadcastable dims), or None for integer inputs."""
-    if dt.is_discrete(x.dtype):
-        return None
-
+    """``g`` fitted to ``x`` (dtype, broadcastable dims). An integer ``x`` keeps the float
+    gradient (the ops' outputs are continuous, so its derivative exists, as in Theano)."""
     g = as_tensor_variable(g)
-    if g.dtype != x.dtype:
+    if g.dtype != x.dtype and not dt.is_discrete(x.dtype):
         g = cast(g, x.dtype)
     return _fit_gradient(g, x)
 
