@@ -66,9 +66,10 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], right: str = ""
 def shown_path(path: Path, root: Path) -> str:
     """``path`` relative to the compiledir when it is inside it."""
     try:
-        return str(path.relative_to(root))
+        relative = path.relative_to(root)
     except ValueError:
         return str(path)
+    return str(relative) if relative.parts else str(path)
 
 
 def problems(found: Sequence[Problem], root: Path, show_all: bool = False,
@@ -89,7 +90,10 @@ def problems(found: Sequence[Problem], root: Path, show_all: bool = False,
         lines.append(f"  {HEADINGS.get(category, category)} ({len(members)}){hint}")
         limit = len(members) if show_all else SHOWN_PER_CATEGORY
         for problem in members[:limit]:
-            lines.append(f"    {shown_path(problem.path, root)}: {problem.reason}")
+            line = f"    {shown_path(problem.path, root)}: {problem.reason}"
+            if not hints and problem.remove and problem.remove != (problem.path,):
+                line += f" (deleted {', '.join(shown_path(p, root) for p in problem.remove)})"
+            lines.append(line)
         if len(members) > limit:
             lines.append(f"    ... and {len(members) - limit} more (--all lists every one)")
     return lines
