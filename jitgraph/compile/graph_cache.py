@@ -355,13 +355,18 @@ def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any], order: Sequen
         path = _path(key)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_atomic(path, data)
-        info = metadata.graph(f"{len(inputs)} inputs -> {len(outputs)} outputs, "
-                              f"{len(order)} nodes", seconds, format=FORMAT, bytes=len(data),
+        info = metadata.graph(f"{_count(len(inputs), 'input')} -> "
+                              f"{_count(len(outputs), 'output')}, {_count(len(order), 'node')}",
+                              seconds, format=FORMAT, bytes=len(data),
                               inputs=len(inputs), outputs=len(outputs), nodes=len(order),
                               program=stored is not None)
         write_atomic(_description_path(path), info.to_json())  # after the graph: never alone
     except Exception:  # noqa: BLE001 - an unpicklable graph or a full disk only costs speed
         pass
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
 
 
 def _description_path(path: str) -> str:
