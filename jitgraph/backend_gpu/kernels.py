@@ -4,8 +4,9 @@ A module is described by a :class:`CudaSource`: a structural key (plain nested t
 mentions a graph), the CUDA source and its entry points. Its cache key adds the target
 architecture, the NVRTC options (``nvcc.fastmath``, ``nvcc.flags``) and the NVRTC version to the
 environment parts every jitgraph key has, so changing any of them compiles anew. An entry holds
-``mod.cu`` (readable), ``mod.cubin`` and ``nvrtc.log``; a new process loads the cubin without
-compiling. Loading (``cuModuleLoad`` through ``cupy.RawModule(path=...)``) needs the GPU;
+``mod.cu`` (readable), ``mod.cubin``, ``nvrtc.log`` and its ``info.json``
+(:func:`jitgraph.cache.metadata.gpu_kernel`: architecture, NVRTC version, options, compile
+time); a new process loads the cubin without compiling. Loading (``cuModuleLoad`` through ``cupy.RawModule(path=...)``) needs the GPU;
 compiling does not, which is what the CI tests check.
 
 ``JITGRAPH_GPU_DISK_CACHE=0`` keeps cubins in a temporary folder (for measuring compiles).
@@ -23,7 +24,7 @@ from typing import Any
 
 from jitgraph.backend_gpu import nvrtc
 from jitgraph.backend_gpu.device import active, import_cupy
-from jitgraph.cache import store
+from jitgraph.cache import metadata, store
 from jitgraph.cache.keys import make_key
 
 DISK_CACHE = os.environ.get("JITGRAPH_GPU_DISK_CACHE", "1") != "0"
@@ -66,11 +67,16 @@ class Compiled:
 def cache_key(src: CudaSource, arch: str, options: tuple[str, ...]) -> Any:
     import hashlib
 
-    major, minor = nvrtc.version()
     # The source digest too: a changed generator never loads a stale cubin.
-    return make_key(src.key, backend="cuda", arch=arch, nvrtc=f"{major}.{minor}",
+    return make_key(src.key, backend="cuda", arch=arch, nvrtc=nvrtc_version(),
                     nvrtc_options=tuple(options),
                     source=hashlib.sha256(src.source.encode()).hexdigest())
+
+
+def nvrtc_version() -> str:
+    """``major.minor`` of the NVRTC compiling here (in each entry's key and metadata)."""
+    major, minor = nvrtc.version()
+    return f"{major}.{minor}"
 
 
 _TMP: dict[str, str] = {}
@@ -99,8 +105,8 @@ def compile_source(src: CudaSource, arch: str, options: tuple[str, ...] | None =
     COMPILE_LOG.append(CompileRecord(src.description, arch, seconds, False))
     if DISK_CACHE:
         store.STATS.compile_seconds += seconds
-        info = {"kind": "cuda", "ops": src.description, "arch": arch,
-                "options": list(options), "compile_seconds": seconds}
+        info = metadata.gpu_kernel(src.description, arch, nvrtc_version(), options, seconds,
+                                   cubin)
         entry = store.publish(key, {SOURCE_FILE: src.source, CUBIN_FILE: cubin, LOG_FILE: log},
                               info)
         return Compiled(entry.file(CUBIN_FILE), log, seconds, False)

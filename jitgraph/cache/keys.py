@@ -9,6 +9,8 @@ them as arguments.
 from __future__ import annotations
 
 import hashlib
+import io
+import pickle
 import platform
 import sys
 from dataclasses import dataclass
@@ -86,6 +88,37 @@ class CacheKey:
         """Names of the parts whose values differ (or exist on one side only)."""
         mine, theirs = self.part_digests(), other.part_digests()
         return sorted(n for n in set(mine) | set(theirs) if mine.get(n) != theirs.get(n))
+
+
+class _KeyUnpickler(pickle.Unpickler):
+    """Unpickles a key file and nothing else: a key is plain data in a :class:`CacheKey`, so
+    any other class a file names is refused before it is imported."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == (__name__, "CacheKey"):
+            return CacheKey
+        raise pickle.UnpicklingError(f"it names {module}.{name}; a key holds only plain data "
+                                     "in a CacheKey")
+
+
+def load_key(data: bytes) -> CacheKey:
+    """The key pickled in ``data`` (a ``key.pkl``), read without importing or running anything
+    but :class:`CacheKey`; raises ``ValueError`` when ``data`` is not such a key."""
+    try:
+        key = _KeyUnpickler(io.BytesIO(data)).load()
+    except Exception as exc:  # noqa: BLE001 - EOFError, UnpicklingError, ...: all "damaged"
+        raise ValueError(str(exc) or type(exc).__name__) from None
+    if not isinstance(key, CacheKey):
+        raise ValueError(f"it holds a {type(key).__name__}, not a CacheKey")
+    parts = getattr(key, "parts", None)
+    if not isinstance(parts, tuple) or not all(
+            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in parts):
+        raise ValueError("its CacheKey has no (name, value) parts")
+    try:
+        key.digest()
+    except Exception as exc:  # noqa: BLE001 - a part that is not plain data
+        raise ValueError(f"its CacheKey holds a part that is not plain data ({exc})") from None
+    return key
 
 
 @lru_cache(maxsize=None)

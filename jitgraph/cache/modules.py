@@ -1,9 +1,11 @@
 """Generated Python/Numba modules kept in the compiledir.
 
 A :class:`CachedModule` writes a kernel's generated source as ``mod.py`` in its entry (published
-atomically). Each compiled function is stored beside it as a **native object**
-(``native-<name>.o`` with its ``native-<name>.json``: checksum, entry symbol, imported symbols;
-see :mod:`jitgraph.backend_cpu.native`), written to a temporary file and renamed into place. A
+atomically), with its ``info.json`` (:mod:`jitgraph.cache.metadata`: what it is, and each
+function's compile time). Each compiled function is stored beside it as a **native object**
+(``native-<name>.o`` with its ``native-<name>.json``, in the same schema: checksum, entry
+symbol, imported symbols; see :mod:`jitgraph.backend_cpu.native`), written to a temporary file
+and renamed into place. A
 new process loads those objects without importing ``mod.py`` or Numba. A function that has no
 native object (its description says why) is compiled with Numba's own on-disk cache
 (``cache=True``) instead: Numba writes its files next to ``mod.py`` and checks the source hash,
@@ -15,7 +17,6 @@ corrupt artifact is reported once, deleted and rebuilt; it never crashes the pro
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 import time
 import warnings
@@ -23,9 +24,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from jitgraph.cache import store
+from jitgraph.cache import metadata, store
 from jitgraph.cache.keys import CacheKey
 from jitgraph.cache.locking import ModuleLock
+from jitgraph.cache.metadata import EntryInfo, UnknownFormat
 from jitgraph.config.paths import write_atomic
 
 SOURCE_FILE = "mod.py"
@@ -40,18 +42,24 @@ def _log() -> Any:
 class CachedModule:
     """The on-disk home of one generated module."""
 
-    def __init__(self, key: CacheKey, source: str, info: dict[str, Any],
+    def __init__(self, key: CacheKey, source: str, info: EntryInfo | dict[str, Any],
                  root: Path | None = None) -> None:
+        """``info``: what the module is (:func:`jitgraph.cache.metadata.cpu_kernel`; a plain
+        dict is read as a schema-1 ``info.json``)."""
         self.key = key
         self.root = root or store.compiledir()
+        if not isinstance(info, EntryInfo):
+            info = metadata.read(dict(info), metadata.ENTRY)
+        self.info = info
+        self._compile_seconds: dict[str, float] = {}  # of this process, for write_native
         t0 = time.perf_counter()
         entry = store.lookup(key, self.root)
         if entry is None:
             _explain_miss(key, self.root)
             entry = store.publish(key, {SOURCE_FILE: source}, info, self.root)
-        elif entry.file(SOURCE_FILE).read_text() != source:
-            store.quarantine(entry, "its source differs from the generated one (hash collision "
-                                    "or a tampered file)")
+        elif _stored_source(entry) != source:
+            store.quarantine(entry, f"its {SOURCE_FILE} is missing, unreadable or differs from "
+                                    "the generated source (hash collision or a tampered file)")
             entry = store.publish(key, {SOURCE_FILE: source}, info, self.root)
         entry.touch()
         self.entry = entry
@@ -82,25 +90,33 @@ class CachedModule:
         object against its description (``NativeObject.from_meta``) and calls
         :meth:`drop_native` when they disagree."""
         meta_path = self.entry.file(f"native-{name}.json")
-        if not meta_path.exists():
-            return None
         try:
-            meta = json.loads(meta_path.read_text())
-            if not meta.get("native", True):
-                return meta, None
-            code = self.entry.file(f"native-{name}.o").read_bytes()
-        except (OSError, ValueError, AttributeError) as exc:
+            data = meta_path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
             self.drop_native(name, exc)
             return None
-        return meta, code
+        try:
+            info = metadata.parse(data, metadata.FUNCTION)
+            if info.kind == metadata.NUMBA_KERNEL:
+                return dict(info.details), None
+            code = self.entry.file(f"native-{name}.o").read_bytes()
+        except (OSError, UnknownFormat) as exc:
+            self.drop_native(name, exc)
+            return None
+        return dict(info.details), code
 
     def write_native(self, name: str, meta: dict[str, Any], code: bytes | None) -> None:
-        """Publish ``name``'s object (if any) and then its description, each atomically."""
+        """Publish ``name``'s object (if any) and then its description (``meta``: the object's,
+        or ``{"native": False, "why": ...}``), each atomically."""
         try:
             if code is not None:
                 write_atomic(self.entry.file(f"native-{name}.o"), code)
-            write_atomic(self.entry.file(f"native-{name}.json"),
-                          json.dumps(meta, indent=1).encode())
+            info = metadata.native_function(name, meta)
+            if name in self._compile_seconds:
+                info = info.with_compile_time(name, self._compile_seconds[name])
+            write_atomic(self.entry.file(f"native-{name}.json"), info.to_json())
         except OSError as exc:
             _log().warning("jitgraph cache: cannot store the native object of %s in %s: %s",
                            name, self.entry.path, exc)
@@ -123,7 +139,8 @@ class CachedModule:
         else:
             store.STATS.misses += 1
             store.STATS.compile_seconds += seconds
-            _record_compile_time(self.entry, name, seconds)
+            self._compile_seconds[name] = seconds
+            _record_compile_time(self.entry, name, seconds, self.info)
 
     def compile(self, name: str, build: Callable[[Any], Any]) -> Any:
         """``build(function)`` (e.g. ``numba.njit(sig, cache=True)``) under this module's
@@ -148,6 +165,13 @@ class CachedModule:
             result = build(_reimport_function(self, name))
         self.record(name, _was_cache_hit(result), time.perf_counter() - t0)
         return result
+
+
+def _stored_source(entry: store.Entry) -> str | None:
+    try:
+        return entry.file(SOURCE_FILE).read_text()
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _import(path: Path, name: str) -> ModuleType:
@@ -191,11 +215,21 @@ def _was_cache_hit(compiled: Any) -> bool:
     return bool(getattr(compiled, "cache_hits", 0))
 
 
-def _record_compile_time(entry: store.Entry, name: str, seconds: float) -> None:
-    info = entry.info()
-    info.setdefault("compile_seconds", {})[name] = round(seconds, 4)
+def _record_compile_time(entry: store.Entry, name: str, seconds: float,
+                         published: EntryInfo) -> None:
+    """Add ``name``'s compile time to ``info.json`` (rewritten atomically: a reader never sees
+    half a file). An unreadable one is replaced by what was published; one of a newer
+    schema is left alone."""
     try:
-        (entry.path / store.INFO_FILE).write_text(json.dumps(info, default=str, indent=1))
+        info = entry.read_info()
+    except UnknownFormat as exc:
+        if exc.newer:
+            return
+        info = published
+    except OSError:
+        info = published
+    try:
+        write_atomic(entry.file(store.INFO_FILE), info.with_compile_time(name, seconds).to_json())
     except OSError:
         pass
 

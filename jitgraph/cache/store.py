@@ -7,16 +7,20 @@ Layout::
       k<kernel>-<digest>/         one folder per compiled module
         key.pkl                   the full key (checked on load)
         mod.py | mod.cu           the generated source, readable by a person
-        info.json                 what the module is (kind, ops, types) and its compile time
+        info.json                 what the module is and its compile times (``metadata``)
+        native-<f>.o / .json      a function's native object and its description (CPU)
         last_use                  touched on every load (access times are unreliable)
         __pycache__/ ...          the compiled artifacts (Numba cache files, cubin)
       tmp-<random>/               an entry being written (never loaded)
       quarantine/                 corrupt entries moved aside, deleted by cleanup
+      graphs/                     rewritten graphs (``jitgraph.compile.graph_cache``)
+
+Every metadata file is written in the schema of :mod:`jitgraph.cache.metadata`;
+:mod:`jitgraph.cache.survey` reads a whole compiledir for the ``jitgraph-cache`` command.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import pickle
 import shutil
@@ -24,8 +28,8 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from jitgraph.cache import metadata
 from jitgraph.cache.keys import CacheKey
 from jitgraph.config import config
 from jitgraph.config.paths import TMP_PREFIX  # noqa: F401 - also store.TMP_PREFIX
@@ -80,11 +84,10 @@ class Entry:
     def file(self, name: str) -> Path:
         return self.path / name
 
-    def info(self) -> dict[str, Any]:
-        try:
-            return json.loads(self.file(INFO_FILE).read_text())
-        except (OSError, ValueError):
-            return {}
+    def read_info(self) -> metadata.EntryInfo:
+        """What ``info.json`` says, in any schema jitgraph has written; raises ``OSError`` or
+        :class:`~jitgraph.cache.metadata.UnknownFormat`."""
+        return metadata.parse(self.file(INFO_FILE).read_bytes(), metadata.ENTRY)
 
     def key(self) -> CacheKey:
         with open(self.file(KEY_FILE), "rb") as f:
@@ -124,9 +127,6 @@ class Entry:
         except OSError:
             return 0
 
-    def size(self) -> int:
-        return sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
-
     def __repr__(self) -> str:
         return f"Entry({self.path.name})"
 
@@ -160,7 +160,7 @@ def lookup(key: CacheKey, root: Path | None = None) -> Entry | None:
     return entry
 
 
-def publish(key: CacheKey, files: dict[str, str | bytes], info: dict[str, Any],
+def publish(key: CacheKey, files: dict[str, str | bytes], info: metadata.EntryInfo,
             root: Path | None = None) -> Entry:
     """Write an entry in a temporary folder and rename it into place (atomic). If another
     process published the same key first, its entry is kept and ours discarded."""
@@ -173,7 +173,7 @@ def publish(key: CacheKey, files: dict[str, str | bytes], info: dict[str, Any],
             mode = "wb" if isinstance(content, bytes) else "w"
             with open(tmp / name, mode) as f:
                 f.write(content)
-        (tmp / INFO_FILE).write_text(json.dumps(info, default=str, indent=1))
+        (tmp / INFO_FILE).write_bytes(info.to_json())
         (tmp / LAST_USE_FILE).write_text("")
         # The key goes last: a folder without a readable key is never taken for an entry.
         with open(tmp / KEY_FILE, "wb") as f:
@@ -212,69 +212,3 @@ def _move_aside(entry: Entry) -> None:
         os.rename(entry.path, target)
     except OSError:
         shutil.rmtree(entry.path, ignore_errors=True)
-
-
-def entries(root: Path | None = None) -> list[Entry]:
-    root = root or compiledir()
-    if not root.is_dir():
-        return []
-    return sorted((Entry(p) for p in root.iterdir()
-                   if p.is_dir() and p.name.startswith("k")), key=lambda e: e.path.name)
-
-
-def cleanup(root: Path | None = None, now: float | None = None) -> dict[str, int]:
-    """Delete entries unused for ``cmodule.age_thresh_use`` plus a week, abandoned temporary
-    folders older than a day, and quarantined entries."""
-    root = root or compiledir()
-    now = time.time() if now is None else now
-    removed = {"entries": 0, "tmp": 0, "quarantine": 0, "graphs": 0}
-    limit = config.cmodule.age_thresh_use + WEEK
-    for entry in entries(root):
-        if now - entry.last_use() > limit:
-            shutil.rmtree(entry.path, ignore_errors=True)
-            removed["entries"] += 1
-    # Temporary folders (entries being published) and files (artifacts being written inside an
-    # entry) of processes that died before renaming them into place.
-    for path in [*root.glob(f"{TMP_PREFIX}*"), *root.glob(f"k*/{TMP_PREFIX}*")]:
-        try:
-            old = now - path.stat().st_mtime > 24 * 3600
-        except OSError:
-            continue
-        if old:
-            if path.is_dir():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                path.unlink(missing_ok=True)
-            removed["tmp"] += 1
-    qdir = root / QUARANTINE
-    if qdir.is_dir():
-        for path in qdir.iterdir():
-            shutil.rmtree(path, ignore_errors=True)
-            removed["quarantine"] += 1
-    for path in (root / GRAPHS).glob("*"):  # rewritten graphs: last use is their mtime
-        try:
-            age = now - path.stat().st_mtime
-        except OSError:
-            continue
-        if age > (24 * 3600 if path.name.startswith(TMP_PREFIX) else limit):
-            path.unlink(missing_ok=True)
-            removed["graphs"] += 1
-    return removed
-
-
-def graphs(root: Path | None = None) -> list[Path]:
-    """The rewritten graphs stored in the compiledir (see ``jitgraph.compile.graph_cache``)."""
-    folder = (root or compiledir()) / GRAPHS
-    return sorted(folder.glob("g*.pkl")) if folder.is_dir() else []
-
-
-def clear(root: Path | None = None) -> int:
-    """Delete every entry (locks and the folder itself stay)."""
-    root = root or compiledir()
-    count = 0
-    for entry in entries(root):
-        shutil.rmtree(entry.path, ignore_errors=True)
-        count += 1
-    for path in list(root.glob(f"{TMP_PREFIX}*")) + [root / QUARANTINE, root / GRAPHS]:
-        shutil.rmtree(path, ignore_errors=True)
-    return count

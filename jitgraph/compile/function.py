@@ -151,15 +151,15 @@ class FunctionMaker:
         self.program = mode.linker.make_program(fgraph)
         t3 = time.perf_counter()
         if cache_key is not None and rewrite:
-            self._store_graph(cache_key, fgraph)
+            self._store_graph(cache_key, fgraph, t2 - t1)
         self.compile_times = {"graph": t1 - t0, "rewrite": t2 - t1, "link": t3 - t2}
 
-    def _store_graph(self, key: str, fgraph: FunctionGraph) -> None:
+    def _store_graph(self, key: str, fgraph: FunctionGraph, seconds: float) -> None:
         """Keep the rewritten graph, its node order and (when the linker can say it in a
-        picklable form) the linked program in the compiledir."""
+        picklable form) the linked program in the compiledir (``seconds``: the rewrite's)."""
         stored = getattr(self.program, "stored", None)
         graph_cache.store(key, fgraph.inputs, fgraph.outputs, schedule(fgraph),
-                          stored() if stored is not None else None)
+                          stored() if stored is not None else None, seconds)
 
     def _update_mapping(self) -> dict[int, int]:
         """Theano's ``fgraph.update_mapping``: the position of each update among the graph's

@@ -6,7 +6,9 @@ text: its nodes in topological order, each op with all its parameters, every var
 and name, constants by value (a digest of their bytes), which inputs may be overwritten, the
 mode's rewrite settings, every configuration flag and a fingerprint of jitgraph's own source
 files. The rewritten graph is stored, pickled, in ``<compiledir>/graphs/g<sha256 of the
-text>.pkl`` with the text itself, which a lookup compares in full. The text also says where
+text>.pkl`` with the text itself, which a lookup compares in full; ``g<..>.json`` beside it
+describes it for ``jitgraph-cache`` in the schema of :mod:`jitgraph.cache.metadata` (its size,
+nodes, whether a linked program is stored, the rewrite time it saves). The text also says where
 the graph runs (each backend's :meth:`~.backend.Backend.device_key`): a graph rewritten for a
 GPU is never loaded by a process without one, nor the other way round. A process that compiles a
 graph it (or another process) compiled before loads the rewritten graph instead of importing
@@ -32,6 +34,7 @@ import sys
 import time
 from typing import Any, Sequence
 
+from jitgraph.cache import metadata
 from jitgraph.cache.store import CacheWarning, GRAPHS
 from jitgraph.compile.backend import backends
 from jitgraph.compile.mode import Mode
@@ -336,22 +339,39 @@ def _age_limit() -> float:
 
 
 def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any], order: Sequence[Any],
-          program: Any = None) -> None:
+          program: Any = None, seconds: float | None = None) -> None:
     """Keep the rewritten graph ``(inputs, outputs)``, the order its nodes run in (see
     :func:`jitgraph.compile.rewriting.schedule`) and, when it pickles, the linked program
     (what its ``stored()`` gave; its backend's linker restores it) under ``key`` (best
-    effort)."""
+    effort). ``seconds``: how long the rewrite took (what a load saves)."""
     try:
+        stored = program
         try:
             data = _dumps((FORMAT, key, list(inputs), list(outputs), list(order), program),
                           inputs)
         except Exception:  # noqa: BLE001 - the program holds something unpicklable
+            stored = None
             data = _dumps((FORMAT, key, list(inputs), list(outputs), list(order), None), inputs)
         path = _path(key)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_atomic(path, data)
+        info = metadata.graph(f"{_count(len(inputs), 'input')} -> "
+                              f"{_count(len(outputs), 'output')}, {_count(len(order), 'node')}",
+                              seconds, format=FORMAT, bytes=len(data),
+                              inputs=len(inputs), outputs=len(outputs), nodes=len(order),
+                              program=stored is not None)
+        write_atomic(_description_path(path), info.to_json())  # after the graph: never alone
     except Exception:  # noqa: BLE001 - an unpicklable graph or a full disk only costs speed
         pass
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
+
+
+def _description_path(path: str) -> str:
+    """The ``g<..>.json`` describing the graph stored at ``path`` (``g<..>.pkl``)."""
+    return f"{path[:-len('.pkl')]}.json"
 
 
 def _drop(path: str, why: Exception) -> None:
@@ -360,10 +380,11 @@ def _drop(path: str, why: Exception) -> None:
     warnings.warn(f"jitgraph: the cached rewritten graph {path} is unusable "
                   f"({type(why).__name__}: {why}); it is deleted and the graph rewritten again",
                   CacheWarning, stacklevel=4)
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+    for stale in (path, _description_path(path)):
+        try:
+            os.unlink(stale)
+        except OSError:
+            pass
 
 
 def enabled() -> bool:

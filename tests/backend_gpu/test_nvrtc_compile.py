@@ -6,6 +6,7 @@ them these tests skip and say why. Compiled cubins are cached for the session on
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 
 import pytest
@@ -196,3 +197,13 @@ def test_cubins_go_to_the_compiledir_keyed_by_arch_and_options(tmp_path):
     assert (entry / "mod.cu").read_text() == src.source
     assert str(entry).startswith(str(jitgraph.config.compiledir))
     assert len(kernels.COMPILE_LOG) - before == 4
+    from jitgraph.cache import metadata
+
+    info = metadata.parse((entry / "info.json").read_bytes(), metadata.ENTRY)
+    assert info.kind == metadata.GPU_KERNEL and info.details["arch"] == "sm_90"
+    if not first.cached:  # written now (an older jitgraph's entry may be in the test cache)
+        assert info.schema == metadata.SCHEMA_VERSION
+        assert info.details["nvrtc"] == kernels.nvrtc_version()
+        assert info.details["cubin_sha256"] == hashlib.sha256(
+            first.cubin_path.read_bytes()).hexdigest()
+        assert info.compile_seconds["module"] >= 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -201,9 +202,9 @@ def test_every_cli_command(tmp_path):
     root = compiledir_of(tmp_path)
     assert cli(tmp_path).stdout.strip() == str(root)
     listing = cli(tmp_path, "list")
-    assert listing.returncode == 0 and "1 entries" in listing.stdout and "test" in listing.stdout
+    assert listing.returncode == 0 and "1 entry: 1 CPU kernel" in listing.stdout
     stats = cli(tmp_path, "stats")
-    assert "entries:           1" in stats.stdout
+    assert re.search(r"CPU kernels\s+1\s", stats.stdout), stats.stdout
     entry = entries_of(tmp_path)[0].name
     assert "kernel" in cli(tmp_path, "explain", entry).stdout
     (root / "lock_dir" / "stuck.lock").write_text("")
@@ -254,8 +255,8 @@ def test_cli_commands_see_the_rewritten_graphs(tmp_path):
     assert first.stdout.split() == ["False"] and second.stdout.split() == ["True"], second.stderr
     root = compiledir_of(tmp_path)
     (graph,) = (root / "graphs").glob("g*.pkl")
-    assert "rewritten graphs:  1" in cli(tmp_path, "stats").stdout
-    assert "1 rewritten graphs" in cli(tmp_path, "list").stdout
+    assert re.search(r"rewritten graphs\s+1\s", cli(tmp_path, "stats").stdout)
+    assert "1 rewritten graph (" in cli(tmp_path, "list").stdout
     assert "0 rewritten graphs" in cli(tmp_path, "cleanup").stdout and graph.exists()
     old = time.time() - 400 * 24 * 3600  # unused for longer than age_thresh_use + a week
     os.utime(graph, (old, old))

@@ -74,8 +74,11 @@ def test_warm_process_loads_native_objects_without_numba(tmp_path):
         assert res["a"] == pytest.approx(expected()[0], rel=1e-12)
         assert res["s"] == pytest.approx(expected()[1], rel=1e-12)
     assert natives(tmp_path)
+    from jitgraph.cache import metadata
+
     for meta in compiledir_of(tmp_path).glob("k*/native-*.json"):
-        assert json.loads(meta.read_text()).get("native", True), meta.read_text()
+        info = metadata.parse(meta.read_bytes(), metadata.FUNCTION)
+        assert info.kind == metadata.NATIVE_OBJECT, meta.read_text()
 
 
 @pytest.mark.slow

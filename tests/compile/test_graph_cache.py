@@ -72,6 +72,27 @@ def test_second_compile_of_the_same_graph_loads_the_rewritten_graph(graphs_dir):
     assert b1.get_value() == b2.get_value() != 0.0
 
 
+def test_each_stored_graph_is_described_for_the_cache_command(graphs_dir):
+    """Beside each pickled graph, its description in the compiledir's metadata schema (what
+    ``jitgraph-cache`` lists without unpickling anything); a damaged graph is deleted with it."""
+    from jitgraph.cache import metadata
+
+    fn, _, _ = _training()
+    (entry,) = graphs_dir.glob("g*.pkl")
+    info = metadata.parse(entry.with_suffix(".json").read_bytes(), metadata.GRAPH_FILE)
+    assert info.kind == metadata.GRAPH and info.schema == metadata.SCHEMA_VERSION
+    assert info.details["bytes"] == entry.stat().st_size
+    assert info.details["nodes"] == len(fn.maker.fgraph.apply_nodes)
+    assert info.details["inputs"] == 4 and info.details["program"] is True
+    assert 0 < info.compile_seconds["rewrite"] == pytest.approx(
+        fn.maker.compile_times["rewrite"], abs=1e-3)
+    entry.write_bytes(b"not a pickle")
+    with pytest.warns(CacheWarning, match="rewritten again"):
+        _training()
+    assert metadata.parse(entry.with_suffix(".json").read_bytes(),
+                          metadata.GRAPH_FILE).details["bytes"] == entry.stat().st_size
+
+
 def test_key_reflects_constants_flags_mode_and_mutable_inputs(graphs_dir):
     def key(const=2.0, mutable=(), mode=None, dtype="float64"):
         x = T.vector("x", dtype=dtype)

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from jitgraph.backend_cpu import native
 from jitgraph.backend_cpu.native import build_direct
 from jitgraph.backend_cpu.options import CodegenOptions, compiling_with
+from jitgraph.cache import metadata
 from jitgraph.cache.keys import make_key
 from jitgraph.cache.modules import CachedModule
 
@@ -102,7 +103,7 @@ class KernelModule:
             # colliding with the old one.
             source_digest = hashlib.sha256(ks.source.encode("utf-8")).hexdigest()[:20]
             self._cached = CachedModule(make_key(ks.key, source=source_digest), ks.source,
-                                        {"kind": "numba-cpu", "ops": ks.description})
+                                        metadata.cpu_kernel(ks.description, "numba-cpu"))
         self._compiled: dict[str, Any] = {}
         self._lock = threading.Lock()
 

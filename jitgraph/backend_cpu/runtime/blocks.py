@@ -16,6 +16,7 @@ from jitgraph.backend_cpu import native
 from jitgraph.backend_cpu.codegen import kernels
 from jitgraph.backend_cpu.native import NATIVE_VERSION
 from jitgraph.backend_cpu.options import CodegenOptions, DIRECT_VERSION
+from jitgraph.cache import metadata
 from jitgraph.cache.keys import make_key
 from jitgraph.cache.modules import CachedModule
 
@@ -90,7 +91,7 @@ def _compile(name: str) -> int:
         key = ("vecmath-block", name, BLOCK_SOURCE_VERSION, ("native", NATIVE_VERSION),
                ("direct", DIRECT_VERSION))
         cached = CachedModule(make_key(key), source,
-                              {"kind": "numba-cpu vecmath", "ops": [name]})
+                              metadata.cpu_kernel(f"vecmath block {name}", "vecmath"))
 
     def compile_numba(mode: str):  # noqa: ANN202
         import numba
