@@ -48,13 +48,7 @@ def cleanup(root: Path, now: float | None = None, unreadable: bool = False) -> R
     limit = config.cmodule.age_thresh_use + WEEK
     found = survey(root)
     removed = Removed(found=found)
-    for record in found.records:
-        if record.readable and now - record.last_use > limit:
-            _remove_record(root, record.path, record.kind)
-            if record.kind == GRAPH:
-                removed.graphs += 1
-            else:
-                removed.entries += 1
+    _remove_readable(root, [r for r in found.records if now - r.last_use > limit], removed)
     for problem in found.problems:
         if problem.category == QUARANTINED and problem.remove:
             removed.quarantine += 1
@@ -71,18 +65,23 @@ def cleanup(root: Path, now: float | None = None, unreadable: bool = False) -> R
     return removed
 
 
-def clear(root: Path) -> Removed:
-    """Delete every entry and rewritten graph that could be read, every quarantined entry and
-    half-published item; what could not be read stays (and is listed in ``left``)."""
-    found = survey(root)
-    removed = Removed(found=found)
-    for record in found.records:
+def _remove_readable(root: Path, records: list, removed: Removed) -> None:
+    """Delete the readable ``records`` (entries and graphs), counting them in ``removed``."""
+    for record in records:
         if record.readable:
             _remove_record(root, record.path, record.kind)
             if record.kind == GRAPH:
                 removed.graphs += 1
             else:
                 removed.entries += 1
+
+
+def clear(root: Path) -> Removed:
+    """Delete every entry and rewritten graph that could be read, every quarantined entry and
+    half-published item; what could not be read stays (and is listed in ``left``)."""
+    found = survey(root)
+    removed = Removed(found=found)
+    _remove_readable(root, found.records, removed)
     for problem in found.problems:
         if problem.category in (QUARANTINED, PARTIAL) and problem.remove:
             _delete(root, *problem.remove)
