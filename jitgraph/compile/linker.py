@@ -214,8 +214,14 @@ def raise_with_node(exc: Exception, node: Apply, index: int, storage: dict[Varia
 
 
 def _small(value: Any) -> str:
-    if isinstance(value, np.ndarray) and value.size > 10:
-        return "not shown"
+    """How an input value appears in an error message: small NumPy arrays and other values by
+    their ``repr``; larger arrays are not shown, and an array of another kind (a device array)
+    only by its type, dtype and shape -- its ``repr`` would copy it to the host, and after a
+    device error the copy itself fails."""
+    if isinstance(value, np.ndarray):
+        return "not shown" if value.size > 10 else repr(value)
+    if hasattr(value, "shape") and hasattr(value, "dtype") and not np.isscalar(value):
+        return f"<{type(value).__module__}.{type(value).__name__} {value.dtype} {value.shape}>"
     return repr(value)
 
 
