@@ -24,6 +24,13 @@ from jitgraph.backend_gpu.device import import_cupy
 INT32_LIMIT = 2**31 - 1
 
 
+def int32_indices(n: int, reach: int, stride: int) -> bool:
+    """Whether a grid-stride loop over ``n`` items, whose element offsets go up to ``reach``,
+    may count in ``int``: its index goes up to ``n - 1 + stride`` (the last step adds the whole
+    grid, ``gridDim.x * blockDim.x``, before the loop test), which must not overflow."""
+    return n - 1 + stride <= INT32_LIMIT and reach <= INT32_LIMIT
+
+
 def structure_of(node: Any, scalar_op: Any = None, inplace: Any = None) -> ElemwiseStructure:
     """The kernel structure of an Elemwise node (CPU or GPU: only types are read)."""
     op = getattr(node.op, "cpu_op", node.op)
@@ -88,21 +95,22 @@ class ElemwiseRunner:
             return
         err = self.cp.zeros(1, dtype=np.int32) if self.needs_error else None
         full = [x for j, x in enumerate(inputs) if not st.is_scalar_like(j)]
+        grid, block = launch_config(n)
+        stride = grid[0] * block[0]
         if self.c_mod is not None and all(a.flags.c_contiguous for a in full) and \
                 all(o.flags.c_contiguous for o in outputs):
-            small = n <= INT32_LIMIT
+            small = int32_indices(n, 0, stride)
             kern = self.c_mod.get(KERNEL_C[0 if small else 1])
             args = list(inputs) + list(outputs) + [_int_t(small)(n)]
         else:
-            kern, args = self._strided_call(inputs, outputs, n)
+            kern, args = self._strided_call(inputs, outputs, n, stride)
         if err is not None:
             args.append(err)
-        grid, block = launch_config(n)
         kern(grid, block, tuple(args))
         if err is not None and int(err.get()[0]):
             raise ValueError("Integers to negative integer powers are not allowed.")
 
-    def _strided_call(self, inputs: Sequence[Any], outputs: Sequence[Any], n: int
+    def _strided_call(self, inputs: Sequence[Any], outputs: Sequence[Any], n: int, stride: int
                       ) -> tuple[Any, list]:
         st = self.st
         shape = outputs[0].shape
@@ -114,7 +122,7 @@ class ElemwiseRunner:
         rank = len(dims)
         reach = max((sum((n_d - 1) * abs(s) for n_d, s in zip(dims, ss)) for ss in strs),
                     default=0)
-        small = n <= INT32_LIMIT and reach <= INT32_LIMIT
+        small = int32_indices(n, reach, stride)
         mod = self.s_mods.get(rank)
         if mod is None:
             mod = self.s_mods[rank] = load(strided_module_source(st, rank))
