@@ -9,7 +9,10 @@ inputs. From that:
   outputs;
 * :func:`insert_deepcopy` makes sure no output of a FunctionGraph shares memory with an input or
   with another output (a ``deep_copy_op``, or a ``view_op`` where both sides are borrowed);
-* :class:`Supervisor` is a feature refusing rewrites that would overwrite protected variables.
+* :class:`Supervisor` is a feature refusing rewrites that would overwrite protected variables;
+* :func:`shares_memory` tells whether two values (host or device arrays, sparse matrices, any
+  object) may overlap, for the checks made on values: a call copying an input that shares memory
+  with a mutable one, DebugMode's view checks.
 
 jitgraph variables carry no client lists (the FunctionGraph holds them), so
 :func:`view_tree_set` takes the graph as a third argument.
@@ -18,6 +21,8 @@ jitgraph variables carry no client lists (the FunctionGraph holds them), so
 from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
+
+import numpy as np
 
 from jitgraph.compile.ops import deep_copy_op, view_op
 from jitgraph.graph.basic import Apply, Variable, graph_inputs
@@ -173,5 +178,38 @@ def _victim(fgraph: FunctionGraph, node: Apply, i: int, guarded: set[Variable]
     return None
 
 
+def memory_range(value: Any) -> tuple[int, int] | None:
+    """(first, last) byte addresses of an array's buffer (host or device), or None."""
+    iface = getattr(value, "__array_interface__", None)
+    if iface is None:
+        iface = getattr(value, "__cuda_array_interface__", None)
+    if iface is None or getattr(value, "size", 0) == 0:
+        return None
+    low = high = iface["data"][0]
+    itemsize = np.dtype(value.dtype).itemsize
+    for n, stride in zip(value.shape, value.strides):
+        if stride > 0:
+            high += (n - 1) * stride
+        else:
+            low += (n - 1) * stride
+    return low, high + itemsize
+
+
+def shares_memory(a: Any, b: Any) -> bool:
+    """Whether two arrays (host or device) may overlap in memory."""
+    if a is None or b is None:
+        return False
+    if a is b:
+        return True
+    if hasattr(a, "getnnz") or hasattr(b, "getnnz"):  # a sparse matrix: its three arrays
+        parts_a = (a.data, a.indices, a.indptr) if hasattr(a, "getnnz") else (a,)
+        parts_b = (b.data, b.indices, b.indptr) if hasattr(b, "getnnz") else (b,)
+        return any(shares_memory(x, y) for x in parts_a for y in parts_b)
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return bool(np.may_share_memory(a, b))
+    ra, rb = memory_range(a), memory_range(b)
+    return ra is not None and rb is not None and ra[0] < rb[1] and rb[0] < ra[1]
+
+
 __all__ = ["AliasedMemoryError", "alias_root", "view_tree_set", "infer_reuse_pattern",
-           "insert_deepcopy", "Supervisor"]
+           "insert_deepcopy", "Supervisor", "memory_range", "shares_memory"]

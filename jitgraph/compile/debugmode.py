@@ -38,10 +38,11 @@ from jitgraph.compile.debugmode_errors import (BadDestroyMap, BadOptimization, B
                                                BadViewMap, DebugModeError, DebugModeWarning,
                                                InvalidValueError, StochasticOrder,
                                                StridesMismatch)
+from jitgraph.compile.aliasing import shares_memory
 from jitgraph.compile.debugmode_values import (approx_equal, copy_value, effective_strides,
                                                evaluate, garbage, has_non_finite, identical,
                                                is_valid, nonempty, replacement_equal,
-                                               shares_memory, strided_garbage, type_mismatch)
+                                               strided_garbage, type_mismatch)
 from jitgraph.compile.backend import backends
 from jitgraph.compile.linker import Linker, Program, make_program, raise_with_node
 from jitgraph.compile.mode import Mode

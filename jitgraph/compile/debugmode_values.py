@@ -102,39 +102,6 @@ def has_non_finite(value: Any) -> bool:
     return not bool(np.all(np.isfinite(to_host(value))))
 
 
-def memory_range(value: Any) -> tuple[int, int] | None:
-    """(first, last) byte addresses of an array's buffer (host or device), or None."""
-    iface = getattr(value, "__array_interface__", None)
-    if iface is None:
-        iface = getattr(value, "__cuda_array_interface__", None)
-    if iface is None or getattr(value, "size", 0) == 0:
-        return None
-    low = high = iface["data"][0]
-    itemsize = np.dtype(value.dtype).itemsize
-    for n, stride in zip(value.shape, value.strides):
-        if stride > 0:
-            high += (n - 1) * stride
-        else:
-            low += (n - 1) * stride
-    return low, high + itemsize
-
-
-def shares_memory(a: Any, b: Any) -> bool:
-    """Whether two arrays (host or device) may overlap in memory."""
-    if a is None or b is None:
-        return False
-    if a is b:
-        return True
-    if hasattr(a, "getnnz") or hasattr(b, "getnnz"):  # a sparse matrix: its three arrays
-        parts_a = (a.data, a.indices, a.indptr) if hasattr(a, "getnnz") else (a,)
-        parts_b = (b.data, b.indices, b.indptr) if hasattr(b, "getnnz") else (b,)
-        return any(shares_memory(x, y) for x in parts_a for y in parts_b)
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        return bool(np.may_share_memory(a, b))
-    ra, rb = memory_range(a), memory_range(b)
-    return ra is not None and rb is not None and ra[0] < rb[1] and rb[0] < ra[1]
-
-
 def nonempty(value: Any) -> bool:
     """True for an array with at least one element."""
     return getattr(value, "size", 0) > 0
@@ -197,5 +164,5 @@ def evaluate(var: Variable, memo: dict) -> Any:
 
 
 __all__ = ["copy_value", "identical", "approx_equal", "replacement_equal", "is_valid",
-           "type_mismatch", "has_non_finite", "memory_range", "shares_memory", "nonempty",
+           "type_mismatch", "has_non_finite", "nonempty",
            "effective_strides", "garbage", "strided_garbage", "evaluate"]

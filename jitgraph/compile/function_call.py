@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.compile.aliasing import shares_memory
 from jitgraph.compile.fast_call import make_fast_call
 from jitgraph.compile.function_storage import FunctionStorage
 from jitgraph.compile.profiling import ProfileStats
@@ -182,7 +183,7 @@ class Function(FunctionStorage):
         for i in range(1, len(cells)):
             value = cells[i][0]
             for j in range(i):
-                if (i in mutable or j in mutable) and _may_share_memory(cells[j][0], value):
+                if (i in mutable or j in mutable) and shares_memory(cells[j][0], value):
                     cells[i][0] = value.copy() if hasattr(value, "copy") else _copy.copy(value)
                     break
 
@@ -322,14 +323,6 @@ def _fast_type(vtype: Any) -> tuple[np.dtype, int] | None:
     if dtype is None or bcast is None or any(bcast):
         return None
     return np.dtype(dtype), len(bcast)
-
-
-def _may_share_memory(a: Any, b: Any) -> bool:
-    """Whether two input values may use the same memory (NumPy's bounds test for arrays; the
-    same object for other values)."""
-    if type(a) is np.ndarray and type(b) is np.ndarray:
-        return np.may_share_memory(a, b)
-    return a is b
 
 
 def _device_value_fits(value: Any, vtype: Any) -> bool:
