@@ -174,15 +174,26 @@ class _AugmentingLoader(importlib.machinery.SourceFileLoader):
                 module.__dict__[child] = kept
 
 
-class _MovedLoader(importlib.abc.Loader):
-    """An old module path (:data:`jitgraph._facade.moved.MOVED`) is the module it moved to: the
-    same object under both names (pickles and Theano's paths import the old one)."""
+class _AliasLoader(importlib.abc.Loader):
+    """Loads a module path as another module (named by the spec's ``loader_state``): the same
+    object under both names. The import system stamps the alias's spec on the module it gets;
+    :meth:`exec_module` puts the module's own back, so its ``__spec__`` (``reload``, ``-m``,
+    pickling by module) stays its own."""
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        return importlib.import_module(moved.MOVED[spec.name])
+        module = importlib.import_module(spec.loader_state)
+        spec.loader_state = module.__spec__  # the module's own spec, for exec_module
+        return module
 
     def exec_module(self, module: types.ModuleType) -> None:
-        pass  # the new module ran when it was imported
+        module.__spec__ = module.__spec__.loader_state
+
+
+def alias_spec(alias: str, target: str) -> importlib.machinery.ModuleSpec:
+    """The spec that imports module path ``alias`` as the module ``target`` itself."""
+    spec = importlib.util.spec_from_loader(alias, _ALIAS_LOADER)
+    spec.loader_state = target
+    return spec
 
 
 class TheanoPathFinder(importlib.abc.MetaPathFinder):
@@ -194,8 +205,8 @@ class TheanoPathFinder(importlib.abc.MetaPathFinder):
                   ) -> importlib.machinery.ModuleSpec | None:
         if not fullname.startswith("jitgraph."):
             return None
-        if fullname in moved.MOVED:
-            return importlib.util.spec_from_loader(fullname, _MOVED_LOADER)
+        if fullname in moved.MOVED:  # an old path: the module it moved to
+            return alias_spec(fullname, moved.MOVED[fullname])
         if fullname in paths.MODULES:
             spec = importlib.machinery.ModuleSpec(fullname, _LOADER, origin=paths.__file__,
                                                   is_package=fullname in _PARENTS)
@@ -213,7 +224,7 @@ class TheanoPathFinder(importlib.abc.MetaPathFinder):
 
 
 _LOADER = _TableLoader()
-_MOVED_LOADER = _MovedLoader()
+_ALIAS_LOADER = _AliasLoader()
 _FINDER = TheanoPathFinder()
 
 
@@ -223,4 +234,4 @@ def install() -> None:
         sys.meta_path.insert(0, _FINDER)
 
 
-__all__ = ["install", "TheanoPathFinder", "TheanoModule", "AugmentedModule"]
+__all__ = ["alias_spec", "install", "TheanoPathFinder", "TheanoModule", "AugmentedModule"]

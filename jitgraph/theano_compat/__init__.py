@@ -28,17 +28,18 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
-import os
 import sys
 import types
 import warnings
 from typing import Any, Iterator
 
+from jitgraph._facade.finder import alias_spec
 from jitgraph.about import VERSION
 
 #: the version ``theano.__version__`` reports: Theano's last release, marked as jitgraph
 THEANO_VERSION = f"1.0.5+jitgraph.{VERSION}"
-#: environment variable: "0" turns the installed hook off (the real Theano, if any, is used)
+#: environment variable: "0" turns the installed hook off (the real Theano, if any, is used);
+#: the hook (compat/theano-on-jitgraph) reads it itself, before importing anything of jitgraph
 ALIAS_SWITCH = "JITGRAPH_THEANO_ALIAS"
 
 
@@ -79,7 +80,8 @@ def _theano_root() -> TheanoModule:
 
 
 class TheanoAliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds ``theano`` as :class:`TheanoModule` and ``theano.x.y`` as ``jitgraph.x.y``."""
+    """Finds ``theano`` as :class:`TheanoModule` (loading it too) and ``theano.x.y`` as the
+    module ``jitgraph.x.y`` itself (through the facade's alias loader)."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None
                   ) -> importlib.machinery.ModuleSpec | None:
@@ -88,23 +90,16 @@ class TheanoAliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if fullname == "theano":
             _warn_if_real_theano()
             return importlib.util.spec_from_loader(fullname, self, is_package=True)
-        module = importlib.import_module("jitgraph" + fullname[len("theano"):])
-        spec = importlib.util.spec_from_loader(fullname, self)
-        spec.loader_state = module
-        return spec
+        jitgraph_name = "jitgraph" + fullname[len("theano"):]
+        if importlib.util.find_spec(jitgraph_name) is None:
+            return None  # "No module named 'theano.x'", as for any missing module
+        return alias_spec(fullname, jitgraph_name)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        if spec.name == "theano":
-            return _theano_root()
-        module = spec.loader_state
-        # the import system stamps this spec on the module: keep jitgraph's to put back
-        spec.loader_state = (module, module.__spec__)
-        return module
+        return _theano_root()
 
     def exec_module(self, module: types.ModuleType) -> None:
-        state = module.__spec__.loader_state
-        if isinstance(state, tuple):
-            module.__spec__ = state[1]
+        pass  # the root forwards to jitgraph: nothing to run
 
 
 _FINDER = TheanoAliasFinder()
@@ -136,17 +131,12 @@ def provide_theano() -> TheanoAliasFinder:
     finder it put first on ``sys.meta_path``."""
     if _FINDER in sys.meta_path:
         return _FINDER
-    if any(not isinstance(module, types.ModuleType) or not _is_ours(module)
-           for name, module in sys.modules.items() if name == "theano"):
+    if "theano" in sys.modules and not isinstance(sys.modules["theano"], TheanoModule):
         raise RuntimeError("the real Theano is already imported in this process: call "
                            "jitgraph.provide_theano() before anything imports theano")
     sys.meta_path.insert(0, _FINDER)
     importlib.invalidate_caches()
     return _FINDER
-
-
-def _is_ours(module: types.ModuleType) -> bool:
-    return isinstance(module, TheanoModule)
 
 
 @contextlib.contextmanager
@@ -166,12 +156,5 @@ def theano_is_jitgraph() -> Iterator[None]:
         sys.modules.update(saved)
 
 
-def installed_hook_wanted() -> bool:
-    """Whether the installed ``.pth`` hook should turn the alias on (``JITGRAPH_THEANO_ALIAS``
-    is not ``0``)."""
-    return os.environ.get(ALIAS_SWITCH, "1").strip() not in ("0", "false", "no", "off")
-
-
 __all__ = ["ALIAS_SWITCH", "THEANO_VERSION", "TheanoAliasFinder", "TheanoModule",
-           "installed_hook_wanted", "provide_theano", "real_theano_location",
-           "theano_is_jitgraph"]
+           "provide_theano", "real_theano_location", "theano_is_jitgraph"]

@@ -1,0 +1,45 @@
+"""A moved module's old path (jitgraph/_facade/moved.py) imports the module itself, and every
+alias (a moved path, a ``theano.x`` path) leaves the module's own spec in place: the import
+system stamps the alias's spec on the module it loads, which would make ``reload`` and
+``__spec__.name`` follow the old name."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import subprocess
+import sys
+
+import pytest
+
+from jitgraph._facade.moved import MOVED
+
+SAMPLE = ["jitgraph.tensor.basic", "jitgraph.tensor.elemwise", "jitgraph.backend_cpu.kernels",
+          "jitgraph.tensor.subtensor_ops"]
+
+
+@pytest.mark.parametrize("old", SAMPLE)
+def test_an_old_path_is_the_moved_module_with_its_own_spec(old):
+    # a fresh process: the old path is imported before anything imported it under its new name
+    code = (f"import importlib, {old} as m\n"
+            f"assert m.__name__ == {MOVED[old]!r} and m.__spec__.name == {MOVED[old]!r}\n"
+            f"assert importlib.import_module({MOVED[old]!r}) is m\n"
+            f"assert importlib.reload(m).__spec__.name == {MOVED[old]!r}\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+
+
+def test_every_old_path_names_an_existing_module():
+    missing = [new for new in MOVED.values() if importlib.util.find_spec(new) is None]
+    assert missing == []
+
+
+def test_a_theano_path_is_the_jitgraph_module_with_its_own_spec():
+    from jitgraph.theano_compat import theano_is_jitgraph
+
+    with theano_is_jitgraph():
+        import theano.tensor.nnet as nnet
+
+        import jitgraph.tensor.nnet as own
+        assert nnet is own and own.__spec__.name == "jitgraph.tensor.nnet"
+        assert importlib.util.find_spec("theano.no_such_module") is None
