@@ -69,7 +69,9 @@ html_theme_options = {
     "icon_links": [],
     "secondary_sidebar_items": ["page-toc"],
 }
-html_sidebars: dict = {"index": []}
+# pages without sub-pages get no (empty) section navigation on the left
+html_sidebars: dict = {page: [] for page in ("index", "getting_started", "porting", "gpu",
+                                             "performance")}
 html_last_updated_fmt = None
 html_show_sourcelink = False
 

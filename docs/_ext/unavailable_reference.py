@@ -96,7 +96,9 @@ def _table(headers: tuple[str, ...], body: list[tuple[str, ...]],
             for index, text in enumerate(cell_texts):
                 entry = nodes.entry()
                 paragraph = nodes.paragraph()
-                paragraph += nodes.literal(text=text) if index < 2 else nodes.Text(text)
+                in_body = part.tagname == "tbody"
+                paragraph += (nodes.literal(text=text) if in_body and index < 2
+                              else nodes.Text(text))
                 entry += paragraph
                 row += entry
             part += row
