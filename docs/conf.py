@@ -71,7 +71,7 @@ html_theme_options = {
 }
 # pages without sub-pages get no (empty) section navigation on the left
 html_sidebars: dict = {page: [] for page in ("index", "getting_started", "porting", "gpu",
-                                             "performance")}
+                                             "performance", "reference/*")}
 html_last_updated_fmt = None
 html_show_sourcelink = False
 
