@@ -15,7 +15,8 @@ SHOWN_PER_CATEGORY = 25
 HEADINGS = {"damaged": "damaged", "newer": "written by a newer jitgraph",
             "unknown": "not jitgraph's", "link": "symbolic links",
             "inaccessible": "refused by the system", "partial": "half-published",
-            "quarantined": "quarantined", "stale-lock": "stale locks"}
+            "quarantined": "quarantined", "stale-lock": "stale locks",
+            "untrusted": "not loaded: writable by, or owned by, another user"}
 
 
 def size(n: float) -> str:

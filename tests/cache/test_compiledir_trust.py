@@ -1,0 +1,166 @@
+"""The compiledir holds code: jitgraph refuses (naming the path and the fix) what another user
+could have written, unless ``compiledir_trust`` says that user is trusted (issue 29, part 2)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from child_runs import compiledir_in, entries_in, run
+from compiledir_testing import cli
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners and modes")
+
+OTHER_UID, OTHER_GID = 12345, 12345  # nobody on this machine
+
+
+def _chown_tree(folder: Path, uid: int = -1, gid: int = -1) -> None:
+    os.chown(folder, uid, gid, follow_symlinks=False)
+    for path, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            os.chown(os.path.join(path, name), uid, gid, follow_symlinks=False)
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory) -> Path:
+    """A base_compiledir where f was compiled (never changed: tests copy it)."""
+    base = tmp_path_factory.mktemp("trusted") / "base"
+    first = run(base, "f")
+    assert first["misses"] >= 1 and not first["warnings"]
+    return base
+
+
+def _copy(filled: Path, tmp_path: Path) -> Path:
+    base = tmp_path / "base"
+    shutil.copytree(filled, base, symlinks=True)
+    return base
+
+
+def test_new_folders_and_files_are_private(filled):
+    compiledir = compiledir_in(filled)
+    for folder in (filled, compiledir, *entries_in(filled)):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    for entry in entries_in(filled):
+        for path in entry.iterdir():
+            if path.is_file():
+                assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
+
+
+def test_world_writable_base_compiledir_is_refused_with_the_fix(tmp_path):
+    base = tmp_path / "shared"
+    base.mkdir()
+    base.chmod(0o777)
+    refused = run(base, "f", check=False)
+    assert refused["returncode"] != 0
+    message = refused["stderr"]
+    assert "UntrustedCompiledir" in message and f"{base} is writable by every user" in message
+    assert f"chmod go-w {base}" in message and "compiledir_trust=group" in message
+    # the opt-in: every user who can write it is trusted
+    assert run(base, "f", flags="compiledir_trust=any")["results"]
+    # group trust still refuses what every user can write
+    assert run(base, "f", flags="compiledir_trust=group", check=False)["returncode"] != 0
+
+
+def test_parents_sticky_like_tmp_are_fine_but_not_plain_world_writable(tmp_path, monkeypatch):
+    from jitgraph.cache import trust
+
+    monkeypatch.setattr(trust, "policy", lambda: trust.OWNER)
+    parent = tmp_path / "parent"
+    compiledir = parent / "base" / "compiledir_x"
+    compiledir.mkdir(parents=True, mode=0o700)
+    (parent / "base").chmod(0o700)
+    parent.chmod(0o1777)  # as /tmp
+    assert trust.compiledir_problem(compiledir, (parent / "base",)) is None
+    parent.chmod(0o777)
+    why = trust.compiledir_problem(compiledir, (parent / "base",))
+    assert why and "a folder above the compiledir" in why and "not sticky" in why
+    assert f"chmod o-w {parent}" in why
+    parent.chmod(0o755)
+    compiledir.chmod(0o770)
+    os.chown(compiledir, -1, OTHER_GID)  # a group that is not the user's private one
+    why = trust.compiledir_problem(compiledir, (parent / "base",))
+    assert why and f"the compiledir {compiledir} is writable by the group" in why
+
+
+def _warned(report: dict, *words: str) -> str:
+    (warning,) = report["warnings"]
+    for word in words:
+        assert word in warning, warning
+    return warning
+
+
+def test_entry_owned_by_another_user_is_refused_then_loaded_when_trusted(filled, tmp_path):
+    base = _copy(filled, tmp_path)
+    entry = entries_in(base)[0]
+    _chown_tree(entry, OTHER_UID)
+    trusting = run(base, "f", flags="compiledir_trust=group")
+    assert trusting["misses"] == 0 and trusting["hits"] >= 1 and not trusting["warnings"]
+    refused = run(base, "f")
+    _warned(refused, str(entry), f"is owned by uid {OTHER_UID}", "chown", "compiledir_trust")
+    assert refused["misses"] >= 1  # rebuilt, as one's own
+    assert entry.stat().st_uid == os.geteuid()
+    quarantined = list((compiledir_in(base) / "quarantine").iterdir())
+    assert [p.stat().st_uid for p in quarantined] == [OTHER_UID]
+
+
+def test_group_writable_file_is_refused_then_loaded_when_trusted(filled, tmp_path):
+    base = _copy(filled, tmp_path)
+    (obj,) = [o for e in entries_in(base) for o in e.glob("native-*.o")][:1]
+    os.chown(obj, -1, OTHER_GID)
+    obj.chmod(0o660)
+    assert run(base, "f", flags="compiledir_trust=group")["misses"] == 0
+    refused = run(base, "f")
+    _warned(refused, f"{obj} is writable by the group gid {OTHER_GID}", f"chmod go-w {obj}")
+    assert refused["misses"] == 1
+    assert stat.S_IMODE(obj.stat().st_mode) & 0o077 == 0  # rebuilt as one's own
+
+
+def test_symlinks_in_the_compiledir_are_not_followed(filled, tmp_path):
+    base = _copy(filled, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    entry, *_ = entries_in(base)
+    (obj,) = entry.glob("native-*.o")
+    shutil.move(obj, elsewhere / obj.name)
+    obj.symlink_to(elsewhere / obj.name)
+    assert run(base, "f", flags="compiledir_trust=any")["misses"] == 0  # no check at all
+    refused = run(base, "f")
+    _warned(refused, f"{obj} is a symbolic link", f"rm {obj}")
+    assert refused["misses"] == 1 and not obj.is_symlink()
+    # a whole entry that is a link to a folder elsewhere
+    shutil.move(entry, elsewhere / entry.name)
+    entry.symlink_to(elsewhere / entry.name)
+    refused = run(base, "f")
+    _warned(refused, f"{entry} is a symbolic link")
+    assert not entry.is_symlink() and entry.is_dir()
+
+
+def test_untrusted_rewritten_graph_is_not_unpickled(tmp_path):
+    base = tmp_path / "base"  # not a copy: the flags (base_compiledir) key the graphs
+    run(base, "f")
+    (graph,) = (compiledir_in(base) / "graphs").glob("g*.pkl")
+    os.chown(graph, OTHER_UID, -1)
+    refused = run(base, "f")
+    _warned(refused, f"rewritten graph {graph}", f"is owned by uid {OTHER_UID}")
+    assert graph.stat().st_uid == os.geteuid()  # stored again
+
+
+def test_jitgraph_cache_reports_untrusted_items(filled, tmp_path, monkeypatch):
+    from jitgraph.cache import trust
+
+    monkeypatch.setattr(trust, "policy", lambda: trust.OWNER)
+    base = _copy(filled, tmp_path)
+    compiledir = compiledir_in(base)
+    entry = entries_in(base)[0]
+    _chown_tree(entry, OTHER_UID)
+    status, out = cli("--compiledir", str(compiledir), "list")
+    assert status == 0
+    assert "not loaded: writable by, or owned by, another user" in out
+    assert f"is owned by uid {OTHER_UID}" in out and entry.name in out
+    compiledir.chmod(0o777)
+    status, out = cli("--compiledir", str(compiledir), "stats")
+    assert f"the compiledir {compiledir} is writable by every user" in out
