@@ -164,3 +164,24 @@ def test_jitgraph_cache_reports_untrusted_items(filled, tmp_path, monkeypatch):
     compiledir.chmod(0o777)
     status, out = cli("--compiledir", str(compiledir), "stats")
     assert f"the compiledir {compiledir} is writable by every user" in out
+
+
+def test_gpu_module_of_another_user_is_not_loaded(tmp_path, monkeypatch):
+    from jitgraph.backend_gpu.nvrtc import available
+
+    if not available()[0]:
+        pytest.skip("NVRTC is not installed")
+    from jitgraph.backend_gpu import kernels
+    from jitgraph.cache.store import CacheWarning
+    from jitgraph.config import paths
+
+    monkeypatch.setattr(paths, "ensure_compiledir", lambda cfg=None: str(tmp_path))
+    source = kernels.CudaSource(("trust-test", "scale"), 'extern "C" __global__ void '
+                                "scale(double* y) { y[0] *= 2.0; }", ("scale",), "scale by 2")
+    first = kernels.compile_source(source, "sm_90", ())
+    assert not first.cached
+    os.chown(first.cubin_path, OTHER_UID, -1)
+    with pytest.warns(CacheWarning, match=f"mod.cubin is owned by uid {OTHER_UID}"):
+        again = kernels.compile_source(source, "sm_90", ())
+    assert not again.cached and again.cubin_path.stat().st_uid == os.geteuid()
+    assert kernels.compile_source(source, "sm_90", ()).cached
