@@ -6,9 +6,11 @@ corrupt entries: ``test_cache.py``; sixteen processes on one empty compiledir:
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -35,6 +37,34 @@ def test_disk_full_while_publishing_runs_from_memory_with_one_warning(tmp_path):
     assert roomy["misses"] >= 1 and not roomy["warnings"] and entries_in(base)
 
 
+@pytest.mark.parametrize("failing", ["fsync", "rename"])
+def test_publish_failing_at_its_last_steps_leaves_nothing(tmp_path, monkeypatch, failing):
+    """The key's fsync and the rename into place are the last steps of a publish: failing
+    there (a full disk) leaves no folder behind, and open_module warns once and gives None."""
+    from jitgraph.cache import metadata, store
+    from jitgraph.cache.keys import make_key
+    from jitgraph.cache.modules import open_module
+
+    monkeypatch.setattr(store, "_unwritable", [])
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, failing, full)
+    key = make_key(("fault-test", failing))
+    info = metadata.cpu_kernel("a fault test", "test")
+    with pytest.raises(OSError):
+        store.publish(key, {"mod.py": "x = 1\n"}, info, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert open_module(key, "x = 1\n", info, tmp_path) is None
+        assert open_module(make_key(("fault-test", "other")), "x = 2\n", info, tmp_path) is None
+    assert [str(w.message) for w in caught].count(str(caught[0].message)) == len(caught) == 1
+    assert "ENOSPC" in str(caught[0].message)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_read_only_compiledir_loads_what_is_there_and_compiles_the_rest_in_memory(tmp_path):
     base = tmp_path / "base"
     run(base, "f")
@@ -49,7 +79,7 @@ def test_read_only_compiledir_loads_what_is_there_and_compiles_the_rest_in_memor
 def test_compiledir_removed_between_two_compiles(tmp_path):
     base = tmp_path / "base"
     gone = run(base, "f,rmtree,g,f")
-    assert gone["results"].keys() == {"f", "g"}
+    assert gone["results"].keys() == {"f", "g"} and not gone["warnings"]
     assert entries_in(base)  # recreated for g
     assert _half_written(base) == []
     again = run(base, "g")

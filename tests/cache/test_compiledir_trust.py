@@ -86,6 +86,28 @@ def test_parents_sticky_like_tmp_are_fine_but_not_plain_world_writable(tmp_path,
     assert why and f"the compiledir {compiledir} is writable by the group" in why
 
 
+def test_group_writable_is_fine_for_the_users_private_group(tmp_path):
+    import grp
+    import pwd
+
+    from jitgraph.cache import trust
+
+    user = pwd.getpwuid(os.geteuid())
+    group = grp.getgrgid(user.pw_gid)
+    if group.gr_name != user.pw_name or set(group.gr_mem) - {user.pw_name}:
+        pytest.skip(f"{user.pw_name}'s primary group is not a user private group")
+    path = tmp_path / "file"
+    path.write_bytes(b"x")
+    os.chown(path, -1, user.pw_gid)
+    path.chmod(0o664)
+    assert trust.problem(os.lstat(path), trust.OWNER) is None
+    os.chown(path, -1, OTHER_GID)
+    assert "writable by the group" in trust.problem(os.lstat(path), trust.OWNER)
+    assert trust.problem(os.lstat(path), trust.GROUP) is None
+    path.chmod(0o666)
+    assert "writable by every user" in trust.problem(os.lstat(path), trust.GROUP)
+
+
 def _warned(report: dict, *words: str) -> str:
     (warning,) = report["warnings"]
     for word in words:
