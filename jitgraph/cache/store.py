@@ -141,10 +141,11 @@ class Entry:
         when another user could have written it."""
         return trust.read_trusted(self.file(name))
 
-    def key(self) -> CacheKey:
+    def key(self, check_parts: bool = True) -> CacheKey:
         """The stored key (unpickled without running anything but :class:`CacheKey`); raises
-        ``OSError`` or ``ValueError``."""
-        return load_key(self.read(KEY_FILE))
+        ``OSError`` or ``ValueError`` (``check_parts``: see
+        :func:`~jitgraph.cache.keys.load_key`)."""
+        return load_key(self.read(KEY_FILE), check_parts)
 
     def last_use(self) -> float:
         for name in (LAST_USE_FILE, KEY_FILE):
@@ -196,7 +197,7 @@ def lookup(key: CacheKey, root: Path | None = None) -> Entry | None:
         trust.check_folder(path)
         if not path.is_dir():
             return None
-        stored = entry.key()
+        stored = entry.key(check_parts=False)  # only compared with ``key``
     except trust.UntrustedFile as exc:
         refuse(entry, str(exc))
         return None
