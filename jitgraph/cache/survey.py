@@ -187,7 +187,7 @@ def _read_trust(found: Survey) -> None:
     for folder, dirs, files in os.walk(found.root):
         if Path(folder) == found.root:
             dirs[:] = [d for d in dirs if d not in (QUARANTINE, LOCK_DIR)]
-        for name in dirs + files:
+        for name in [*dirs, *files]:
             try:
                 st = os.lstat(os.path.join(folder, name))
             except OSError:
@@ -195,6 +195,8 @@ def _read_trust(found: Survey) -> None:
             why = None if stat.S_ISLNK(st.st_mode) else trust.problem(st)
             if why is not None:
                 found.add(Path(folder) / name, why, UNTRUSTED)
+                if name in dirs:  # what is inside goes with it
+                    dirs.remove(name)
 
 
 def _list(found: Survey, folder: Path) -> list[os.DirEntry] | None:
