@@ -303,6 +303,13 @@ def _seal_artifacts(entry_dir: Path, name: str) -> None:
     """Give the files Numba wrote for ``name`` the mode of new files (Numba follows the
     umask, which may let the group write them)."""
     allowed = trust.file_mode() | stat.S_IRUSR | stat.S_IWUSR
+    cache_dir = entry_dir / "__pycache__"
+    try:  # the folder too: Numba makes it with the umask
+        mode = stat.S_IMODE(cache_dir.lstat().st_mode)
+        if mode & ~trust.folder_mode() & 0o022:
+            cache_dir.chmod(mode & (trust.folder_mode() | stat.S_IRWXU))
+    except OSError:
+        pass
     for path in _artifacts(entry_dir, name):
         try:
             mode = stat.S_IMODE(path.lstat().st_mode)

@@ -31,6 +31,7 @@ import errno
 import os
 import pickle
 import shutil
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -82,6 +83,7 @@ def compiledir() -> Path:
 
 
 _unwritable: list[str] = []
+_unwritable_lock = threading.Lock()
 
 
 def writable() -> bool:
@@ -92,9 +94,10 @@ def writable() -> bool:
 def cannot_write(exc: OSError, path: Path | str) -> None:
     """Report once per process that the compiledir cannot be written (a full disk, a read-only
     filesystem, a removed folder): from then on, what is not there is compiled in memory."""
-    if _unwritable:
-        return
-    _unwritable.append(str(path))
+    with _unwritable_lock:  # one warning, however many threads fail together
+        if _unwritable:
+            return
+        _unwritable.append(str(path))
     why = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
     warnings.warn(f"jitgraph cannot write the compiledir ({why}: {exc.strerror or exc} at "
                   f"{path}); compiled code is kept in memory, not cached, for the rest of this "

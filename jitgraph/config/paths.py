@@ -169,7 +169,7 @@ def remembered(memo: str | None, compute: Callable[[], str],
     value = compute()
     if memo is not None and os.path.isdir(os.path.dirname(memo)):
         try:
-            write_atomic(memo, (value + "\n").encode("utf-8"))
+            write_atomic(memo, (value + "\n").encode("utf-8"), 0o644)  # nobody else writes
         except OSError:
             pass
     return value

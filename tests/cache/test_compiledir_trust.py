@@ -207,3 +207,21 @@ def test_gpu_module_of_another_user_is_not_loaded(tmp_path, monkeypatch):
         again = kernels.compile_source(source, "sm_90", ())
     assert not again.cached and again.cubin_path.stat().st_uid == os.geteuid()
     assert kernels.compile_source(source, "sm_90", ()).cached
+
+
+def test_what_is_written_is_trusted_whatever_the_umask(tmp_path):
+    """With ``umask 002`` (group-writable by default), Numba's cache files, which Numba writes
+    itself, and everything else jitgraph writes still come out writable by the owner only."""
+    import subprocess
+    import sys
+
+    from test_cache import CHILD, env_for
+
+    code = "import os\nos.umask(0o002)\n" + CHILD
+    proc = subprocess.run([sys.executable, "-c", code, "2.0"], env=env_for(tmp_path),
+                          capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    (compiledir,) = tmp_path.glob("compiledir_*")
+    written = [p for p in tmp_path.rglob("*") if "lock_dir" not in p.parts]
+    assert any(p.suffix == ".nbc" for p in written)
+    assert [p for p in written if p.lstat().st_mode & 0o022] == []
