@@ -199,6 +199,7 @@ def lookup(key: CacheKey, root: Path | None = None) -> Entry | None:
     try:
         trust.check_folder(path)
         if not path.is_dir():
+            quarantine(entry, "it is not a folder")
             return None
         stored = entry.key(check_parts=False)  # only compared with ``key``
     except trust.UntrustedFile as exc:

@@ -155,3 +155,16 @@ def test_lock_of_a_dead_process_on_this_host_is_broken_at_once(tmp_path):
     with ModuleLock(tmp_path, "k", timeout=600, wait=0.05, quiet=True) as lock:
         assert lock.took_over and lock.waited < 5
     held.release()
+
+
+def test_a_file_where_an_entry_belongs_is_moved_aside(tmp_path, monkeypatch):
+    from jitgraph.cache import metadata, store
+    from jitgraph.cache.keys import make_key
+    from jitgraph.cache.modules import open_module
+
+    monkeypatch.setattr(store, "_unwritable", [])
+    key = make_key(("fault-test", "a file in the way"))
+    store.entry_path(key, tmp_path).write_text("not an entry")
+    with pytest.warns(store.CacheWarning, match="it is not a folder"):
+        cached = open_module(key, "x = 1\n", metadata.cpu_kernel("t", "test"), tmp_path)
+    assert cached is not None and cached.entry.path.is_dir() and store.writable()
