@@ -50,7 +50,7 @@ def test_new_folders_and_files_are_private(filled):
                 assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
 
 
-def test_world_writable_base_compiledir_is_refused_with_the_fix(tmp_path):
+def test_world_writable_base_compiledir_is_refused_with_the_fix(tmp_path, monkeypatch):
     base = tmp_path / "shared"
     base.mkdir()
     base.chmod(0o777)
@@ -62,7 +62,11 @@ def test_world_writable_base_compiledir_is_refused_with_the_fix(tmp_path):
     # the opt-in: every user who can write it is trusted
     assert run(base, "f", flags="compiledir_trust=any")["results"]
     # group trust still refuses what every user can write
-    assert run(base, "f", flags="compiledir_trust=group", check=False)["returncode"] != 0
+    from jitgraph.cache import trust
+
+    (compiledir,) = base.glob("compiledir_*")
+    monkeypatch.setattr(trust, "policy", lambda: trust.GROUP)
+    assert "writable by every user" in trust.compiledir_problem(compiledir, (base,))
 
 
 def test_parents_sticky_like_tmp_are_fine_but_not_plain_world_writable(tmp_path, monkeypatch):
