@@ -29,6 +29,7 @@ from typing import Any
 
 from jitgraph.backend_gpu import requested
 from jitgraph.backend_gpu.nvrtc import supported_archs
+from jitgraph.cache import store
 from jitgraph.config import config, parse_device
 
 MAX_FRACTION = 0.95
@@ -95,8 +96,9 @@ def import_cupy() -> Any:
     if "cupy" not in sys.modules:
         if "CUPY_CACHE_DIR" not in os.environ:
             try:
-                os.environ["CUPY_CACHE_DIR"] = os.path.join(config.ensure_compiledir(), "cupy")
-            except Exception:  # noqa: BLE001 - an unwritable compiledir is reported later
+                # CuPy loads kernels from there: only from a compiledir nobody else can write
+                os.environ["CUPY_CACHE_DIR"] = os.path.join(store.compiledir(), "cupy")
+            except Exception:  # noqa: BLE001 - an unusable compiledir is reported later
                 pass
         root = str(config.cuda.root or "")
         if root and "CUDA_PATH" not in os.environ:

@@ -24,7 +24,7 @@ from typing import Any
 
 from jitgraph.backend_gpu import nvrtc
 from jitgraph.backend_gpu.device import active, import_cupy
-from jitgraph.cache import metadata, store
+from jitgraph.cache import metadata, store, trust
 from jitgraph.cache.keys import make_key
 
 DISK_CACHE = os.environ.get("JITGRAPH_GPU_DISK_CACHE", "1") != "0"
@@ -91,7 +91,7 @@ def compile_source(src: CudaSource, arch: str, options: tuple[str, ...] | None =
         key = cache_key(src, arch, options)
         t0 = time.perf_counter()
         entry = store.lookup(key)
-        if entry is not None and entry.file(CUBIN_FILE).is_file():
+        if entry is not None and _trusted_cubin(entry):
             entry.touch()
             entry.record_hit()
             store.STATS.hits += 1
@@ -107,13 +107,30 @@ def compile_source(src: CudaSource, arch: str, options: tuple[str, ...] | None =
         store.STATS.compile_seconds += seconds
         info = metadata.gpu_kernel(src.description, arch, nvrtc_version(), options, seconds,
                                    cubin)
-        entry = store.publish(key, {SOURCE_FILE: src.source, CUBIN_FILE: cubin, LOG_FILE: log},
-                              info)
-        return Compiled(entry.file(CUBIN_FILE), log, seconds, False)
+        try:
+            if store.writable():
+                entry = store.publish(key, {SOURCE_FILE: src.source, CUBIN_FILE: cubin,
+                                            LOG_FILE: log}, info)
+                return Compiled(entry.file(CUBIN_FILE), log, seconds, False)
+        except OSError as exc:  # a full or read-only compiledir: kept in a temporary folder
+            store.cannot_write(exc, store.compiledir())
     folder = _TMP.setdefault("dir", tempfile.mkdtemp(prefix="jitgraph-cubin-"))
     path = Path(folder) / (src.file_name()[:-3] + f"-{arch}-{len(COMPILE_LOG)}.cubin")
     path.write_bytes(cubin)
     return Compiled(path, log, seconds, False)
+
+
+def _trusted_cubin(entry: store.Entry) -> bool:
+    """Whether ``entry`` holds a cubin CuPy may load (by its path): one another user could have
+    written is reported and not loaded (the entry is moved aside and rebuilt)."""
+    try:
+        trust.check_file(entry.file(CUBIN_FILE))
+    except trust.UntrustedFile as exc:
+        store.refuse(entry, str(exc))
+        return False
+    except OSError:
+        return False
+    return entry.file(CUBIN_FILE).is_file()
 
 
 class LoadedModule:

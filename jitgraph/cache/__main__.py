@@ -25,7 +25,9 @@ that could not be read (else the first 25 of each kind).
 
 Every command reads any compiledir: what it could not read (damaged, half-published, written
 by a newer jitgraph, ...) is listed at the end with the reason, and left in place unless the
-command says it deletes it.
+command says it deletes it; so is what jitgraph would not load because another user could have
+written it (the compiledir itself, an entry, a file: see the compiledir_trust flag and
+docs/cache.md), which no command deletes.
 """
 
 from __future__ import annotations

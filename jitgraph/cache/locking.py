@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from jitgraph.cache import trust
 from jitgraph.config import config
 
 
@@ -86,7 +87,7 @@ class ModuleLock:
 
     # -- acquiring ------------------------------------------------------------------------
     def __enter__(self) -> "ModuleLock":
-        self.lock_dir.mkdir(parents=True, exist_ok=True)
+        self.lock_dir.mkdir(mode=trust.folder_mode(), parents=True, exist_ok=True)
         start = time.monotonic()
         announced = False
         seen: tuple[str, float] | None = None
@@ -113,7 +114,12 @@ class ModuleLock:
             if (owner is not None and owner.is_dead()) or stale:
                 self._take_over(owner)
         self.waited = time.monotonic() - start
-        self._write_owner()
+        try:
+            self._write_owner()
+        except BaseException:  # a full or read-only disk: never keep a lock nobody will free
+            self._flock.release()
+            self._flock = None
+            raise
         self._refresher = threading.Thread(target=self._refresh_loop, daemon=True,
                                            name=f"jitgraph-lock-{self.name}")
         self._refresher.start()
@@ -146,8 +152,12 @@ class ModuleLock:
     # -- holding --------------------------------------------------------------------------
     def _write_owner(self) -> None:
         tmp = self.owner_path.with_name(f"{self.owner_path.name}.{self._ident}.tmp")
-        tmp.write_text(f"{os.getpid()}\n{hostname()}\n{self._ident}\n{time.time()}\n")
-        os.replace(tmp, self.owner_path)
+        try:
+            tmp.write_text(f"{os.getpid()}\n{hostname()}\n{self._ident}\n{time.time()}\n")
+            os.replace(tmp, self.owner_path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
     def _refresh_loop(self) -> None:
         interval = max(self.timeout / 2.0, 0.05)

@@ -11,12 +11,19 @@ native object (its description says why) is compiled with Numba's own on-disk ca
 (``cache=True``) instead: Numba writes its files next to ``mod.py`` and checks the source hash,
 the signature and the CPU target when it loads them. Each function is compiled under the
 module's lock, so N processes needing the same kernel compile it once and the others load it. A
-corrupt artifact is reported once, deleted and rebuilt; it never crashes the program.
+corrupt artifact is reported once, deleted and rebuilt; it never crashes the program. Nothing is
+loaded that another user could have written (:mod:`jitgraph.cache.trust`); ``mod.py`` is checked
+against the generated source, and the generated source, not the file, is what runs.
+
+:func:`open_module` gives None when the compiledir cannot be written (the caller compiles in
+memory; :func:`jitgraph.cache.store.cannot_write` reports it once).
 """
 
 from __future__ import annotations
 
-import importlib.util
+import contextlib
+import shutil
+import stat
 import sys
 import time
 import warnings
@@ -24,7 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-from jitgraph.cache import metadata, store
+from jitgraph.cache import metadata, store, trust
 from jitgraph.cache.keys import CacheKey
 from jitgraph.cache.locking import ModuleLock
 from jitgraph.cache.metadata import EntryInfo, UnknownFormat
@@ -37,6 +44,17 @@ def _log() -> Any:
     import logging  # ~3 ms: only when there is something to report
 
     return logging.getLogger("jitgraph.cache")
+
+
+def open_module(key: CacheKey, source: str, info: EntryInfo | dict[str, Any],
+                root: Path | None = None) -> "CachedModule | None":
+    """The :class:`CachedModule` of ``key``, or None when its entry is not there and cannot be
+    written (reported once: the caller compiles in memory)."""
+    try:
+        return CachedModule(key, source, info, root)
+    except OSError as exc:
+        store.cannot_write(exc, root or store.compiledir())
+        return None
 
 
 class CachedModule:
@@ -52,14 +70,15 @@ class CachedModule:
             info = metadata.read(dict(info), metadata.ENTRY)
         self.info = info
         self._compile_seconds: dict[str, float] = {}  # of this process, for write_native
+        self.source = source
         t0 = time.perf_counter()
         entry = store.lookup(key, self.root)
+        if entry is not None and not _has_source(entry, source):
+            entry = None
         if entry is None:
+            if not store.writable():
+                raise PermissionError(f"the compiledir {self.root} cannot be written")
             _explain_miss(key, self.root)
-            entry = store.publish(key, {SOURCE_FILE: source}, info, self.root)
-        elif _stored_source(entry) != source:
-            store.quarantine(entry, f"its {SOURCE_FILE} is missing, unreadable or differs from "
-                                    "the generated source (hash collision or a tampered file)")
             entry = store.publish(key, {SOURCE_FILE: source}, info, self.root)
         entry.touch()
         self.entry = entry
@@ -71,16 +90,25 @@ class CachedModule:
         """``mod.py``, imported the first time it is needed (only to compile)."""
         if self._module is None:
             self._module = _import(self.entry.file(SOURCE_FILE),
-                                   f"jitgraph_cached_{self.key.digest()[:24]}")
+                                   f"jitgraph_cached_{self.key.digest()[:24]}", self.source)
         return self._module
 
     @module.setter
     def module(self, value: ModuleType) -> None:
         self._module = value
 
-    def lock(self, name: str) -> ModuleLock:
-        """The lock under which ``name`` is compiled (one compile across processes)."""
-        return ModuleLock(store.lock_dir(self.root), f"{self.entry.path.name}-{name}")
+    @property
+    def writable(self) -> bool:
+        """Whether what is compiled now is stored (False once the compiledir failed a write)."""
+        return store.writable()
+
+    def lock(self, name: str) -> contextlib.AbstractContextManager[Any]:
+        """The lock under which ``name`` is compiled (one compile across processes); none when
+        the compiledir cannot be written (nothing compiled is then stored)."""
+        if not store.writable():
+            return contextlib.nullcontext()
+        return _BestEffortLock(ModuleLock(store.lock_dir(self.root),
+                                          f"{self.entry.path.name}-{name}"))
 
     def read_native(self, name: str) -> tuple[dict[str, Any], bytes | None] | None:
         """The stored description and object of ``name``, or None if there is none yet.
@@ -89,9 +117,8 @@ class CachedModule:
         unreadable is reported once and deleted (the caller rebuilds it); the caller checks the
         object against its description (``NativeObject.from_meta``) and calls
         :meth:`drop_native` when they disagree."""
-        meta_path = self.entry.file(f"native-{name}.json")
         try:
-            data = meta_path.read_bytes()
+            data = self.entry.read(f"native-{name}.json")
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -101,7 +128,7 @@ class CachedModule:
             info = metadata.parse(data, metadata.FUNCTION)
             if info.kind == metadata.NUMBA_KERNEL:
                 return dict(info.details), None
-            code = self.entry.file(f"native-{name}.o").read_bytes()
+            code = self.entry.read(f"native-{name}.o")
         except (OSError, UnknownFormat) as exc:
             self.drop_native(name, exc)
             return None
@@ -110,22 +137,25 @@ class CachedModule:
     def write_native(self, name: str, meta: dict[str, Any], code: bytes | None) -> None:
         """Publish ``name``'s object (if any) and then its description (``meta``: the object's,
         or ``{"native": False, "why": ...}``), each atomically."""
+        if not store.writable():
+            return
+        mode = trust.file_mode()
         try:
             if code is not None:
-                write_atomic(self.entry.file(f"native-{name}.o"), code)
+                write_atomic(self.entry.file(f"native-{name}.o"), code, mode)
             info = metadata.native_function(name, meta)
             if name in self._compile_seconds:
                 info = info.with_compile_time(name, self._compile_seconds[name])
-            write_atomic(self.entry.file(f"native-{name}.json"), info.to_json())
+            write_atomic(self.entry.file(f"native-{name}.json"), info.to_json(), mode)
         except OSError as exc:
-            _log().warning("jitgraph cache: cannot store the native object of %s in %s: %s",
-                           name, self.entry.path, exc)
+            store.cannot_write(exc, self.entry.path)
 
     def drop_native(self, name: str, exc: BaseException) -> None:
         """Report the unusable native object of ``name`` once and delete it."""
-        warnings.warn(f"jitgraph cache: the native object of {name} in {self.entry.path} is "
-                      f"unreadable ({type(exc).__name__}: {exc}); it is rebuilt",
-                      store.CacheWarning, stacklevel=3)
+        why = str(exc) if isinstance(exc, trust.UntrustedFile) else \
+            f"it is unreadable ({type(exc).__name__}: {exc})"
+        warnings.warn(f"jitgraph cache: the native object of {name} in {self.entry.path} "
+                      f"cannot be used: {why}; it is rebuilt", store.CacheWarning, stacklevel=3)
         store.STATS.rebuilt += 1
         for suffix in (".json", ".o"):
             self.entry.file(f"native-{name}{suffix}").unlink(missing_ok=True)
@@ -152,6 +182,7 @@ class CachedModule:
         """:meth:`compile` for a caller already holding ``self.lock(name)`` (the lock is not
         re-entrant: taking it again in the same process would wait for itself)."""
         fn = getattr(self.module, name)
+        _refuse_untrusted_artifacts(self.entry.path, name)
         t0 = time.perf_counter()
         try:
             result = build(fn)
@@ -163,47 +194,137 @@ class CachedModule:
                           f"{exc}); it is rebuilt", store.CacheWarning, stacklevel=3)
             store.STATS.rebuilt += 1
             result = build(_reimport_function(self, name))
+        _seal_artifacts(self.entry.path, name)
         self.record(name, _was_cache_hit(result), time.perf_counter() - t0)
         return result
 
 
-def _stored_source(entry: store.Entry) -> str | None:
+class _BestEffortLock:
+    """A :class:`ModuleLock` that, when the compiledir cannot be written (the lock file cannot
+    be made), reports it once and lets the compile go on unlocked (nothing is then stored)."""
+
+    def __init__(self, lock: ModuleLock) -> None:
+        self._lock = lock
+        self._held = False
+
+    def __enter__(self) -> "_BestEffortLock":
+        try:
+            self._lock.__enter__()
+            self._held = True
+        except OSError as exc:
+            store.cannot_write(exc, self._lock.lock_dir)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._held:
+            self._held = False
+            self._lock.__exit__(*exc)
+
+
+def _has_source(entry: store.Entry, source: str) -> bool:
+    """Whether ``entry`` holds ``source`` as its ``mod.py``; one that does not (or that another
+    user could have written) is reported once and moved aside."""
     try:
-        return entry.file(SOURCE_FILE).read_text()
+        if entry.read(SOURCE_FILE).decode("utf-8") == source:
+            return True
+        why = "differs from the generated source (hash collision or a tampered file)"
+    except trust.UntrustedFile as exc:
+        store.refuse(entry, str(exc))
+        return False
     except (OSError, UnicodeDecodeError):
-        return None
+        why = "is missing or unreadable"
+    store.quarantine(entry, f"its {SOURCE_FILE} {why}")
+    return False
 
 
-def _import(path: Path, name: str) -> ModuleType:
+def _import(path: Path, name: str, source: str) -> ModuleType:
+    """The module ``name`` run from ``source`` (what ``path`` holds: checked on load), with
+    ``path`` as its file for Numba's cache, which locates functions through it."""
     module = sys.modules.get(name)
     if module is not None and getattr(module, "__file__", None) == str(path):
         return module
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import the cached module {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # Numba's cache locates functions through their module
-    spec.loader.exec_module(module)
+    module = ModuleType(name)
+    module.__file__ = str(path)
+    sys.modules[name] = module
+    try:
+        exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - our own code
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
     return module
 
 
 def _reimport_function(cached: CachedModule, name: str) -> Any:
     # A fresh function object: Numba remembers the failed cache on the old dispatcher.
     sys.modules.pop(cached.module.__name__, None)
-    cached.module = _import(cached.entry.file(SOURCE_FILE), cached.module.__name__)
+    cached.module = _import(cached.entry.file(SOURCE_FILE), cached.module.__name__,
+                            cached.source)
     return getattr(cached.module, name)
+
+
+def _artifacts(entry_dir: Path, name: str) -> list[Path]:
+    """The Numba cache files of ``name`` (Numba loads them itself, by path)."""
+    cache_dir = entry_dir / "__pycache__"
+    try:
+        return [path for path in cache_dir.iterdir()
+                if f".{name}-" in path.name and path.suffix in (".nbi", ".nbc")]
+    except OSError:
+        return []
+
+
+def _refuse_untrusted_artifacts(entry_dir: Path, name: str) -> None:
+    """Delete, with a warning, Numba cache files of ``name`` that another user could have
+    written (or a ``__pycache__`` that is a link), before Numba loads them."""
+    cache_dir = entry_dir / "__pycache__"
+    try:
+        trust.check_folder(cache_dir)
+    except FileNotFoundError:
+        return
+    except trust.UntrustedFile as exc:
+        warnings.warn(f"jitgraph cache: {exc}. It is removed and rebuilt.", store.CacheWarning,
+                      stacklevel=4)
+        if cache_dir.is_symlink():
+            cache_dir.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+        return
+    for path in _artifacts(entry_dir, name):
+        try:
+            trust.check_file(path)
+        except trust.UntrustedFile as exc:
+            warnings.warn(f"jitgraph cache: {exc}. It is deleted and rebuilt.",
+                          store.CacheWarning, stacklevel=4)
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _seal_artifacts(entry_dir: Path, name: str) -> None:
+    """Give the files Numba wrote for ``name`` the mode of new files (Numba follows the
+    umask, which may let the group write them)."""
+    allowed = trust.file_mode() | stat.S_IRUSR | stat.S_IWUSR
+    cache_dir = entry_dir / "__pycache__"
+    try:  # the folder too: Numba makes it with the umask
+        mode = stat.S_IMODE(cache_dir.lstat().st_mode)
+        if mode & ~trust.folder_mode() & 0o022:
+            cache_dir.chmod(mode & (trust.folder_mode() | stat.S_IRWXU))
+    except OSError:
+        pass
+    for path in _artifacts(entry_dir, name):
+        try:
+            mode = stat.S_IMODE(path.lstat().st_mode)
+            if mode & ~allowed & 0o022:
+                path.chmod(mode & allowed)
+        except OSError:
+            pass
 
 
 def _drop_artifacts(entry_dir: Path, name: str) -> bool:
     """Delete the Numba cache files of ``name``; True if there were any."""
-    cache_dir = entry_dir / "__pycache__"
-    removed = False
-    if cache_dir.is_dir():
-        for path in cache_dir.iterdir():
-            if f".{name}-" in path.name and path.suffix in (".nbi", ".nbc"):
-                path.unlink(missing_ok=True)
-                removed = True
-    return removed
+    found = _artifacts(entry_dir, name)
+    for path in found:
+        path.unlink(missing_ok=True)
+    return bool(found)
 
 
 def _was_cache_hit(compiled: Any) -> bool:
@@ -228,8 +349,11 @@ def _record_compile_time(entry: store.Entry, name: str, seconds: float,
         info = published
     except OSError:
         info = published
+    if not store.writable():
+        return
     try:
-        write_atomic(entry.file(store.INFO_FILE), info.with_compile_time(name, seconds).to_json())
+        write_atomic(entry.file(store.INFO_FILE), info.with_compile_time(name, seconds).to_json(),
+                     trust.file_mode())
     except OSError:
         pass
 

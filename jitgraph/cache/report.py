@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from jitgraph.cache.survey import HINTS, Problem
+from jitgraph.cache.survey import HINTS, UNTRUSTED, Problem
 
 #: lines shown per kind of problem unless ``--all`` is given
 SHOWN_PER_CATEGORY = 25
@@ -15,7 +15,8 @@ SHOWN_PER_CATEGORY = 25
 HEADINGS = {"damaged": "damaged", "newer": "written by a newer jitgraph",
             "unknown": "not jitgraph's", "link": "symbolic links",
             "inaccessible": "refused by the system", "partial": "half-published",
-            "quarantined": "quarantined", "stale-lock": "stale locks"}
+            "quarantined": "quarantined", "stale-lock": "stale locks",
+            "untrusted": "not loaded: writable by, or owned by, another user"}
 
 
 def size(n: float) -> str:
@@ -81,6 +82,8 @@ def problems(found: Sequence[Problem], root: Path, show_all: bool = False,
     groups: dict[str, list[Problem]] = defaultdict(list)
     for problem in found:
         groups[problem.category].append(problem)
+    if what == "could not read" and all(p.category == UNTRUSTED for p in found):
+        what = "would not load"  # read, but another user could have written them
     lines = ["", f"{what} {plural(len(found), 'item')} (paths in {root}):"]
     for category in [*HEADINGS, *sorted(set(groups) - set(HEADINGS))]:
         members = groups.get(category)

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jitgraph.cache import metadata
+from jitgraph.cache import metadata, trust
 from jitgraph.cache.host import MEMO_PREFIX
 from jitgraph.cache.keys import CacheKey, load_key
 from jitgraph.cache.locking import LockOwner
@@ -48,6 +48,7 @@ QUARANTINED = "quarantined"  # moved aside by jitgraph as unusable: cleanup dele
 PARTIAL = "partial"          # being written, or left by a process that died: cleanup deletes
                              # it once a day old
 STALE_LOCK = "stale-lock"    # `jitgraph-cache unlock` removes it
+UNTRUSTED = "untrusted"      # another user could have written it: jitgraph does not load it
 #: what each category's line in a report adds
 HINTS = {DAMAGED: "left in place; `jitgraph-cache cleanup --unreadable` deletes them",
          NEWER: "left alone: a newer jitgraph reads them",
@@ -55,7 +56,10 @@ HINTS = {DAMAGED: "left in place; `jitgraph-cache cleanup --unreadable` deletes 
          INACCESSIBLE: "left alone",
          QUARANTINED: "`jitgraph-cache cleanup` deletes them",
          PARTIAL: "`jitgraph-cache cleanup` deletes them once they are a day old",
-         STALE_LOCK: "`jitgraph-cache unlock` removes them"}
+         STALE_LOCK: "`jitgraph-cache unlock` removes them",
+         UNTRUSTED: "another user could have written them, so jitgraph does not load them "
+                    "(it moves such an entry aside when it needs it); see the compiledir_trust "
+                    "flag"}
 
 
 @dataclass
@@ -168,8 +172,31 @@ def survey(root: Path, graphs: bool = True) -> Survey:
         elif item.name not in OTHER_CACHES:
             found.add(path, "a folder of a format this jitgraph does not know (a newer "
                             "jitgraph's, or another program's)", UNKNOWN)
+    _read_trust(found)
     found.records.sort(key=lambda r: (r.kind != CPU_KERNEL, r.kind != GPU_KERNEL, r.name))
     return found
+
+
+def _read_trust(found: Survey) -> None:
+    """Report what jitgraph refuses to load (:mod:`.trust`): the compiledir itself when another
+    user could write it or a folder above it, and each folder or file of it that another user
+    could have written (links are reported as links; quarantine and locks are never loaded)."""
+    why = trust.compiledir_problem(found.root, (config.get("base_compiledir"),))
+    if why is not None:
+        found.add(found.root, why, UNTRUSTED)
+    for folder, dirs, files in os.walk(found.root):
+        if Path(folder) == found.root:
+            dirs[:] = [d for d in dirs if d not in (QUARANTINE, LOCK_DIR)]
+        for name in [*dirs, *files]:
+            try:
+                st = os.lstat(os.path.join(folder, name))
+            except OSError:
+                continue
+            why = None if stat.S_ISLNK(st.st_mode) else trust.problem(st)
+            if why is not None:
+                found.add(Path(folder) / name, why, UNTRUSTED)
+                if name in dirs:  # what is inside goes with it
+                    dirs.remove(name)
 
 
 def _list(found: Survey, folder: Path) -> list[os.DirEntry] | None:

@@ -34,7 +34,7 @@ import sys
 import time
 from typing import Any, Sequence
 
-from jitgraph.cache import metadata
+from jitgraph.cache import metadata, store as compiledir_store, trust
 from jitgraph.cache.store import CacheWarning, GRAPHS
 from jitgraph.compile.backend import backends
 from jitgraph.compile.mode import Mode
@@ -212,10 +212,8 @@ def _source_fingerprint() -> str:
 
 
 def _path(key: str) -> str:
-    from jitgraph.config.paths import ensure_compiledir
-
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
-    return os.path.join(ensure_compiledir(), GRAPHS, f"g{digest}.pkl")
+    return os.path.join(compiledir_store.compiledir(), GRAPHS, f"g{digest}.pkl")
 
 
 class _Pickler(pickle.Pickler):
@@ -314,13 +312,18 @@ def load(key: str, inputs: Sequence[Any]) -> tuple[list, list, list, Any] | None
     compiled, which ``key`` describes)."""
     try:
         path = _path(key)
-        with open(path, "rb") as f:
-            if time.time() - os.fstat(f.fileno()).st_mtime > _age_limit():
-                return None  # unused for too long: rewritten (and stored) anew
-            data = f.read()
-        os.utime(path)  # the last use, for ``jitgraph-cache cleanup``
+        if time.time() - os.lstat(path).st_mtime > _age_limit():
+            return None  # unused for too long: rewritten (and stored) anew
+        data = trust.read_trusted(path)  # a pickle runs code: only what nobody else wrote
+    except trust.UntrustedFile as exc:
+        _drop(path, exc)
+        return None
     except Exception:  # noqa: BLE001 - no compiledir, no entry: rewrite as usual
         return None
+    try:
+        os.utime(path)  # the last use, for ``jitgraph-cache cleanup``
+    except OSError:
+        pass  # a read-only compiledir
     try:
         import io
 
@@ -352,15 +355,18 @@ def store(key: str, inputs: Sequence[Any], outputs: Sequence[Any], order: Sequen
         except Exception:  # noqa: BLE001 - the program holds something unpicklable
             stored = None
             data = _dumps((FORMAT, key, list(inputs), list(outputs), list(order), None), inputs)
+        if not compiledir_store.writable():
+            return
         path = _path(key)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomic(path, data)
+        os.makedirs(os.path.dirname(path), mode=trust.folder_mode(), exist_ok=True)
+        write_atomic(path, data, trust.file_mode())
         info = metadata.graph(f"{_count(len(inputs), 'input')} -> "
                               f"{_count(len(outputs), 'output')}, {_count(len(order), 'node')}",
                               seconds, format=FORMAT, bytes=len(data),
                               inputs=len(inputs), outputs=len(outputs), nodes=len(order),
                               program=stored is not None)
-        write_atomic(_description_path(path), info.to_json())  # after the graph: never alone
+        # after the graph: never alone
+        write_atomic(_description_path(path), info.to_json(), trust.file_mode())
     except Exception:  # noqa: BLE001 - an unpicklable graph or a full disk only costs speed
         pass
 
@@ -377,9 +383,10 @@ def _description_path(path: str) -> str:
 def _drop(path: str, why: Exception) -> None:
     import warnings
 
-    warnings.warn(f"jitgraph: the cached rewritten graph {path} is unusable "
-                  f"({type(why).__name__}: {why}); it is deleted and the graph rewritten again",
-                  CacheWarning, stacklevel=4)
+    reason = str(why) if isinstance(why, trust.UntrustedFile) else \
+        f"it is unusable ({type(why).__name__}: {why})"
+    warnings.warn(f"jitgraph: the cached rewritten graph {path} cannot be used: {reason}; it "
+                  "is deleted and the graph rewritten again", CacheWarning, stacklevel=4)
     for stale in (path, _description_path(path)):
         try:
             os.unlink(stale)

@@ -14,6 +14,7 @@ from jitgraph.config.params import (
     BoolParam,
     ConfigError,
     DeviceParam,
+    EnumParam,
     FloatParam,
     IntParam,
     PathParam,
@@ -203,8 +204,21 @@ def register_backend_flags(cfg: Config) -> None:
     add(PathParam(
         "compiledir", lambda: paths.default_compiledir(cfg),
         "Folder of the compiled kernel cache (default base_compiledir/<compiledir_format>). "
-        "Created with mode 0o770 at the first compile, never at import.",
+        "Created with mode 0o700 at the first compile, never at import.",
         read_only=True,
+    ))
+    add(EnumParam(
+        "compiledir_trust", "owner",
+        "Whose writing jitgraph trusts in the compiledir, which holds code it runs (generated "
+        "modules, native objects, pickled graphs). 'owner' (like ssh with ~/.ssh): load only "
+        "folders and files owned by you (or root) that no other user can write (group-writable "
+        "is accepted for your private group), from a compiledir whose parent folders only you "
+        "or root can change (sticky folders such as /tmp are fine); anything else is refused, "
+        "naming the path and the fix. 'group': a cache shared by a team through a group; files "
+        "of any owner and group-writable ones are loaded (every member of the group can run "
+        "code in your process), world-writable ones are still refused. 'any': no check "
+        "(every user who can write the compiledir is trusted). See docs/cache.md.",
+        choices=("owner", "group", "any"), read_only=True,
     ))
     add(BoolParam(
         "nvcc.fastmath", False,

@@ -134,13 +134,15 @@ def _jitgraph_version() -> str:
 TMP_PREFIX = "tmp-"
 
 
-def write_atomic(path: str | os.PathLike, data: bytes) -> None:
+def write_atomic(path: str | os.PathLike, data: bytes, mode: int = 0o666) -> None:
     """Write ``data`` to ``path`` through a temporary file renamed into place: readers see the
-    old file or the whole new one, never a part (the temporary file is removed on failure)."""
+    old file or the whole new one, never a part (the temporary file is removed on failure).
+    ``mode``: of a new file, before the umask."""
     head, name = os.path.split(os.fspath(path))
     tmp = os.path.join(head, f"{TMP_PREFIX}{os.urandom(16).hex()}-{name}")
     try:
-        with open(tmp, "wb") as f:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
     except BaseException:
@@ -167,7 +169,7 @@ def remembered(memo: str | None, compute: Callable[[], str],
     value = compute()
     if memo is not None and os.path.isdir(os.path.dirname(memo)):
         try:
-            write_atomic(memo, (value + "\n").encode("utf-8"))
+            write_atomic(memo, (value + "\n").encode("utf-8"), 0o644)  # nobody else writes
         except OSError:
             pass
     return value
@@ -282,11 +284,13 @@ def default_compiledir(cfg: Config) -> str:
 
 
 def ensure_compiledir(cfg: Config | None = None) -> str:
-    """Create ``config.compiledir`` if needed (mode 0o770) and check that it is usable.
+    """Create ``config.compiledir`` if needed (mode 0o700, and ``base_compiledir`` around it
+    too) and check that it is usable.
 
     Called by the compile cache at the first compile, never at import. Returns the real path.
     Raises ``ConfigError`` naming the folder and the flag to change when it cannot be created or
-    is not readable, writable and listable.
+    is not a folder that can be read and listed. One that cannot be written is returned: the
+    cache loads what is there and compiles the rest in memory (``jitgraph.cache.store``).
     """
     if cfg is None:
         from jitgraph.config import config
@@ -299,18 +303,27 @@ def ensure_compiledir(cfg: Config | None = None) -> str:
         f"JITGRAPH_FLAGS='{flag}=/tmp/$USER/jitgraph' or {flag} = ... in ~/.jitgraphrc "
         f"(current {flag} comes from {cfg.source_of(flag)})."
     )
-    try:
-        os.makedirs(path, mode=0o770, exist_ok=True)
-    except OSError as exc:
+    if not os.path.isdir(path):
+        mode = FOLDER_MODES.get(str(cfg.get("compiledir_trust")), 0o700)
+        try:
+            base = os.path.realpath(str(cfg.get("base_compiledir")))
+            if os.path.dirname(path) == base:  # jitgraph's own folder: as private
+                os.makedirs(base, mode=mode, exist_ok=True)
+            os.makedirs(path, mode=mode, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(
+                f"Unable to create the compiledir {path!r}: {exc.strerror or exc}. {how}"
+            ) from exc
+    if not os.path.isdir(path) or not os.access(path, os.R_OK | os.X_OK):
         raise ConfigError(
-            f"Unable to create the compiledir {path!r}: {exc.strerror or exc}. {how}"
-        ) from exc
-    if not os.path.isdir(path) or not os.access(path, os.R_OK | os.W_OK | os.X_OK):
-        raise ConfigError(
-            f"The compiledir {path!r} exists but is not a folder you can read, write and list. "
-            f"{how}"
+            f"The compiledir {path!r} exists but is not a folder you can read and list. {how}"
         )
     return path
+
+
+#: the mode of new compile folders (before the umask) for each ``compiledir_trust``: private
+#: unless the cache is shared
+FOLDER_MODES = {"owner": 0o700, "group": 0o770, "any": 0o777}
 
 
 def describe_keys() -> str:

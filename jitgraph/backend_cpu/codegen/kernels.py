@@ -26,7 +26,7 @@ from jitgraph.backend_cpu.native import build_direct
 from jitgraph.backend_cpu.options import CodegenOptions, compiling_with
 from jitgraph.cache import metadata
 from jitgraph.cache.keys import make_key
-from jitgraph.cache.modules import CachedModule
+from jitgraph.cache.modules import open_module
 
 HEADER = """\
 import math
@@ -102,8 +102,9 @@ class KernelModule:
             # templates changed (a jitgraph upgrade) gets an entry of its own instead of
             # colliding with the old one.
             source_digest = hashlib.sha256(ks.source.encode("utf-8")).hexdigest()[:20]
-            self._cached = CachedModule(make_key(ks.key, source=source_digest), ks.source,
-                                        metadata.cpu_kernel(ks.description, "numba-cpu"))
+            # None when the compiledir cannot be written: compiled in memory (reported once)
+            self._cached = open_module(make_key(ks.key, source=source_digest), ks.source,
+                                       metadata.cpu_kernel(ks.description, "numba-cpu"))
         self._compiled: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -228,8 +229,9 @@ def obtain(cached: Any, entry: str, export: str, kind: str, target_cpu: str,
                 cached.write_native(entry, {"native": False, "why": why}, None)
             if fn is not None:
                 return fn
-        return _numba_result(cached.compile_locked(entry, lambda _: compile_numba(CACHED)),
-                             kind)
+        # Numba's own cache only where it can write (else it would pick a folder of its own)
+        mode = CACHED if cached.writable else CALLABLE
+        return _numba_result(cached.compile_locked(entry, lambda _: compile_numba(mode)), kind)
 
 
 def _from_compilers(compile_direct: Any, compile_numba: Any, export: str, kind: str,

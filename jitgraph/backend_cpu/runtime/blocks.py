@@ -18,7 +18,7 @@ from jitgraph.backend_cpu.native import NATIVE_VERSION
 from jitgraph.backend_cpu.options import CodegenOptions, DIRECT_VERSION
 from jitgraph.cache import metadata
 from jitgraph.cache.keys import make_key
-from jitgraph.cache.modules import CachedModule
+from jitgraph.cache.modules import open_module
 
 # Fast ranges of the polynomials (outside them, libm).
 EXP_LIMIT = 708.0
@@ -90,8 +90,8 @@ def _compile(name: str) -> int:
     if kernels.DISK_CACHE:
         key = ("vecmath-block", name, BLOCK_SOURCE_VERSION, ("native", NATIVE_VERSION),
                ("direct", DIRECT_VERSION))
-        cached = CachedModule(make_key(key), source,
-                              metadata.cpu_kernel(f"vecmath block {name}", "vecmath"))
+        cached = open_module(make_key(key), source,
+                             metadata.cpu_kernel(f"vecmath block {name}", "vecmath"))
 
     def compile_numba(mode: str):  # noqa: ANN202
         import numba
