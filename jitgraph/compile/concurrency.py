@@ -5,7 +5,8 @@ calls (``allow_gc=False``), a native scan loop's scratch arrays, an MRG draw's s
 belongs to its linked program. Two calls running on one program at once would overwrite each
 other's inputs, intermediate results and outputs. So:
 
-* **The program's call gate** (:func:`call_gate`): a one-element list. A call takes the element
+* **The program's call gate** (:func:`call_gate`), for functions that update nothing: a
+  one-element list. A call takes the element
   with ``list.pop()`` (atomic: one C call) and puts it back when done. That is all the
   single-threaded path pays (about 15 ns; a ``threading.Lock`` acquire and release costs 60-100
   ns). A call that finds the list empty -- another thread is running the program, or the same
@@ -24,7 +25,10 @@ other's inputs, intermediate results and outputs. So:
   default values are state too) or a profile (its counters) hold a gate of their own as well.
   An update gate is taken like the program's (a ``pop``: a lock would cost a random draw's call
   a tenth of its time); a call finding it taken waits (:func:`wait_for`: short sleeps, the
-  holder being another thread's call, which releases the GIL in its kernels).
+  holder being another thread's call, which releases the GIL in its kernels). It also keeps
+  other calls off the function's program (they all take it), so such a function takes no
+  program gate and has no clones; a ``copy(share_memory=True)`` running the same program with
+  other shared variables (``swap``) holds the original's gates as well.
 * **The compile lock** (:data:`COMPILE_LOCK`): building a function (rewriting, linking, and the
   lazy linking of an inner program during a call) runs under one re-entrant lock: rewrites,
   op caches and the graph cache were written for one thread.
@@ -74,18 +78,19 @@ _ASSIGNING = threading.Lock()
 
 
 def new_gate() -> list:
-    """An update gate: a list holding itself. ``gate.pop()`` takes it (the token is the gate,
-    which the taker keeps in a local named ``_fc_held...`` -- see :func:`wait_for`),
-    ``gate.append(gate)`` gives it back."""
-    gate: list = []
-    gate.append(gate)
-    return gate
+    """A gate: ``[True]``. ``gate.pop()`` takes it, ``gate.append(True)`` gives it back. (A
+    list holding itself, which would name the gate its taker holds, costs 15 ns more a call.)
+    A generated call keeps what it took in a local ``_fc_held<j>``, the gate's ``pop`` being
+    its global ``_fc_utake<j>``; other callers keep the tuple of gates they took in a local
+    ``_fc_held``: :func:`wait_for` finds the gates a thread holds from these names."""
+    return [True]
 
 
-def update_gates(updated: list, own: list | None = None) -> tuple:
+def update_gates(updated: list, own: list | None = None, more: tuple = ()) -> tuple:
     """The update gates a call updating the shared variables ``updated`` holds, in the order
-    to take them (by id: one global order); ``own``: a gate of the function's own to add."""
-    found: dict[int, list] = {}
+    to take them (by id: one global order); ``own``: a gate of the function's own to add;
+    ``more``: other gates to add."""
+    found: dict[int, list] = {id(gate): gate for gate in more}
     with _ASSIGNING:
         unassigned = []
         for var in updated:
@@ -133,13 +138,16 @@ def wait_for(gate: list) -> list:
 
 
 def _held_here(gate: list) -> bool:
-    """Whether a call on this thread's stack holds ``gate`` (keeps it in a ``_fc_held...``
-    local: a gate, or a tuple of gates)."""
+    """Whether a call on this thread's stack holds ``gate`` (see :func:`new_gate`)."""
     frame = sys._getframe(1)
     while frame is not None:
         for name, value in frame.f_locals.items():
-            if name.startswith("_fc_held") and (
-                    value is gate or (type(value) is tuple and any(g is gate for g in value))):
+            if not name.startswith("_fc_held"):
+                continue
+            if type(value) is tuple and any(g is gate for g in value):
+                return True
+            take = frame.f_globals.get("_fc_utake" + name[len("_fc_held"):])
+            if value is True and getattr(take, "__self__", None) is gate:
                 return True
         frame = frame.f_back
     return False
@@ -158,11 +166,12 @@ def take_all(gates: tuple) -> tuple:
 def give_all(gates: tuple) -> None:
     """Give back ``gates`` taken by :func:`take_all`."""
     for gate in reversed(gates):
-        gate.append(gate)
+        gate.append(True)
 
 
 def take_waiting(gate: list) -> None:
-    """Take the program gate ``gate``, waiting while another call holds it (for the
+    """Take the program gate ``gate`` (not an update gate: its holder is not looked for),
+    waiting while another call holds it (for the
     storage-level API, which works on the function's own cells: it cannot move to a clone)."""
     pause = 1e-6
     while True:

@@ -115,14 +115,16 @@ def make_fast_call(fn: Any) -> Callable[..., Any] | None:
 
 def _holding_program(fn: Any, ns: dict[str, Any], body: list[str]) -> list[str]:
     """``body`` (indented by 4) run holding the program: its update gates (taken in their
-    order, waiting where taken; given back in reverse), then its program gate; a call finding
-    the program gate taken runs on a clone (:meth:`~.function_call.Function._on_clone`)."""
-    lines = ["    try:", "        _fc_take()", "    except IndexError:",
-             "        return _fc_on_clone(*args)",
-             "    try:", *("    " + line for line in body),
-             "    finally:", "        _fc_give(True)"]
+    order, waiting where taken; given back in reverse), which also keep other calls off the
+    program, or else its program gate; a call finding the program gate taken runs on a clone
+    (:meth:`~.function_call.Function._on_clone`)."""
+    lines = body if fn._update_gates else [
+        "    try:", "        _fc_take()", "    except IndexError:",
+        "        return _fc_on_clone(*args)",
+        "    try:", *("    " + line for line in body),
+        "    finally:", "        _fc_give(True)"]
     for j, gate in reversed(list(enumerate(fn._update_gates))):
-        # the token taken is kept in a local named _fc_held...: wait_for looks for it
+        # what was taken is kept in a local _fc_held<j>: wait_for looks for it
         ns[f"_fc_utake{j}"], ns[f"_fc_ugive{j}"] = gate.pop, gate.append
         ns[f"_fc_uwait{j}"] = functools.partial(wait_for, gate)
         lines = ["    try:", f"        _fc_held{j} = _fc_utake{j}()", "    except IndexError:",

@@ -89,7 +89,8 @@ class Function(FunctionStorage):
         self._mutable_positions = frozenset(k for k, inp in enumerate(maker.inputs)
                                             if inp.mutable)
         # Calls from several threads (see .concurrency): the program's gate, this function's
-        # clones for calls that find it taken, the gates a call updating state holds.
+        # clones for calls that find it taken, the gates a call updating state holds (which
+        # keep other calls off the program as well: no function without them runs it).
         self._gate = call_gate(program)
         self._spares: list[Function] = []
         own = own_gate(maker) if (self._input_update_cells or self.profile is not None) else None
@@ -134,18 +135,20 @@ class Function(FunctionStorage):
         """Call the function: every way of passing inputs (keywords, defaults, device
         values), profiled when the function is. Safe from several threads at once (see
         :mod:`.concurrency`)."""
-        _fc_held = take_all(self._update_gates)  # (the name marks them held: .concurrency)
-        try:
-            try:
-                self._gate.pop()
-            except IndexError:  # the program is running: this call runs on a clone
-                return self._on_clone(*args, **kwargs)
+        if self._update_gates:  # they keep other calls off the program too
+            _fc_held = take_all(self._update_gates)  # (the name marks them held: .concurrency)
             try:
                 return self._generic_call(args, kwargs)
             finally:
-                self._gate.append(True)
+                give_all(_fc_held)
+        try:
+            self._gate.pop()
+        except IndexError:  # the program is running: this call runs on a clone
+            return self._on_clone(*args, **kwargs)
+        try:
+            return self._generic_call(args, kwargs)
         finally:
-            give_all(_fc_held)
+            self._gate.append(True)
 
     def _on_clone(self, *args: Any, **kwargs: Any) -> Any:
         """Call a clone of this function (its own program), taken from the pool of spares
@@ -164,15 +167,12 @@ class Function(FunctionStorage):
     @compiling
     def _clone(self) -> "Function":
         """This function linked again: its own cells and buffers; the same inputs' default
-        values and shared variables. A clone runs only calls that hold this function's update
-        gates already: it takes none."""
+        values and shared variables. (Only functions without update gates have clones.)"""
         maker = self.maker.relinked()
         maker.profile = self.profile if self.profile is not None else False
         clone = Function(maker)
         clone._defaults = self._defaults
-        clone._update_gates = ()
-        clone._trust_input = self._trust_input
-        clone._call = clone._calling_path()
+        clone.trust_input = self._trust_input
         return clone
 
     def _generic_call(self, args: tuple, kwargs: dict) -> Any:
@@ -293,7 +293,13 @@ class Function(FunctionStorage):
             f"{maker.name} copy" if maker.name else None)
         new_maker.profile = maker.profile if profile is None else profile
         new_maker.unpack_single = False
-        return Function(new_maker)
+        copy = Function(new_maker)
+        if copy._program is self._program and (
+                list(map(id, copy._update_gates)) != list(map(id, self._update_gates))):
+            # one program: every call of either must hold a gate the other's calls hold
+            copy._update_gates = update_gates([], None, self._update_gates + copy._update_gates)
+            copy._call = copy._calling_path()
+        return copy
 
     # -- inputs' default values and state ---------------------------------------------------
     def __getitem__(self, key: Any) -> Any:

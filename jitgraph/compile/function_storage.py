@@ -58,6 +58,8 @@ class FunctionStorage:
         function's own cells: calls from other threads wait for it, and it for them.)"""
         _fc_held = take_all(self._update_gates)  # (the name marks them held: .concurrency)
         try:
+            if _fc_held:  # they keep other calls off the program
+                return self._fn()
             take_waiting(self._gate)
             try:
                 return self._fn()

@@ -12,8 +12,12 @@ barrier make two calls overlap on purpose: they fail whenever calls share the pr
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +25,7 @@ import pytest
 import jitgraph
 import jitgraph.tensor as T
 from jitgraph import sparse
+from jitgraph.compile.concurrency import give_all, take_all
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.op import Op
 from jitgraph.ifelse.op import ifelse
@@ -28,6 +33,14 @@ from jitgraph.random.mrg_streams import MRG_RandomStreams
 from jitgraph.random.streams import RandomStreams
 
 WORKERS = 8
+
+#: these tests start threads of their own (pytest-run-parallel runs each test in one thread)
+pytestmark = pytest.mark.thread_unsafe(reason="starts its own threads")
+
+#: test modules run under pytest-run-parallel (each test run by 4 threads at once), a subset
+#: that keeps the run to about 25 s on 2 cores: functions, scan, random streams, sparse
+PARALLEL_MODULES = ["tests/compile/test_function.py", "tests/scan/test_scan_forward.py",
+                    "tests/random/test_streams_api.py", "tests/sparse/test_sparse_types.py"]
 
 
 def in_threads(fn, args_list, workers=WORKERS):
@@ -98,31 +111,56 @@ def test_two_overlapping_calls_each_get_their_own_result(trust_input, keywords):
     assert len(f._spares) == 1  # the second call ran on a clone
 
 
-def test_an_update_call_finding_the_program_busy_runs_on_a_clone():
-    acc = jitgraph.shared(np.zeros(4), "acc")
+def test_a_copy_sharing_the_program_with_other_shared_variables_shares_its_gates():
+    acc, other = jitgraph.shared(np.zeros(4), "acc"), jitgraph.shared(np.zeros(4), "other")
     x = T.dvector("x")
-    f = jitgraph.function([x], acc * 1.0, updates=[(acc, acc + x)])
-    f._gate.pop()  # as while a call runs on the program (a share_memory copy's, say)
-    try:
-        np.testing.assert_array_equal(f(np.ones(4)), np.zeros(4))
-    finally:
-        f._gate.append(True)
-    np.testing.assert_array_equal(f(np.ones(4)), np.ones(4))
-    np.testing.assert_array_equal(acc.get_value(), 2 * np.ones(4))
-    assert len(f._spares) == 1
+    f = jitgraph.function([x], [], updates=[(acc, acc + x)])
+    g = f.copy(share_memory=True, swap={acc: other})
+    assert g._program is f._program
+    assert set(map(id, f._update_gates)) <= set(map(id, g._update_gates))
+    ones = np.ones(4)
+    in_threads(lambda k: (f if k % 2 else g)(ones * k), [(k,) for k in range(400)])
+    np.testing.assert_array_equal(acc.get_value(), ones * sum(range(1, 400, 2)))
+    np.testing.assert_array_equal(other.get_value(), ones * sum(range(0, 400, 2)))
 
 
 def test_a_nested_call_that_would_wait_for_itself_is_refused():
     acc = jitgraph.shared(np.zeros(2), "acc")
     x = T.dvector("x")
     f = jitgraph.function([x], [], updates=[(acc, acc + x)])
-    gate = f._update_gates[0]
-    _fc_held0 = gate.pop()  # as an outer call of a function updating acc holds it  # noqa: F841
+    # an outer call on this thread holding acc's gate, as a generic call keeps it
+    _fc_held = take_all(f._update_gates)  # noqa: F841
     try:
         with pytest.raises(RuntimeError, match="inside a call"):
             f(np.ones(2))
     finally:
-        gate.append(gate)
+        give_all(f._update_gates)
+
+
+def test_a_nested_call_from_a_python_op_inside_an_update_call_is_refused():
+    acc = jitgraph.shared(np.zeros(2), "acc")
+    x = T.dvector("x")
+    inner = jitgraph.function([x], [], updates=[(acc, acc + x)])
+
+    class CallsInner(Op):
+        __props__ = ()
+
+        def make_node(self, v):
+            v = T.as_tensor_variable(v)
+            return Apply(self, [v], [v.type()])
+
+        def perform(self, node, inputs, output_storage):
+            inner(inputs[0])
+            output_storage[0][0] = inputs[0].copy()
+
+    outer = jitgraph.function([x], CallsInner()(x), updates=[(acc, acc * 2)])
+    with pytest.raises(RuntimeError, match="inside a call"):
+        outer(np.ones(2))
+    outer.trust_input = True  # (the same through another generated call)
+    with pytest.raises(RuntimeError, match="inside a call"):
+        outer(np.ones(2))
+    inner(np.ones(2))  # the gates were given back
+    np.testing.assert_array_equal(acc.get_value(), np.ones(2))
 
 
 # -- (b) stress: updates, scan, random draws, sparse ------------------------------------------
@@ -224,3 +262,15 @@ def test_lazy_ifelse_from_8_threads():
     serial = [f(*args) for args in inputs]
     for got, want in zip(in_threads(f, inputs), serial):
         np.testing.assert_array_equal(got, want)
+
+
+# -- (c) test modules run by several threads at once (pytest-run-parallel) ---------------------
+
+def test_selected_modules_pass_with_each_test_run_by_4_threads_at_once():
+    pytest.importorskip("pytest_run_parallel")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--parallel-threads=4",
+         *PARALLEL_MODULES], cwd=root, env=dict(os.environ), capture_output=True, text=True,
+        timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
