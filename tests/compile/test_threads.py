@@ -274,3 +274,13 @@ def test_selected_modules_pass_with_each_test_run_by_4_threads_at_once():
          *PARALLEL_MODULES], cwd=root, env=dict(os.environ), capture_output=True, text=True,
         timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_a_profiled_function_counts_every_call_from_8_threads():
+    x = T.dvector("x")
+    f = jitgraph.function([x], T.exp(x) * 2, profile=True)
+    v = np.arange(5.0)
+    got = in_threads(f, [(v * (k / 800),) for k in range(800)])
+    for k, out in enumerate(got):
+        np.testing.assert_allclose(out, np.exp(v * (k / 800)) * 2)
+    assert f.profile.fct_callcount + f.profile.ignored_calls == 800
