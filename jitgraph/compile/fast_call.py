@@ -9,7 +9,9 @@ ndarray of exactly its type's dtype and rank (else converted by the type's filte
 sharing memory with a mutable one are copied (only in functions that have one), each
 shared variable's value is read, the program runs, the outputs are taken (copied where they
 could alias storage) and the updates stored. Whatever the generated lines do not handle goes
-to the generic path with the same arguments.
+to the generic path with the same arguments. From storing the inputs to taking the results the
+call holds the program (and its update gates): a ``list.pop()`` each, see :mod:`.concurrency`;
+a call finding the program busy runs on a clone of the function.
 
 A program may write its own lines into the call (:meth:`~.linker.Program.inline_call`): the
 CPU backend's driver places its ``run()`` there, the results it computes kept in local
@@ -20,9 +22,12 @@ receive the results, as after ``run()``.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import numpy as np
+
+from jitgraph.compile.concurrency import wait_for
 
 
 def eligible(fn: Any) -> bool:
@@ -50,17 +55,24 @@ def make_fast_call(fn: Any) -> Callable[..., Any] | None:
              "        return _fc_generic(*args, **kwargs)"]
     if n_in:
         lines.append(f"    {''.join(f'_fc_a{k}, ' for k in range(n_in))}= args")
+    for k in range(n_in):
+        lines += _input_lines(fn, k, ns)
+    # from here on the call holds the program (see .concurrency): the update locks, then the
+    # program's gate, or else a clone runs the call
+    ns.update({"_fc_take": fn._gate.pop, "_fc_give": fn._gate.append,
+               "_fc_on_clone": fn._on_clone})
+    body = []
     for k, cell in enumerate(fn._input_cells):
         ns[f"_fc_c{k}"] = cell
-        lines += _input_lines(fn, k, ns)
+        body.append(f"_fc_c{k}[0] = _fc_a{k}")
     if fn._mutable_positions and not fn.trust_input:
         # inputs sharing memory with one that may be overwritten get copies (generic path's
         # rule); functions without a mutable input have no such line
         ns["_fc_unalias"] = fn._copy_aliased_inputs
-        lines.append("    _fc_unalias()")
+        body.append("_fc_unalias()")
     for j, (var, cell) in enumerate(fn._shared_cells):
         ns[f"_fc_sv{j}"], ns[f"_fc_sc{j}"] = var, cell
-        lines.append(f"    _fc_sc{j}[0] = _fc_sv{j}._value")
+        body.append(f"_fc_sc{j}[0] = _fc_sv{j}._value")
     if inlined is None:  # the program's run(), its results read from their cells
         run, exprs, substituted = ["    _fc_run()"], [None] * len(results), {}
     else:
@@ -71,33 +83,55 @@ def make_fast_call(fn: Any) -> Callable[..., Any] | None:
             ns[f"_fc_r{k}"] = cell
             expr = f"_fc_r{k}[0]"
         held.append(expr)
-    lines += _in_errstate(fn, ns, run)
+    body = ["    " + line for line in body] + _in_errstate(fn, ns, run)
     if not fn.maker.mode.linker.allow_gc:
         # without gc the cells hold the last results, as after the program's run()
-        lines += [f"    {driver_cell}[0] = {var}" for driver_cell, var in substituted.values()]
+        body += [f"    {driver_cell}[0] = {var}" for driver_cell, var in substituted.values()]
     n_out = len(fn._output_cells)
     for k, copy in enumerate(fn._copy_output):
-        lines.append(f"    _fc_o{k} = {held[k]}")
+        body.append(f"    _fc_o{k} = {held[k]}")
         if copy:
-            lines.append(f"    _fc_o{k} = _fc_o{k}.copy() if hasattr(_fc_o{k}, 'copy') "
-                         f"else _fc_o{k}")
+            body.append(f"    _fc_o{k} = _fc_o{k}.copy() if hasattr(_fc_o{k}, 'copy') "
+                        f"else _fc_o{k}")
     for j, (var, _) in enumerate(fn._update_cells):
         ns[f"_fc_uv{j}"] = var
-        lines.append(f"    _fc_uv{j}._value = {held[n_out + j]}")
+        body.append(f"    _fc_uv{j}._value = {held[n_out + j]}")
     for j, cell in enumerate(fn._cells_to_clear):
         if id(cell) not in substituted:  # a result kept in a local never reaches its cell
             ns[f"_fc_clr{j}"] = cell
-            lines.append(f"    _fc_clr{j}[0] = None")
+            body.append(f"    _fc_clr{j}[0] = None")
     outputs = [f"_fc_o{k}" for k in range(n_out)]
     if fn.maker.output_keys is not None:
         ns["_fc_keys"] = tuple(fn.maker.output_keys)
-        lines.append(f"    return dict(zip(_fc_keys, ({''.join(o + ', ' for o in outputs)})))")
+        body.append(f"    return dict(zip(_fc_keys, ({''.join(o + ', ' for o in outputs)})))")
     elif fn.maker.unpack_single:
-        lines.append(f"    return {outputs[0]}")
+        body.append(f"    return {outputs[0]}")
     else:
-        lines.append(f"    return [{', '.join(outputs)}]")
+        body.append(f"    return [{', '.join(outputs)}]")
+    lines += _holding_program(fn, ns, body)
     exec(compile("\n".join(lines) + "\n", f"<call of function {fn.name}>", "exec"), ns)
     return ns["_fc_call"]
+
+
+def _holding_program(fn: Any, ns: dict[str, Any], body: list[str]) -> list[str]:
+    """``body`` (indented by 4) run holding the program: its update gates (taken in their
+    order, waiting where taken; given back in reverse), which also keep other calls off the
+    program, or else its program gate; a call finding the program gate taken runs on a clone
+    (:meth:`~.function_call.Function._on_clone`)."""
+    lines = body if fn._update_gates else [
+        "    try:", "        _fc_take()", "    except IndexError:",
+        "        return _fc_on_clone(*args)",
+        "    try:", *("    " + line for line in body),
+        "    finally:", "        _fc_give(True)"]
+    for j, gate in reversed(list(enumerate(fn._update_gates))):
+        # what was taken is kept in a local _fc_held<j>: wait_for looks for it
+        ns[f"_fc_utake{j}"], ns[f"_fc_ugive{j}"] = gate.pop, gate.append
+        ns[f"_fc_uwait{j}"] = functools.partial(wait_for, gate)
+        lines = ["    try:", f"        _fc_held{j} = _fc_utake{j}()", "    except IndexError:",
+                 f"        _fc_held{j} = _fc_uwait{j}()",
+                 "    try:", *("    " + line for line in lines),
+                 "    finally:", f"        _fc_ugive{j}(_fc_held{j})"]
+    return lines
 
 
 def _in_errstate(fn: Any, ns: dict[str, Any], lines: list[str]) -> list[str]:
@@ -110,20 +144,19 @@ def _in_errstate(fn: Any, ns: dict[str, Any], lines: list[str]) -> list[str]:
 
 
 def _input_lines(fn: Any, k: int, ns: dict[str, Any]) -> list[str]:
-    """Store argument ``_fc_a{k}`` in its cell: as it is when trusted or of the exact type,
-    else through the type's filter; a value the filter refuses goes to the generic path,
-    which raises the error naming the input."""
+    """Make argument ``_fc_a{k}`` the value its cell will receive: as it is when trusted or of
+    the exact type, else through the type's filter; a value the filter refuses goes to the
+    generic path, which raises the error naming the input."""
     if fn.trust_input:
-        return [f"    _fc_c{k}[0] = _fc_a{k}"]
+        return []
     ns[f"_fc_filter{k}"] = fn._filters[k]
     fast = fn._fast_types[k]
     pad = "    " if fast is None else "        "
-    convert = [f"{pad}try:", f"{pad}    _fc_c{k}[0] = _fc_filter{k}(_fc_a{k})",
+    convert = [f"{pad}try:", f"{pad}    _fc_a{k} = _fc_filter{k}(_fc_a{k})",
                f"{pad}except (TypeError, ValueError):", f"{pad}    return _fc_generic(*args)"]
     if fast is None:
         return convert
     dtype, ndim = fast
     ns[f"_fc_dt{k}"] = dtype
-    return [f"    if type(_fc_a{k}) is _fc_ndarray and _fc_a{k}.dtype is _fc_dt{k} "
-            f"and _fc_a{k}.ndim == {ndim}:",
-            f"        _fc_c{k}[0] = _fc_a{k}", "    else:"] + convert
+    return [f"    if not (type(_fc_a{k}) is _fc_ndarray and _fc_a{k}.dtype is _fc_dt{k} "
+            f"and _fc_a{k}.ndim == {ndim}):"] + convert

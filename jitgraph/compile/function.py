@@ -7,6 +7,7 @@ import time
 import warnings
 from typing import Any, Sequence
 
+from jitgraph.compile.concurrency import compiling
 from jitgraph.compile.givens import Substitution, normalize_givens
 from jitgraph.compile.io import In, Out, SymbolicInput, SymbolicOutput
 from jitgraph.compile.mode import Mode, get_mode
@@ -103,6 +104,7 @@ def _normalize_updates(updates: Any) -> list[tuple[SharedVariable, Variable]]:
 class FunctionMaker:
     """Holds what ``function`` was given, the rewritten graph and the linked program."""
 
+    @compiling
     def __init__(self, inputs: Sequence[Any], outputs: Any, mode: Mode, updates: Any = None,
                  givens: Any = None, no_default_updates: Any = False,
                  allow_input_downcast: bool | None = None, on_unused_input: str = "raise",
@@ -252,6 +254,7 @@ class FunctionMaker:
             pending = fresh
 
     # -- what Function.copy builds on ------------------------------------------------------
+    @compiling
     def relinked(self) -> "FunctionMaker":
         """This maker with a program of its own for the same graph (separate storage)."""
         twin = _copy.copy(self)

@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 
 from jitgraph.compile.aliasing import shares_memory
+from jitgraph.compile.concurrency import (call_gate, compiling, give_all, own_gate, take_all,
+                                          update_gates)
 from jitgraph.compile.fast_call import make_fast_call
 from jitgraph.compile.function_storage import FunctionStorage
 from jitgraph.compile.profiling import ProfileStats
@@ -86,6 +88,13 @@ class Function(FunctionStorage):
         # input (only functions that have one pay for it)
         self._mutable_positions = frozenset(k for k, inp in enumerate(maker.inputs)
                                             if inp.mutable)
+        # Calls from several threads (see .concurrency): the program's gate, this function's
+        # clones for calls that find it taken, the gates a call updating state holds (which
+        # keep other calls off the program as well: no function without them runs it).
+        self._gate = call_gate(program)
+        self._spares: list[Function] = []
+        own = own_gate(maker) if (self._input_update_cells or self.profile is not None) else None
+        self._update_gates = update_gates([var for var, _ in maker.updates], own)
         self._call = self._calling_path()
 
     # -- calling --------------------------------------------------------------------------
@@ -124,7 +133,50 @@ class Function(FunctionStorage):
 
     def generic_call(self, *args: Any, **kwargs: Any) -> Any:
         """Call the function: every way of passing inputs (keywords, defaults, device
-        values), profiled when the function is."""
+        values), profiled when the function is. Safe from several threads at once (see
+        :mod:`.concurrency`)."""
+        if self._update_gates:  # they keep other calls off the program too
+            _fc_held = take_all(self._update_gates)  # (the name marks them held: .concurrency)
+            try:
+                return self._generic_call(args, kwargs)
+            finally:
+                give_all(_fc_held)
+        try:
+            self._gate.pop()
+        except IndexError:  # the program is running: this call runs on a clone
+            return self._on_clone(*args, **kwargs)
+        try:
+            return self._generic_call(args, kwargs)
+        finally:
+            self._gate.append(True)
+
+    def _on_clone(self, *args: Any, **kwargs: Any) -> Any:
+        """Call a clone of this function (its own program), taken from the pool of spares
+        or made, and put back in the pool after the call."""
+        try:
+            clone = self._spares.pop()
+        except IndexError:
+            clone = self._clone()
+        try:
+            if clone._trust_input != self._trust_input:
+                clone.trust_input = self._trust_input
+            return clone._call(*args, **kwargs)
+        finally:
+            self._spares.append(clone)
+
+    @compiling
+    def _clone(self) -> "Function":
+        """This function linked again: its own cells and buffers; the same inputs' default
+        values and shared variables. (Only functions without update gates have clones.)"""
+        maker = self.maker.relinked()
+        maker.profile = self.profile if self.profile is not None else False
+        clone = Function(maker)
+        clone._defaults = self._defaults
+        clone.trust_input = self._trust_input
+        return clone
+
+    def _generic_call(self, args: tuple, kwargs: dict) -> Any:
+        """The call, on this function's program (its gate and locks held)."""
         profile = self.profile
         t0 = time.perf_counter() if profile is not None else 0.0
         if kwargs or len(args) != self._n_positional:
@@ -241,7 +293,13 @@ class Function(FunctionStorage):
             f"{maker.name} copy" if maker.name else None)
         new_maker.profile = maker.profile if profile is None else profile
         new_maker.unpack_single = False
-        return Function(new_maker)
+        copy = Function(new_maker)
+        if copy._program is self._program and (
+                list(map(id, copy._update_gates)) != list(map(id, self._update_gates))):
+            # one program: every call of either must hold a gate the other's calls hold
+            copy._update_gates = update_gates([], None, self._update_gates + copy._update_gates)
+            copy._call = copy._calling_path()
+        return copy
 
     # -- inputs' default values and state ---------------------------------------------------
     def __getitem__(self, key: Any) -> Any:

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from jitgraph.compile.concurrency import give_all, take_all, take_waiting
 from jitgraph.graph.container import Container
 
 
@@ -53,7 +54,21 @@ class FunctionStorage:
     def fn(self) -> list:
         """Run the program on the values in :attr:`input_storage`, leave the outputs in
         :attr:`output_storage` (and return them) and apply the updates, as Theano's
-        ``f.fn()`` does. Inputs left empty take their default values."""
+        ``f.fn()`` does. Inputs left empty take their default values. (It works on this
+        function's own cells: calls from other threads wait for it, and it for them.)"""
+        _fc_held = take_all(self._update_gates)  # (the name marks them held: .concurrency)
+        try:
+            if _fc_held:  # they keep other calls off the program
+                return self._fn()
+            take_waiting(self._gate)
+            try:
+                return self._fn()
+            finally:
+                self._gate.append(True)
+        finally:
+            give_all(_fc_held)
+
+    def _fn(self) -> list:
         for k, cell in enumerate(self._input_cells):
             if self._defaults[k] is not None:
                 cell[0] = self._defaults[k]

@@ -74,8 +74,10 @@ class LazyIfElse(Op):
         else:
             graph, args = self.else_graph, inputs[1 + n_then:]
         mode = self.mode if self.mode is not None else getattr(node.tag, "compile_mode", None)
-        fn = graph.compiled(mode)
-        with fn.lock:  # the branch program is the op's: copies of a function share it
+        shared = graph.compiled(mode)
+        # the branch program is the op's: copies of a function (and threads) share it
+        fn = shared.borrow()
+        try:
             for cell, value in zip(fn.input_cells, args):
                 cell[0] = value
             fn.run()
@@ -87,6 +89,8 @@ class LazyIfElse(Op):
                     value = value.copy()
                 seen.add(id(value))
                 cell[0] = value
+        finally:
+            shared.give_back(fn)
 
 
 def branch_only_nodes(fgraph: FunctionGraph, node: Apply, positions: range) -> set[Apply]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Sequence
 
+from jitgraph.compile.concurrency import COMPILE_LOCK, compiling
 from jitgraph.compile.function import FunctionMaker
 from jitgraph.compile.io import In
 from jitgraph.compile.mode import Mode, get_mode
@@ -85,6 +86,7 @@ class InnerGraph:
             found = cache[key] = (mode, fg)
         return found[1]
 
+    @compiling
     def compiled(self, mode: Any, mutable: tuple[int, ...] = ()) -> "InnerFunction":
         """This graph compiled by ``mode`` (None: the default mode), once per mode; the
         program may overwrite the inputs at the positions ``mutable``."""
@@ -154,8 +156,11 @@ class InnerFunction:
         self.mode_ref = mode
         self.mode = _keeping_buffers(get_mode(mode))
         #: held by a caller from filling the input cells to reading the outputs: the program
-        #: is cached on its graph, so every function (and copy) holding the op shares it
+        #: is cached on its graph, so every function (and copy) holding the op shares it;
+        #: callers finding it held run a spare (see :meth:`borrow`)
         self.lock = threading.Lock()
+        self._spares: list[InnerFunction] = []
+        self._made_from = (inner, mutable)
         fg = inner.fgraph
         inputs = [In(v, mutable=True) if k in mutable else v for k, v in enumerate(fg.inputs)]
         maker = FunctionMaker(inputs, list(fg.outputs), self.mode,
@@ -178,6 +183,26 @@ class InnerFunction:
     def fgraph(self) -> FunctionGraph:
         """The rewritten graph the program runs."""
         return self.maker.fgraph
+
+    def borrow(self) -> "InnerFunction":
+        """This program, held (:attr:`lock`), or when another call holds it (another thread,
+        or a nested call) a spare one of the same graph (its own cells and buffers), made the
+        first time one is needed; give it back with :meth:`give_back`."""
+        if self.lock.acquire(False):
+            return self
+        try:
+            return self._spares.pop()
+        except IndexError:
+            with COMPILE_LOCK:
+                inner, mutable = self._made_from
+                return InnerFunction(inner, self.mode_ref, mutable)
+
+    def give_back(self, fn: "InnerFunction") -> None:
+        """End the use of ``fn``, which :meth:`borrow` gave."""
+        if fn is self:
+            self.lock.release()
+        else:
+            self._spares.append(fn)
 
 
 def _keeping_buffers(mode: Any) -> Any:

@@ -71,13 +71,16 @@ def run_scan(op: Any, inputs: Sequence[Any], output_storage: list, mode: Any = N
     """Run the loop of ``op`` with the inner program, compiled by ``mode`` (None: the op's),
     called once per step; ``profile`` (a ScanProfileStats) times the loop and the inner
     program's nodes. The inner program (its cells and kept buffers) belongs to the op, which
-    every copy of a function shares: one loop runs it at a time."""
-    fn = op.inner_function(mode)
-    with fn.lock:
+    every copy of a function shares: a loop finding it in use runs a spare (``borrow``)."""
+    shared = op.inner_function(mode)
+    fn = shared.borrow()
+    try:
         if profile is not None:
             _profiled(op, fn, inputs, output_storage, profile)
             return
         _run(op, fn, fn.run, inputs, output_storage, None)
+    finally:
+        shared.give_back(fn)
 
 
 def _profiled(op: Any, fn: Any, inputs: Sequence[Any], output_storage: list, profile: Any
