@@ -35,6 +35,20 @@ def hostname() -> str:
     return socket.gethostname()
 
 
+#: seconds between two tries of a contended OS lock within one wait: a process waiting for
+#: the entry another one is compiling (the compile-ahead child, often tens of milliseconds)
+#: takes it soon after it is released; each try is one system call
+POLL_INTERVAL = 0.005
+
+
+def os_lock_class() -> Any:
+    """The OS file lock class (``filelock`` is imported on first use: a process that
+    compiles nothing never pays for it). Importing it before a fork spares the child."""
+    from filelock import FileLock
+
+    return FileLock
+
+
 class LockOwner:
     """What an owner file says: who holds the lock and when it last proved to be alive."""
 
@@ -92,12 +106,13 @@ class ModuleLock:
         seen: tuple[str, float] | None = None
         seen_since = time.monotonic()
         while True:
-            from filelock import FileLock, Timeout  # imported when a lock is first taken
+            from filelock import Timeout
 
-            flock = FileLock(str(self.lock_path), is_singleton=False)
+            flock = os_lock_class()(str(self.lock_path), is_singleton=False)
             try:
-                # Randomised polling so that many waiters do not wake together.
-                flock.acquire(timeout=self.wait * (1 + random.random()))
+                # Randomised waits so that many waiters do not give up together.
+                flock.acquire(timeout=self.wait * (1 + random.random()),
+                              poll_interval=POLL_INTERVAL)
                 self._flock = flock
                 break
             except Timeout:
