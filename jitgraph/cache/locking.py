@@ -1,6 +1,6 @@
 """Per-module compile locks in ``<compiledir>/lock_dir``.
 
-Two mechanisms together: an OS file lock (``filelock``), which is correct on local disks and is
+Two mechanisms together: an OS file lock (:mod:`.oslock`), which is correct on local disks and is
 released by the kernel when its holder dies, and a Theano-style owner file (pid, host, random id,
 time of the last refresh) that the holder refreshes while it compiles. A waiter takes the lock
 over when the owner file names a dead process on this host, or has not been refreshed for
@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from jitgraph.cache.oslock import file_lock
 from jitgraph.config import config
 
 
@@ -39,14 +40,6 @@ def hostname() -> str:
 #: the entry another one is compiling (the compile-ahead child, often tens of milliseconds)
 #: takes it soon after it is released; each try is one system call
 POLL_INTERVAL = 0.005
-
-
-def os_lock_class() -> Any:
-    """The OS file lock class (``filelock`` is imported on first use: a process that
-    compiles nothing never pays for it). Importing it before a fork spares the child."""
-    from filelock import FileLock
-
-    return FileLock
 
 
 class LockOwner:
@@ -106,17 +99,11 @@ class ModuleLock:
         seen: tuple[str, float] | None = None
         seen_since = time.monotonic()
         while True:
-            from filelock import Timeout
-
-            flock = os_lock_class()(str(self.lock_path), is_singleton=False)
-            try:
-                # Randomised waits so that many waiters do not give up together.
-                flock.acquire(timeout=self.wait * (1 + random.random()),
-                              poll_interval=POLL_INTERVAL)
+            flock = file_lock(str(self.lock_path))
+            # Randomised waits so that many waiters do not give up together.
+            if flock.acquire(self.wait * (1 + random.random()), POLL_INTERVAL):
                 self._flock = flock
                 break
-            except Timeout:
-                pass
             owner = LockOwner.read(self.owner_path)
             marker = (owner.ident, owner.refreshed) if owner else ("unknown", 0.0)
             if marker != seen:

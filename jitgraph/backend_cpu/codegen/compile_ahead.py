@@ -31,7 +31,7 @@ from typing import Any
 
 from jitgraph.backend_cpu import native
 from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
-from jitgraph.cache import locking, store
+from jitgraph.cache import store
 
 #: fewest entries to build for a child process to be worth its fork
 MIN_PARALLEL = 3
@@ -126,10 +126,9 @@ def compile_entries(pairs: list[tuple[Any, str]]) -> None:
 
 def _prepare_tools(cpus: set[str]) -> None:
     """Set up once, before the fork, what both processes need to compile: LLVM and its target
-    machines, and the compiledir's lock. Done after the fork, each process paid for it (some
-    tens of milliseconds of a cold compile)."""
+    machines. Done after the fork, each process paid for it (tens of milliseconds of a cold
+    compile)."""
     native.prepare(cpus)
-    locking.os_lock_class()
 
 
 def _fork(entries: list[tuple[Any, str]]) -> tuple[int, int] | None:
