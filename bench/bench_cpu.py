@@ -21,7 +21,7 @@ CPU-backend issue's targets (PASS/FAIL), and writes every number to
 2. per-call overhead of ``f(x) = x + 1`` on 10 float64 (µs per call).
 3. fused elementwise on 10**7 float64: ``exp(-x)*sin(y) + x*y - 0.5*sqrt(abs(z))`` (ms, speed
    vs NumPy) and ``x*y + z`` (GB/s, fraction of ``np.copyto`` into a fresh array).
-5. jitgraph's cold and warm compile split into stages (import, Numba start-up, rewriting,
+5. jitgraph's cold and warm compile split into stages (import, LLVM start-up, rewriting,
    linking, first call, kernel-cache hits, Numba compiles outside the kernel cache).
 
 Child processes run with Python's bytecode cache on (``PYTHONPYCACHEPREFIX`` = a folder of the
@@ -137,7 +137,8 @@ STAGES = [
     ("startup_to_main_s", "Python start-up to main() (not counted)"),
     ("import_s", "import numpy + jitgraph (not in compile)"),
     ("build_s", "graph building: T.* and T.grad (not in compile)"),
-    ("numba_import_s", "compile: import numba"),
+    ("llvm_init_s", "compile: import llvmlite, LLVM and target machine set-up"),
+    ("numba_import_s", "compile: import numba (JITGRAPH_DIRECT=0 only)"),
     ("numba_init_s", "compile: Numba CPU target initialisation"),
     ("maker_graph_s", "compile: function(): FunctionGraph, checks"),
     ("maker_rewrite_s", "compile: function(): rewriting (FAST_RUN)"),
@@ -180,7 +181,8 @@ def breakdown(runner: ChildRunner, workloads: list[str]) -> Table:
             res.update(
                 function_rest_s=res["function_s"] - sum(res[f"maker_{k}_s"] for k in
                                                         ("graph", "rewrite", "link")),
-                compile_total_s=res["numba_import_s"] + res["numba_init_s"] + res["compile_s"],
+                compile_total_s=(res["llvm_init_s"] + res["numba_import_s"]
+                                 + res["numba_init_s"] + res["compile_s"]),
                 cache=f"{res['cache']['hits']} / {res['cache']['misses']}",
                 kernel_s=sum(k[1] for k in res.get("kernels", [])),
                 direct_s=sum(k[1] for k in res.get("kernels", []) if k[2].startswith("direct")),
@@ -192,9 +194,10 @@ def breakdown(runner: ChildRunner, workloads: list[str]) -> Table:
             cols.append((f"{workload} {phase}", f"{workload} {phase}"))
     RESULTS["children"]["breakdown"] = data
     table = Table("[5] jitgraph compile breakdown (float64, openmp off; the staged cold process "
-                  "imports and initialises Numba first, which only kernels the direct compiler "
-                  "leaves to Numba need; the warm one loads every kernel without Numba; then as "
-                  "in [1]/[4])", cols)
+                  "starts LLVM for the direct compiler first, and Numba only under "
+                  "JITGRAPH_DIRECT=0, the only kernels that need it being those the direct "
+                  "compiler leaves to Numba; the warm one loads every kernel without LLVM or "
+                  "Numba; then as in [1]/[4])", cols)
     for key, label in STAGES:
         table.add(stage=label, **{c: r.get(key) for c, r in data.items()})
     table.note = ("  details overlap the stages above (kernel entries are compiled in linking "

@@ -14,12 +14,15 @@ cache) and flags come from the environment set by the parent. Prints one line
 - ``first_call_s``: the first call of the compiled step (JAX traces, lowers and compiles here;
   jitgraph compiles or loads its kernels here, at their first call);
 - ``compile_s = function_s + first_call_s``, the number the tables call "compile";
-- with ``--staged`` (jitgraph only): ``import numba`` and the initialisation of Numba's CPU target
-  are done and timed first (``numba_import_s``, ``numba_init_s``), so that they are not hidden in
-  the first kernel: the sum is unchanged, the split is what the breakdown table shows; and
-  every real Numba compilation (not a load from a disk cache) is listed in ``jit``. A warm
-  process loads its kernels without Numba: ``--staged-warm`` stages everything else but does not
-  import Numba (both times are 0);
+- with ``--staged`` (jitgraph only): the start-up of the toolchain a cold compile uses is done
+  and timed first, so that it is not hidden in the first kernel (the sum is unchanged, the split
+  is what the breakdown table shows): importing llvmlite and setting up LLVM and the host's
+  target machine for the direct compiler (``llvm_init_s``); and only when Numba compiles the
+  kernels (``JITGRAPH_DIRECT=0``), ``import numba`` and the initialisation of its CPU target
+  (``numba_import_s``, ``numba_init_s``; else 0: a process whose kernels the direct compiler
+  translates never imports Numba), every real Numba compilation (not a load from a disk cache)
+  then being listed in ``jit``. A warm process loads its kernels without LLVM or Numba:
+  ``--staged-warm`` stages everything else (the three times are 0);
 - ``numba_imported``, ``llvmlite_imported``: whether the process imported Numba, llvmlite at all;
 - ``graph_from_cache`` (jitgraph): whether the rewritten graph came from the compiledir.
 
@@ -42,6 +45,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from child_common import checksum, import_system
+
+
+def _toolchain_stages(result: dict) -> None:
+    t0 = time.perf_counter()
+    from jitgraph.backend_cpu import native
+
+    native.prepare(["host"])
+    result["llvm_init_s"] = time.perf_counter() - t0
+    result["numba_import_s"] = result["numba_init_s"] = 0.0
+    if os.environ.get("JITGRAPH_DIRECT", "1") == "0":
+        _numba_stages(result)
 
 
 def _numba_stages(result: dict) -> None:
@@ -112,9 +126,9 @@ def main() -> None:
     result["startup_to_main_s"] = t0 - T_START
     result["import_s"] = t1 - t0
     if args.staged:
-        _numba_stages(result)
+        _toolchain_stages(result)
     elif args.staged_warm:
-        result["numba_import_s"] = result["numba_init_s"] = 0.0
+        result["llvm_init_s"] = result["numba_import_s"] = result["numba_init_s"] = 0.0
     import models
 
     t2 = time.perf_counter()

@@ -48,7 +48,7 @@ from jitgraph.config import config
 #: Bumped whenever generated code changes in a way that must invalidate stored kernels.
 CODEGEN_VERSION = 5  # 5: kernels import helpers from the modules of the subpackage layout
 #: Bumped when the LLVM IR the direct compiler (:mod:`.direct`) writes changes.
-DIRECT_VERSION = 2
+DIRECT_VERSION = 3  # 3: the entry code is optnone (not optimised)
 
 ALL_FASTMATH = ("afn", "arcp", "contract", "ninf", "nnan", "nsz", "reassoc")
 _FASTMATH_PARTS = {

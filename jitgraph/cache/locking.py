@@ -1,6 +1,6 @@
 """Per-module compile locks in ``<compiledir>/lock_dir``.
 
-Two mechanisms together: an OS file lock (``filelock``), which is correct on local disks and is
+Two mechanisms together: an OS file lock (:mod:`.oslock`), which is correct on local disks and is
 released by the kernel when its holder dies, and a Theano-style owner file (pid, host, random id,
 time of the last refresh) that the holder refreshes while it compiles. A waiter takes the lock
 over when the owner file names a dead process on this host, or has not been refreshed for
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from jitgraph.cache import trust
+from jitgraph.cache.oslock import file_lock
 from jitgraph.config import config
 
 
@@ -34,6 +35,12 @@ def hostname() -> str:
     import socket
 
     return socket.gethostname()
+
+
+#: seconds between two tries of a contended OS lock within one wait: a process waiting for
+#: the entry another one is compiling (the compile-ahead child, often tens of milliseconds)
+#: takes it soon after it is released; each try is one system call
+POLL_INTERVAL = 0.005
 
 
 class LockOwner:
@@ -93,16 +100,11 @@ class ModuleLock:
         seen: tuple[str, float] | None = None
         seen_since = time.monotonic()
         while True:
-            from filelock import FileLock, Timeout  # imported when a lock is first taken
-
-            flock = FileLock(str(self.lock_path), is_singleton=False)
-            try:
-                # Randomised polling so that many waiters do not wake together.
-                flock.acquire(timeout=self.wait * (1 + random.random()))
+            flock = file_lock(str(self.lock_path))
+            # Randomised waits so that many waiters do not give up together.
+            if flock.acquire(self.wait * (1 + random.random()), POLL_INTERVAL):
                 self._flock = flock
                 break
-            except Timeout:
-                pass
             owner = LockOwner.read(self.owner_path)
             marker = (owner.ident, owner.refreshed) if owner else ("unknown", 0.0)
             if marker != seen:

@@ -22,6 +22,8 @@ memory; :func:`jitgraph.cache.store.cannot_write` reports it once).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import os
 import shutil
 import stat
 import sys
@@ -80,6 +82,7 @@ class CachedModule:
                 raise PermissionError(f"the compiledir {self.root} cannot be written")
             _explain_miss(key, self.root)
             entry = store.publish(key, {SOURCE_FILE: source}, info, self.root)
+            _note_published(self.root, entry)
         entry.touch()
         self.entry = entry
         self._module: ModuleType | None = None
@@ -358,10 +361,52 @@ def _record_compile_time(entry: store.Entry, name: str, seconds: float,
         pass
 
 
+#: compiledir -> (its mtime when listed, entry folder names by kernel digest): a miss looks up
+#: the entries of its kernel here instead of listing the whole compiledir (which made every
+#: miss O(entries): milliseconds each in a compiledir of thousands of kernels)
+_FOLDERS: dict[Path, tuple[int, dict[str, list[str]]]] = {}
+
+
+def _kernel_folders(root: Path, prefix: str) -> list[str]:
+    """The entry folders of ``root`` named ``<prefix>-...``, listed again only when the
+    compiledir changed other than by this process's own publishing."""
+    try:
+        mtime = os.stat(root).st_mtime_ns
+    except OSError:
+        return []
+    known = _FOLDERS.get(root)
+    if known is None or known[0] != mtime:
+        by_prefix: dict[str, list[str]] = {}
+        with os.scandir(root) as it:
+            for item in it:
+                head, sep, _ = item.name.partition("-")
+                if sep:
+                    by_prefix.setdefault(head, []).append(item.name)
+        known = _FOLDERS[root] = (mtime, by_prefix)
+    return list(known[1].get(prefix, ()))
+
+
+def _note_published(root: Path, entry: store.Entry) -> None:
+    """Add an entry this process published to the listing (racing publishers elsewhere only
+    go unexplained until the compiledir is listed again)."""
+    known = _FOLDERS.get(root)
+    if known is None:
+        return
+    head, _, _ = entry.path.name.partition("-")
+    names = known[1].setdefault(head, [])
+    if entry.path.name not in names:
+        names.append(entry.path.name)
+    try:
+        _FOLDERS[root] = (os.stat(root).st_mtime_ns, known[1])
+    except OSError:
+        _FOLDERS.pop(root, None)
+
+
 def _explain_miss(key: CacheKey, root: Path) -> None:
     """Log why a kernel compiled before under other settings is not reused."""
     prefix = key.folder_name().split("-")[0]
-    for path in root.glob(f"{prefix}-*"):
+    for name in _kernel_folders(root, prefix):
+        path = root / name
         try:
             other = store.Entry(path).key()
         except Exception:

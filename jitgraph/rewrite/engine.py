@@ -339,7 +339,9 @@ def run_phase(rewriter: GraphRewriter, fgraph: FunctionGraph, ctx: RewriteContex
         history.revert(fgraph, mark)
         raise
     else:
-        problem = snapshot.check(fgraph)
+        # A phase that changed nothing (most, on a large graph, once it is rewritten) left the
+        # graph as it was: checking it again would cost O(nodes) per phase for nothing.
+        problem = snapshot.check(fgraph) if history.changed_since(mark) else None
         if problem is None:
             history.commit(mark)
             ok = True

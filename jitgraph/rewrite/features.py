@@ -37,6 +37,10 @@ class History(Feature):
         self._open += 1
         return len(self._log)
 
+    def changed_since(self, mark: int) -> bool:
+        """Whether an input change made since ``mark`` (of an open checkpoint) is kept."""
+        return len(self._log) > mark
+
     def commit(self, mark: int) -> None:
         """Keep the changes since ``mark`` and close that checkpoint."""
         self._open = max(self._open - 1, 0)

@@ -16,6 +16,7 @@ import pytest
 import jitgraph
 import jitgraph.tensor as T
 from jitgraph.backend_cpu.codegen import compile_ahead
+from jitgraph.backend_cpu.options import CodegenOptions
 from jitgraph.backend_cpu.runtime.conv_gemm import CorrRunner
 from jitgraph.backend_cpu.lowering.elemwise import flat_structure, structure_of
 from jitgraph.tensor.signal import pool
@@ -126,7 +127,7 @@ class _FakeModule:
 
     def __init__(self, parent: int) -> None:
         self.parent = parent
-        self.source = type("Source", (), {"source": "x" * 10})()
+        self.source = type("Source", (), {"source": "x" * 10, "options": CodegenOptions()})()
 
     def is_compiled(self, entry: str) -> bool:
         return False

@@ -291,3 +291,28 @@ def test_a_kernel_whose_generated_source_changed_gets_its_own_entry(tmp_path, mo
                                       CodegenOptions())
             made.append(kernels.KernelModule(ks))
     assert len({str(m._cached.key) for m in made}) == 2
+
+
+def test_a_miss_is_explained_without_listing_the_compiledir_each_time(tmp_path, monkeypatch):
+    # Each miss listed the whole compiledir to find the same kernel under other settings:
+    # O(entries) per miss. The listing is kept, with the entries this process publishes.
+    from jitgraph.cache import metadata, modules, store
+    from jitgraph.cache.keys import make_key
+
+    for k in range(30):  # unrelated entries
+        (tmp_path / f"k{k:020d}-{k:020d}").mkdir()
+    listings = []
+    scandir = os.scandir
+    monkeypatch.setattr(modules.os, "scandir", lambda p: listings.append(p) or scandir(p))
+    monkeypatch.setattr(modules, "_FOLDERS", {})
+    info = metadata.cpu_kernel("test kernel", "numba-cpu")
+    store.STATS.reasons.clear()
+    first = modules.CachedModule(make_key(("explain-test",), opt=1), "x = 1\n", info, tmp_path)
+    second = modules.CachedModule(make_key(("explain-test",), opt=2), "x = 1\n", info, tmp_path)
+    assert len(listings) == 1
+    assert store.STATS.reasons == [f"{first.entry.path.name}: same kernel, different opt"]
+    (tmp_path / "k_other-process").mkdir()  # another process published: listed again
+    modules.CachedModule(make_key(("explain-test",), opt=3), "x = 1\n", info, tmp_path)
+    assert len(listings) == 2
+    assert sorted(store.STATS.reasons[1:]) == sorted(
+        f"{e.entry.path.name}: same kernel, different opt" for e in (first, second))

@@ -229,3 +229,30 @@ def test_invalid_graph_before_rewriting_is_reported():
     with pytest.raises(InconsistencyError, match="invalid before rewriting"):
         in_to_out(local_neg_inplace).rewrite(fg)
     assert AddInplace.destroy_map == {0: [0]}
+
+
+def test_nodes_imported_after_one_input_get_positions_of_their_own(monkeypatch):
+    # Two new readers of one value were placed at the same position of the kept order, which
+    # left no room to reorder them: the next constraint through them recomputed the whole
+    # order (31 times in the in-place phase of a 48-block residual network).
+    import jitgraph.rewrite.destroyhandler as dh_module
+
+    x, w = vecs("x", "w")
+    y = exp(x)
+    d = neg_inplace(y)
+    fg = fgraph_of([x, w], [exp(d), log(w), exp(y)])  # exp(y): a reader ordered before d
+    dh = DestroyHandler()
+    fg.attach_feature(dh)
+    fg.validate()
+    assert dh._position is not None
+    full_orders = []
+    real = dh_module.ordering_is_possible
+    monkeypatch.setattr(dh_module, "ordering_is_possible",
+                        lambda *a: full_orders.append(1) or real(*a))
+    fg.replace(fg.outputs[1], add(add(exp(y), log(y)), add(exp(w), neg(w))), verbose=False)
+    positions = list(dh._position.values())
+    assert len(set(positions)) == len(positions) == len(fg.apply_nodes)
+    fg.validate()
+    assert not full_orders, "the kept order was recomputed"
+    np.testing.assert_allclose(evaluate(fg, X, X)[1], np.exp(np.exp(X)) + np.log(np.exp(X))
+                               + np.exp(X) - np.asarray(X))

@@ -29,6 +29,7 @@ import threading
 import time
 from typing import Any
 
+from jitgraph.backend_cpu import native
 from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
 from jitgraph.cache import store
 
@@ -104,8 +105,10 @@ def compile_entries(pairs: list[tuple[Any, str]]) -> None:
     # ones from the end, so the two meet on a light one and neither waits long for the other.
     todo.sort(key=lambda pair: len(pair[0].source.source))
     to_build = [(m, e) for m, e in todo if m.stored(e) is False]
-    child = (_fork(to_build) if len(to_build) >= MIN_PARALLEL and enabled() and _alone()
-             else None)
+    child = None
+    if len(to_build) >= MIN_PARALLEL and enabled() and _alone():
+        _prepare_tools({m.source.options.target_cpu for m, _ in to_build})
+        child = _fork(to_build)
     # This process goes forward through the list, the child backward from its end until it
     # meets an entry already stored: each takes what the other has not reached, and an
     # entry the other is compiling is waited for (the compiledir's lock) and then loaded.
@@ -119,6 +122,13 @@ def compile_entries(pairs: list[tuple[Any, str]]) -> None:
         raise
     if child is not None:
         _join(*child)
+
+
+def _prepare_tools(cpus: set[str]) -> None:
+    """Set up once, before the fork, what both processes need to compile: LLVM and its target
+    machines. Done after the fork, each process paid for it (tens of milliseconds of a cold
+    compile)."""
+    native.prepare(cpus)
 
 
 def _fork(entries: list[tuple[Any, str]]) -> tuple[int, int] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from jitgraph.backend_cpu.native.direct import build as build_direct
 from jitgraph.backend_cpu.native.objects import (KernelError, NATIVE_VERSION, NativeObject,
                                                  Unavailable, add_symbol, build, load,
-                                                 python_function)
+                                                 prepare, python_function)
 
 __all__ = ["KernelError", "NATIVE_VERSION", "NativeObject", "Unavailable", "add_symbol",
-           "build", "build_direct", "load", "python_function"]
+           "build", "build_direct", "load", "prepare", "python_function"]

@@ -93,17 +93,21 @@ class _Writer:
 
 
 def entry(kind: str, export: str, native: str, params: Sequence[str], argtypes: Sequence[Any],
-          nogil: bool) -> str | NoEntry:
-    """The entry ``export`` of ``kind`` (``"python"`` or ``"c"``) calling ``native``."""
+          nogil: bool, unoptimized: bool = False) -> str | NoEntry:
+    """The entry ``export`` of ``kind`` (``"python"`` or ``"c"``) calling ``native``;
+    ``unoptimized``: see :func:`python_entry`."""
     if kind == "python":
-        return python_entry(export, native, params, argtypes, nogil)
+        return python_entry(export, native, params, argtypes, nogil, unoptimized)
     return c_entry(export, native, params)
 
 
 def python_entry(export: str, native: str, params: Sequence[str], argtypes: Sequence[Any],
-                 nogil: bool) -> str | NoEntry:
+                 nogil: bool, unoptimized: bool = False) -> str | NoEntry:
     """A ``METH_FASTCALL`` function ``export`` calling ``native`` (see :mod:`.native`);
-    ``argtypes`` are :mod:`.direct_types` descriptors."""
+    ``argtypes`` are :mod:`.direct_types` descriptors. ``unoptimized`` marks it ``optnone``:
+    LLVM neither optimises it nor selects its instructions carefully, which made a fifth of a
+    kernel's native compilation (the entry is as large as many kernels: a type, layout and
+    byte-order check per array) and costs no measurable time per call."""
     w = _Writer()
     n_args = len(argtypes)
     values: list[str] = []
@@ -163,9 +167,11 @@ def python_entry(export: str, native: str, params: Sequence[str], argtypes: Sequ
     w.label("pyerror")
     w.emit("ret ptr null")
     body = "\n".join(w.lines)
+    attrs = " #0" if unoptimized else ""
     return (f"{_DECLARATIONS}\n{chr(10).join(w.consts)}\n"
             f"declare i32 @{_quote(native)}({', '.join(params)})\n\n"
-            f"define ptr @{export}(ptr %self, ptr %args, i64 %nargs) {{\nentry:\n{body}\n}}\n")
+            f"define ptr @{export}(ptr %self, ptr %args, i64 %nargs){attrs} {{\nentry:\n{body}\n}}\n"
+            + ("attributes #0 = { noinline optnone }\n" if unoptimized else ""))
 
 
 def _array_arg(w: _Writer, i: int, obj: str, ty: ArrayArg) -> list[str]:

@@ -249,6 +249,14 @@ def _llvm() -> Any:
     return llvm
 
 
+def prepare(cpus: "set[str] | list[str]") -> None:
+    """Initialise LLVM and make the target machines of ``cpus`` now (once per process), so
+    that a process forked afterwards (:mod:`~jitgraph.backend_cpu.codegen.compile_ahead`)
+    inherits them instead of paying for them again."""
+    for cpu in cpus:
+        _target_machine(cpu)
+
+
 def _target_machine(cpu: str) -> Any:
     """The target machine of ``cpu`` ('' or 'host': this host, with its features)."""
     with _lock:

@@ -263,16 +263,13 @@ class _Reachability:
 
 
 def _bits(mask: int) -> list[int]:
-    """The positions of the set bits of ``mask`` (scanning its binary text is linear)."""
-    text = bin(mask)
-    top = len(text) - 1
-    out = []
-    pos = text.find("1", 2)
-    while pos != -1:
-        out.append(top - pos)
-        pos = text.find("1", pos + 1)
-    out.reverse()
-    return out
+    """The positions of the set bits of ``mask``, ascending. Unpacked by NumPy: contracting
+    a group visits its open ancestors, thousands of bits per group in a large graph (scanning
+    ``bin(mask)`` in Python was a third of the fusion phase of a 48-block network)."""
+    if not mask:
+        return []
+    raw = np.frombuffer(mask.to_bytes((mask.bit_length() + 7) // 8, "little"), dtype=np.uint8)
+    return np.flatnonzero(np.unpackbits(raw, bitorder="little")).tolist()
 
 
 class _Group:

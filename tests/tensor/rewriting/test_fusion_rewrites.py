@@ -396,3 +396,17 @@ def test_types_are_unchanged_by_fusion() -> None:
     outs = [T.exp(x) + r, T.sum(x * r, axis=0), (r * 2).astype("float64")]
     fgraph = fused_graph([x, r], outs)
     assert [o.type for o in fgraph.outputs] == [o.type for o in outs]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_set_bits_of_a_reachability_mask(seed) -> None:
+    # _bits lists the nodes a contracted group updates: every set bit, ascending, none other
+    import random
+
+    from jitgraph.tensor.rewriting.fusion import _bits
+
+    rng = random.Random(seed)
+    for width in (1, 7, 8, 9, 63, 64, 65, 3000):
+        for density in (0.0, 0.01, 0.5, 1.0):
+            want = [k for k in range(width) if rng.random() < density]
+            assert _bits(sum(1 << k for k in want)) == want
