@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from jitgraph.compile.array_module import ArrayModule
 from jitgraph.compile.backend import Backend, register
 from jitgraph.compile.linker import Linker, Program
 from jitgraph.graph.basic import Apply
@@ -16,6 +17,7 @@ from jitgraph.graph.fg import FunctionGraph
 
 import jitgraph.backend_gpu as package
 from jitgraph.backend_gpu import device
+from jitgraph.backend_gpu.arrays import DEVICE_ARRAYS
 from jitgraph.backend_gpu import rewrites  # noqa: F401 - registers the transfer passes
 from jitgraph.backend_gpu.linker import wrap
 from jitgraph.backend_gpu.sharedvar import gpu_constructor
@@ -48,6 +50,10 @@ class GpuBackend(Backend):
             return None
         usable = not device.tried() and device.status(index)[0]
         return f"gpu {'usable' if usable else 'unusable'}, moves_computation={moves}"
+
+    def array_module(self) -> ArrayModule:
+        """CuPy arrays (a loop's buffers stay on the device)."""
+        return DEVICE_ARRAYS
 
     def make_shared(self, value: Any, name: str | None = None, strict: bool = False,
                     allow_downcast: bool | None = None, borrow: bool = False,
