@@ -14,6 +14,7 @@ from jitgraph.compile.backend import Backend, register
 from jitgraph.compile.linker import Linker, Program
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.graph.shared import COMPUTATION_TARGET
 
 import jitgraph.backend_gpu as package
 from jitgraph.backend_gpu import device
@@ -59,7 +60,14 @@ class GpuBackend(Backend):
                     allow_downcast: bool | None = None, borrow: bool = False,
                     broadcastable: Any = None, shape: Any = None, target: str | None = None
                     ) -> Any:
-        """Arrays on the GPU (``device=cuda*``: float32 ones; ``target='cuda'``: any)."""
+        """Arrays on the GPU (``device=cuda*``: float32 ones; ``target='cuda'``: any;
+        ``target=COMPUTATION_TARGET``: any, when computations move to the GPU)."""
+        if target == COMPUTATION_TARGET:
+            if parse_device(str(config.device))[0] != "cuda" and device.active() is None:
+                return None  # (device=cpu, nothing initialised: never import CuPy)
+            if device.computation_device() is None:
+                return None
+            target = "cuda"
         if not _wanted(target):
             return None
 
