@@ -8,8 +8,9 @@ inner program takes the device views the loop hands it and gives device arrays b
 is :func:`jitgraph.scan.runner.run_scan` with the GPU's array module (the backend's
 :meth:`~jitgraph.compile.backend.Backend.array_module`): its buffers are CuPy arrays, every
 step reads its taps and writes its results on the device, and only an ``until`` condition is
-read back (one scalar per step). A loop with a shared state that is not an array of a dtype
-CUDA handles (a random state) stays on the CPU.
+read back (one scalar per step). A device shared state (an MRG draw's) is passed as it is; a
+loop with a shared state that is not an array of a dtype CUDA handles (a NumPy random state)
+stays on the CPU.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ from jitgraph.backend_gpu.types import GpuArrayType
 
 
 def _on_device(vtype: Any) -> bool:
-    """Whether a value of type ``vtype`` lives on the device in a GPU loop."""
+    """Whether a value of type ``vtype`` lives on the device in a GPU loop (a device shared
+    state, the MRG streams' for one, is already there)."""
+    if isinstance(vtype, GpuArrayType):
+        return True
     return isinstance(vtype, TensorType) and vtype.dtype in SUPPORTED_DTYPES
 
 

@@ -102,3 +102,34 @@ def test_until_stops_the_loop_reading_one_scalar_per_step(gpu, emulated_cuda):
     assert_ran_on_the_device(fn, used)
     # the outputs and one condition (a bool) per step: the state itself never came back
     assert used.device_to_host_bytes == np.asarray(got).nbytes + len(expected)
+
+
+def dropout_rnn(target):
+    from jitgraph.random.mrg_streams import MRG_RandomStreams
+
+    srng = MRG_RandomStreams(seed=3)
+    x, h0 = T.fmatrix("x"), T.fvector("h0")
+
+    def step(xt, h):
+        keep = srng.uniform((N_IN,), dtype="float32", target=target) > 0.3
+        return T.tanh(h + xt) * keep
+
+    hs, updates = jitgraph.scan(step, sequences=x, outputs_info=h0)
+    return [x, h0], hs, updates
+
+
+def test_a_loop_drawing_from_a_device_random_state(gpu, emulated_cuda):
+    """The draw's state is a device shared variable the loop updates on the device (the loop
+    stayed a CPU Scan, which failed, while only host-typed values were taken for the GPU)."""
+    inputs, hs, updates = dropout_rnn("cuda")
+    fn = jitgraph.function(inputs, hs, updates=updates, mode=gpu_mode())
+    assert any(type(n.op).__name__ == "GpuScan" for n in fn.maker.fgraph.apply_nodes)
+    cpu_inputs, cpu_hs, cpu_updates = dropout_rnn("cpu")
+    ref = jitgraph.function(cpu_inputs, cpu_hs, updates=cpu_updates, mode=cpu_mode())
+    vals = values(6)[:2]
+    for call in range(2):  # the second call draws from the updated state
+        got, used = run_counted(emulated_cuda, fn, vals)
+        assert_close(got, ref(*vals), f"call {call}")
+        assert_ran_on_the_device(fn, used)
+        assert used.device_to_host_bytes == np.asarray(got).nbytes
+        assert used.launches["mrg31k3p_uniform_float32"] == 6
