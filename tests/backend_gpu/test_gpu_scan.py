@@ -133,3 +133,30 @@ def test_a_loop_drawing_from_a_device_random_state(gpu, emulated_cuda):
         assert_ran_on_the_device(fn, used)
         assert used.device_to_host_bytes == np.asarray(got).nbytes
         assert used.launches["mrg31k3p_uniform_float32"] == 6
+
+
+def numpy_dropout_rnn():
+    from jitgraph.tensor.shared_randomstreams import RandomStreams
+
+    srng = RandomStreams(seed=3)
+    x, h0 = T.fmatrix("x"), T.fvector("h0")
+
+    def step(xt, h):
+        return T.tanh(h + xt) * T.cast(srng.uniform((N_IN,)) > 0.3, "float32")
+
+    hs, updates = jitgraph.scan(step, sequences=x, outputs_info=h0)
+    return [x, h0], hs, updates
+
+
+def test_a_loop_left_on_the_host_runs_its_gpu_inner_program(gpu):
+    """A loop with a NumPy random state stays a CPU Scan; its inner graph still goes to the GPU
+    and its device results are read back each step (it wrote device arrays into NumPy
+    buffers before)."""
+    inputs, hs, updates = numpy_dropout_rnn()
+    fn = jitgraph.function(inputs, hs, updates=updates, mode=gpu_mode())
+    assert "Scan" in {type(n.op).__name__ for n in fn.maker.fgraph.apply_nodes}
+    cpu_inputs, cpu_hs, cpu_updates = numpy_dropout_rnn()
+    ref = jitgraph.function(cpu_inputs, cpu_hs, updates=cpu_updates, mode=cpu_mode())
+    vals = values(5)[:2]
+    for call in range(2):
+        assert_close(fn(*vals), ref(*vals), f"call {call}")
