@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from jitgraph.compile.array_module import ArrayModule
 from jitgraph.compile.backend import Backend, register
 from jitgraph.compile.linker import Linker, Program
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.graph.shared import COMPUTATION_TARGET
 
 import jitgraph.backend_gpu as package
 from jitgraph.backend_gpu import device
+from jitgraph.backend_gpu.arrays import DEVICE_ARRAYS
 from jitgraph.backend_gpu import rewrites  # noqa: F401 - registers the transfer passes
 from jitgraph.backend_gpu.linker import wrap
 from jitgraph.backend_gpu.sharedvar import gpu_constructor
@@ -49,11 +52,22 @@ class GpuBackend(Backend):
         usable = not device.tried() and device.status(index)[0]
         return f"gpu {'usable' if usable else 'unusable'}, moves_computation={moves}"
 
+    def array_module(self) -> ArrayModule:
+        """CuPy arrays (a loop's buffers stay on the device)."""
+        return DEVICE_ARRAYS
+
     def make_shared(self, value: Any, name: str | None = None, strict: bool = False,
                     allow_downcast: bool | None = None, borrow: bool = False,
                     broadcastable: Any = None, shape: Any = None, target: str | None = None
                     ) -> Any:
-        """Arrays on the GPU (``device=cuda*``: float32 ones; ``target='cuda'``: any)."""
+        """Arrays on the GPU (``device=cuda*``: float32 ones; ``target='cuda'``: any;
+        ``target=COMPUTATION_TARGET``: any, when computations move to the GPU)."""
+        if target == COMPUTATION_TARGET:
+            if parse_device(str(config.device))[0] != "cuda" and device.active() is None:
+                return None  # (device=cpu, nothing initialised: never import CuPy)
+            if device.computation_device() is None:
+                return None
+            target = "cuda"
         if not _wanted(target):
             return None
 

@@ -202,6 +202,16 @@ class GpuOp(Op):
     def do_constant_folding(self, node: Apply) -> bool:
         return False
 
+    # -- ops with an inner graph (scan): the outer mode and the profiler reach it --------
+    @property
+    def compiles_inner_graph(self) -> bool:
+        return getattr(self.cpu_op, "compiles_inner_graph", False)
+
+    def attach_inner_profile(self, node: Apply, parent: Any) -> None:
+        attach = getattr(self.cpu_op, "attach_inner_profile", None)
+        if attach is not None:
+            attach(node, parent)
+
 
 #: CPU op families whose GPU class has a family name rather than ``Gpu<CPU class name>``
 FAMILY_NAMES = {"CAReduce": "GpuCAReduce"}

@@ -125,3 +125,4 @@ def load_lowerings() -> None:
     from jitgraph.backend_gpu import (lower_blas, lower_conv, lower_elemwise,  # noqa: F401
                                       lower_nnet, lower_reduce, lower_shape)
     from jitgraph.backend_gpu import lower_random  # noqa: F401
+    from jitgraph.backend_gpu import lower_scan  # noqa: F401

@@ -25,7 +25,9 @@ What a backend gives the compiler:
   cache's keys (a graph rewritten for a GPU is never loaded by a process without one);
 * :meth:`Backend.counters` (kernels compiled, seconds) for the profiler;
   :meth:`Backend.pickle_references` for the objects the graph cache stores by reference;
-* :meth:`Backend.make_shared`: shared variables living on the backend's device.
+* :meth:`Backend.make_shared`: shared variables living on the backend's device;
+* :meth:`Backend.array_module`: how code between nodes (a scan's loop) allocates and copies
+  arrays on the backend's device (:class:`~.array_module.ArrayModule`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from jitgraph import services
+from jitgraph.compile.array_module import HOST_ARRAYS, ArrayModule
 
 if TYPE_CHECKING:
     from jitgraph.compile.linker import Linker, Program
@@ -86,6 +89,11 @@ class Backend:
         """A shared variable on this backend's device for ``value`` (the keywords of
         ``shared``, ``target`` included), or None to leave it to the host constructors."""
         return None
+
+    def array_module(self) -> ArrayModule:
+        """The arrays of this backend's device (a scan's buffers are made with it so that a
+        loop's state never leaves the device): the host's NumPy by default."""
+        return HOST_ARRAYS
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"

@@ -19,6 +19,13 @@ from jitgraph.graph.container import SharedContainer
 from jitgraph.graph.type import generic
 
 
+#: ``shared(value, target=COMPUTATION_TARGET)``: on the device a function's computations run on
+#: by default (the GPU with ``device=cuda*``, else the host), whatever the value's dtype: for a
+#: state that the kernels drawing from it update (the MRG streams' state matrices), which a
+#: transfer each call would otherwise copy both ways
+COMPUTATION_TARGET = "computation"
+
+
 class SharedVariable(Variable):
     """A variable with a persistent value, an implicit input of every function that uses it.
 
@@ -118,4 +125,4 @@ def shared(value: Any, name: str | None = None, strict: bool = False,
     return SharedVariable(generic, value, name, strict, allow_downcast, borrow)
 
 
-__all__ = ["SharedVariable", "register_kind", "shared", "shared_constructor"]
+__all__ = ["COMPUTATION_TARGET", "SharedVariable", "register_kind", "shared", "shared_constructor"]

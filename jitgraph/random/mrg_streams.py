@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from jitgraph.graph.basic import Variable
-from jitgraph.graph.shared import shared
+from jitgraph.graph.shared import COMPUTATION_TARGET, shared
 from jitgraph.random import mrg31k3p
 from jitgraph.random.mrg_distributions import DistributionsMixin, _is_constant, _is_int
 from jitgraph.random.mrg_op import mrg_uniform
@@ -195,7 +195,9 @@ class MRG_RandomStreams(DistributionsMixin):  # noqa: N801 - Theano's name
         low, high = cast(low, dtype), cast(high, dtype)
         count = nstreams if nstreams is not None else self.n_streams(size)
         rows = self.get_substream_rstates(count, dtype)
-        node_rstate = shared(rows)
+        # the state lives where the kernels drawing from it run (on the GPU with device=cuda:
+        # the draw's kernel updates it there, no copy each call)
+        node_rstate = shared(rows, target=kwargs.pop("target", COMPUTATION_TARGET))
         vsize = size_vector(size)
         length = len(size) if isinstance(size, tuple) else None
         if ndim is not None and length is not None and ndim != length:

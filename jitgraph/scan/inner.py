@@ -173,7 +173,12 @@ class InnerFunction:
         #: per output, the cell where a caller may put the array to compute it into (None
         #: where the output has none, or the linker offers none)
         self.output_dests = getattr(self.program, "output_dests", None)
-        self.run = self.program.run
+        #: the cells of outputs the program leaves on a device (a deferred ``HostFromGpu`` of
+        #: a graph compiled for the GPU), read back after each run: the caller (a loop on the
+        #: host) gets host arrays, as from a graph compiled for the host
+        self.device_output_cells = [self.output_cells[k] for k in
+                                    sorted(getattr(self.program, "device_outputs", ()))]
+        self.run = self.downloading(self.program.run)
         #: per output: whether its value may share memory with an input or a constant (a
         #: caller handing it on must copy it)
         self.output_aliases = [_may_alias_input(v, set(maker.fgraph.inputs))
@@ -203,6 +208,20 @@ class InnerFunction:
             self.lock.release()
         else:
             self._spares.append(fn)
+
+    def downloading(self, run: Any) -> Any:
+        """``run``, then the device outputs read back into their cells (``run`` itself when
+        the program leaves none on a device)."""
+        cells = self.device_output_cells
+        if not cells:
+            return run
+
+        def run_and_download() -> None:
+            run()
+            for cell in cells:
+                cell[0] = cell[0].get()  # (a device array: what Function does with its own)
+
+        return run_and_download
 
 
 def _keeping_buffers(mode: Any) -> Any:

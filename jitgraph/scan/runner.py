@@ -4,6 +4,10 @@ Every output buffer is allocated once, before the first step (nit-sot buffers at
 when the shape of a step's value is known); each step reads its sequence slices and taps as views
 of the outer arrays (``a[t, ...]``: 0-d views, never NumPy scalars) and copies its results into
 the buffers. A recurrent output kept only in part (``info.keep``) lives in a ring buffer.
+
+The buffers are arrays of the device the inner program computes on: the ``arrays`` module
+(:class:`~jitgraph.compile.array_module.ArrayModule`) a backend gives (NumPy's on the host,
+CuPy's for a loop on the GPU, whose state and outputs then never leave the device).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from jitgraph.compile.array_module import HOST_ARRAYS, ArrayModule
 from jitgraph.config import config
 
 
@@ -49,11 +54,12 @@ def layout(op: Any) -> Layout:
     return found
 
 
-def prepare(op: Any, inputs: Sequence[Any], in_place: bool = False
-            ) -> tuple[int, list, list]:
-    """Checked ``n_steps``, the sequences, and the recurrent buffers holding the initial
-    values (what any loop implementation starts from). ``in_place``: single-entry buffers for
-    the states the inner program may update in place (see ``Scan.inner_function``)."""
+def prepare(op: Any, inputs: Sequence[Any], in_place: bool = False,
+            arrays: ArrayModule = HOST_ARRAYS) -> tuple[int, list, list]:
+    """Checked ``n_steps``, the sequences, and the recurrent buffers (arrays of ``arrays``)
+    holding the initial values (what any loop implementation starts from). ``in_place``:
+    single-entry buffers for the states the inner program may update in place (see
+    ``Scan.inner_function``)."""
     lay = layout(op)
     n_steps = _check_n_steps(op, inputs[0])
     seqs = list(inputs[lay.seqs])
@@ -61,42 +67,46 @@ def prepare(op: Any, inputs: Sequence[Any], in_place: bool = False
         if seq.shape[0] < n_steps:
             raise ValueError(f"sequence {j} of scan {op.name!r} has {seq.shape[0]} entries, "
                              f"fewer than the {n_steps} steps asked for (n_steps)")
-    recs = [RecBuffer(op, k, init, n_steps, in_place, static) for k, (init, static) in
-            enumerate(zip(inputs[lay.inits], lay.recs))]
+    recs = [RecBuffer(op, k, init, n_steps, in_place, static, arrays) for k, (init, static)
+            in enumerate(zip(inputs[lay.inits], lay.recs))]
     return n_steps, seqs, recs
 
 
 def run_scan(op: Any, inputs: Sequence[Any], output_storage: list, mode: Any = None,
-             profile: Any = None) -> None:
+             profile: Any = None, arrays: ArrayModule = HOST_ARRAYS, fn: Any = None) -> None:
     """Run the loop of ``op`` with the inner program, compiled by ``mode`` (None: the op's),
     called once per step; ``profile`` (a ScanProfileStats) times the loop and the inner
-    program's nodes. The inner program (its cells and kept buffers) belongs to the op, which
-    every copy of a function shares: a loop finding it in use runs a spare (``borrow``)."""
-    shared = op.inner_function(mode)
+    program's nodes. ``arrays``: the array module of the device the inner program computes
+    on (its buffers are made there); ``fn``: the compiled inner program to run instead of
+    ``op.inner_function(mode)`` (a backend's version of the inner graph). The inner program
+    (its cells and kept buffers) belongs to the op, which every copy of a function shares: a
+    loop finding it in use runs a spare (``borrow``)."""
+    shared = op.inner_function(mode) if fn is None else fn
     fn = shared.borrow()
     try:
         if profile is not None:
-            _profiled(op, fn, inputs, output_storage, profile)
+            _profiled(op, fn, inputs, output_storage, profile, arrays)
             return
-        _run(op, fn, fn.run, inputs, output_storage, None)
+        _run(op, fn, fn.run, inputs, output_storage, None, arrays)
     finally:
         shared.give_back(fn)
 
 
-def _profiled(op: Any, fn: Any, inputs: Sequence[Any], output_storage: list, profile: Any
-              ) -> None:
+def _profiled(op: Any, fn: Any, inputs: Sequence[Any], output_storage: list, profile: Any,
+              arrays: ArrayModule) -> None:
     inner = [0.0]
     t0 = time.perf_counter()
-    done = _run(op, fn, profile.inner_run(fn), inputs, output_storage, inner)
+    run = fn.downloading(profile.inner_run(fn)) if hasattr(fn, "downloading") else \
+        profile.inner_run(fn)
+    done = _run(op, fn, run, inputs, output_storage, inner, arrays)
     profile.record_loop(done, time.perf_counter() - t0, inner[0])
 
 
 def _run(op: Any, fn: Any, run: Any, inputs: Sequence[Any], output_storage: list,
-         inner_time: list | None) -> int:
+         inner_time: list | None, arrays: ArrayModule = HOST_ARRAYS) -> int:
     info = op.info
-    n_steps, seqs, recs = prepare(op, inputs, in_place=True)
-    shared = [np.array(v, copy=True) if isinstance(v, np.ndarray) else v
-              for v in inputs[info.outer_shared()]]
+    n_steps, seqs, recs = prepare(op, inputs, in_place=True, arrays=arrays)
+    shared = [_copied(v, arrays) for v in inputs[info.outer_shared()]]
     in_cells = fn.input_cells
     out_cells = fn.output_cells
     for cell, value in zip(in_cells[info.inner_non_seqs()], inputs[info.outer_non_seqs()]):
@@ -153,12 +163,11 @@ def _run(op: Any, fn: Any, run: Any, inputs: Sequence[Any], output_storage: list
             # the step updated in place, which storing the new states overwrites.
             for i, cell in enumerate(nit_out):
                 if cell[0] is not nit_dests[i][0]:  # (else computed into its entry)
-                    nits[i] = _store_nit(op, i, nits[i], t, cell[0], n_steps)
+                    nits[i] = _store_nit(op, i, nits[i], t, cell[0], n_steps, arrays)
             for i, cell in enumerate(shared_out):
-                value = cell[0]
-                shared[i] = value.copy() if isinstance(value, np.ndarray) else value
+                shared[i] = _copied(cell[0], arrays)
             if single:
-                _write_states(recs, rec_out, single, t, writes)
+                _write_states(recs, rec_out, single, t, writes, arrays)
             else:
                 for rec, cell, buf, n_init, size, shape, dest in writes:
                     value = cell[0]
@@ -167,13 +176,13 @@ def _run(op: Any, fn: Any, run: Any, inputs: Sequence[Any], output_storage: list
                     if getattr(value, "shape", ()) != shape:
                         rec.write(t, value)  # (raises, naming the output and both shapes)
                     buf[(t + n_init) % size] = value
-            if cond_cell is not None and _stop(op, cond_cell[0]):
+            if cond_cell is not None and _stop(op, cond_cell[0], arrays):
                 done = t + 1
                 break
     finally:
         for dest in dests:  # the buffers become the loop's outputs: the program lets go
             dest[0] = None
-    finish(op, output_storage, recs, nits, shared, done, n_steps)
+    finish(op, output_storage, recs, nits, shared, done, n_steps, arrays)
     return done
 
 
@@ -213,18 +222,25 @@ def _check_n_steps(op: Any, value: Any) -> int:
     return n_steps
 
 
-def _stop(op: Any, cond: Any) -> bool:
-    arr = np.asarray(cond)
-    if arr.size != 1:
-        raise ValueError(f"the until condition of scan {op.name!r} must be a scalar, got shape "
-                         f"{arr.shape}")
-    return bool(arr)
+def _copied(value: Any, arrays: ArrayModule) -> Any:
+    """A copy of a shared state that is an array (other values, random states, as they are)."""
+    return arrays.copy(value) if arrays.is_array(value) else value
 
 
-def _store_nit(op: Any, i: int, buf: Any, t: int, value: Any, n_steps: int) -> np.ndarray:
-    value = np.asarray(value)
+def _stop(op: Any, cond: Any, arrays: ArrayModule) -> bool:
+    try:
+        return arrays.truth(cond)
+    except ValueError as exc:
+        raise ValueError(f"the until condition of scan {op.name!r} must be a scalar: "
+                         f"{exc}") from None
+
+
+def _store_nit(op: Any, i: int, buf: Any, t: int, value: Any, n_steps: int,
+               arrays: ArrayModule = HOST_ARRAYS) -> Any:
+    if not arrays.is_array(value):
+        value = np.asarray(value)  # (a host scalar of a host loop)
     if buf is None:
-        buf = np.empty((n_steps,) + value.shape, dtype=value.dtype)
+        buf = arrays.empty((n_steps,) + value.shape, value.dtype)
     elif value.shape != buf.shape[1:]:
         raise ScanStepError(f"output {op.info.n_rec + i} of scan {op.name!r} (not fed back) has "
                             f"shape {value.shape} at step {t} but {buf.shape[1:]} at step 0; "
@@ -233,7 +249,8 @@ def _store_nit(op: Any, i: int, buf: Any, t: int, value: Any, n_steps: int) -> n
     return buf
 
 
-def _write_states(recs: list, rec_out: list, single: list, t: int, writes: list) -> None:
+def _write_states(recs: list, rec_out: list, single: list, t: int, writes: list,
+                  arrays: ArrayModule = HOST_ARRAYS) -> None:
     """Store the step's new states when some buffers hold a single entry (the step may have
     updated them in place, and a value may live in another one)."""
     values = [cell[0] for cell in rec_out]
@@ -245,7 +262,7 @@ def _write_states(recs: list, rec_out: list, single: list, t: int, writes: list)
             continue  # updated in place, or there is no other single-entry buffer
         # A value that owns its memory (a fresh result) lives in no state buffer.
         if getattr(value, "base", None) is not None:
-            values[i] = _unshared(value, rec, single)
+            values[i] = _unshared(value, rec, single, arrays)
     for rec, value in zip(recs, values):
         if value is rec.view or value is _STORED:
             continue
@@ -255,32 +272,29 @@ def _write_states(recs: list, rec_out: list, single: list, t: int, writes: list)
             rec.write(t, value)
 
 
-def _unshared(value: Any, rec: "RecBuffer", single: list) -> Any:
+def _unshared(value: Any, rec: "RecBuffer", single: list,
+              arrays: ArrayModule = HOST_ARRAYS) -> Any:
     """``value`` (the new state of ``rec``), copied if it lives in another single-entry
     state buffer (which is about to be overwritten)."""
     for other in single:
-        if other is not rec and isinstance(value, np.ndarray) \
-                and np.may_share_memory(value, other.buf):
-            return value.copy()
+        if other is not rec and arrays.is_array(value) \
+                and arrays.may_share_memory(value, other.buf):
+            return arrays.copy(value)
     return value
-
-
-def _same_memory(value: Any, buf: np.ndarray) -> bool:
-    return (isinstance(value, np.ndarray) and value.shape == buf.shape[1:]
-            and value.__array_interface__["data"][0] == buf.__array_interface__["data"][0]
-            and value.strides == buf.strides[1:])
 
 
 class RecBuffer:
     """The buffer of one recurrent output: its initial entries, then one entry per step."""
 
     __slots__ = ("op", "k", "taps", "n_init", "keep", "size", "ring", "buf", "view",
-                 "state_shape")
+                 "state_shape", "arrays")
 
-    def __init__(self, op: Any, k: int, init: np.ndarray, n_steps: int,
-                 in_place: bool = False, static: tuple | None = None) -> None:
+    def __init__(self, op: Any, k: int, init: Any, n_steps: int,
+                 in_place: bool = False, static: tuple | None = None,
+                 arrays: ArrayModule = HOST_ARRAYS) -> None:
         self.op = op
         self.k = k
+        self.arrays = arrays
         # (taps, initial entries, kept entries): from the op's Layout, or looked up
         self.taps, self.n_init, self.keep = static if static is not None else layout(op).recs[k]
         n_init = self.n_init
@@ -297,7 +311,7 @@ class RecBuffer:
         if in_place and self.keep == 1 and self.taps == (-1,):
             self.size = 1
         self.ring = self.size < total
-        self.buf = np.empty((self.size,) + init.shape[1:], dtype=init.dtype)
+        self.buf = arrays.empty((self.size,) + init.shape[1:], init.dtype)
         self.buf[:n_init] = init[:n_init]
         #: the entry of a single-entry buffer, as one view (None for longer buffers)
         self.view = self.buf[0, ...] if self.size == 1 else None
@@ -317,7 +331,7 @@ class RecBuffer:
                 "function must return values of the initial value's shape")
         pos = t + self.n_init
         pos = pos % self.size if self.ring else pos
-        if self.size == 1 and _same_memory(value, self.buf):
+        if self.size == 1 and self.arrays.same_entry(value, self.buf):
             return  # the step updated its state in place
         self.buf[pos] = value
 
@@ -335,15 +349,16 @@ class RecBuffer:
 
 
 def finish(op: Any, output_storage: list, recs: list, nits: list, shared: list, done: int,
-           n_steps: int) -> None:
-    """Store the outputs of a loop that ran ``done`` of its ``n_steps`` steps."""
+           n_steps: int, arrays: ArrayModule = HOST_ARRAYS) -> None:
+    """Store the outputs of a loop that ran ``done`` of its ``n_steps`` steps (the arrays
+    of a loop that ran no step are made with ``arrays``)."""
     lay = layout(op)
     for rec, cell in zip(recs, output_storage[lay.rec_out]):
         cell[0] = rec.result(done)
     for i, (buf, cell) in enumerate(zip(nits, output_storage[lay.nit_out])):
         if buf is None:  # no step ran: the shape of a step's value is unknown
             var = op.inner.outputs[op.info.n_rec + i]
-            buf = np.empty((0,) * (var.type.ndim + 1), dtype=var.type.dtype)
+            buf = arrays.empty((0,) * (var.type.ndim + 1), var.type.dtype)
         cell[0] = buf[:done] if done < n_steps else buf
     for value, cell in zip(shared, output_storage[lay.shared_out]):
         cell[0] = value

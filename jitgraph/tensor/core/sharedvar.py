@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from jitgraph.graph.shared import SharedVariable, register_kind, shared_constructor
+from jitgraph.graph.shared import (COMPUTATION_TARGET, SharedVariable, register_kind,
+                                   shared_constructor)
 from jitgraph.tensor.core.type import TensorType
 from jitgraph.tensor.core.var import _TensorOperators
 
@@ -25,8 +26,8 @@ def tensor_constructor(value: Any, name: str | None = None, strict: bool = False
                        allow_downcast: bool | None = None, borrow: bool = False,
                        broadcastable: Any = None, shape: Any = None, target: str | None = None
                        ) -> TensorSharedVariable | None:
-    if target not in (None, "cpu"):
-        return None
+    if target not in (None, "cpu", COMPUTATION_TARGET):
+        return None  # (a device's target: its backend's constructor decides)
     if isinstance(value, (bool, int, float, complex, np.generic)):
         value = np.asarray(value)
     if not isinstance(value, np.ndarray):
@@ -50,7 +51,7 @@ def scalar_constructor(value: Any, name: str | None = None, strict: bool = False
     """A :class:`ScalarSharedVariable` for a Python or NumPy scalar (None for anything else,
     for a device target -- the device constructor decides those -- and when tensor options
     such as ``broadcastable`` are given: :func:`tensor_constructor` takes them)."""
-    if tensor_options or target not in (None, "cpu") or \
+    if tensor_options or target not in (None, "cpu", COMPUTATION_TARGET) or \
             not isinstance(value, (bool, int, float, complex, np.generic)):
         return None
     value = np.asarray(value)
