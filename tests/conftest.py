@@ -87,3 +87,21 @@ def fresh_optdb(monkeypatch: pytest.MonkeyPatch) -> Any:
     db = phases.build_optdb()
     monkeypatch.setattr(phases, "optdb", db)
     return db
+
+
+@pytest.fixture(scope="module")
+def emulated_cuda():
+    """The emulated CUDA device (tests/emulated_cuda) in place of CuPy for a module's tests;
+    yields its counters. jitgraph's GPU state (the initialised device, NVRTC's version, loaded
+    modules) is forgotten when it is switched in and out, so the real CuPy's tests and these
+    run in one process in any order."""
+    import emulated_cuda as emulator
+    from jitgraph.backend_gpu import device
+
+    device.reset_for_tests()
+    emulator.install()
+    try:
+        yield emulator.STATS
+    finally:
+        device.reset_for_tests()
+        emulator.uninstall()

@@ -25,9 +25,10 @@ import sys
 import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from jitgraph.backend_gpu import requested
+from jitgraph.backend_gpu import nvrtc
 from jitgraph.backend_gpu.nvrtc import supported_archs
 from jitgraph.cache import store
 from jitgraph.config import config, parse_device
@@ -281,6 +282,20 @@ def synchronize() -> None:
         cupy.cuda.runtime.deviceSynchronize()
 
 
+_RESET_HOOKS: list[Callable[[], None]] = []
+
+
+def on_reset(hook: Callable[[], None]) -> None:
+    """Call ``hook`` whenever the device state is forgotten (modules loaded on the old device
+    register their memo's ``clear``)."""
+    _RESET_HOOKS.append(hook)
+
+
 def reset_for_tests() -> None:
-    """Forget the initialisation state (tests of the fallback paths)."""
+    """Forget the initialisation state and everything derived from the CuPy it used (the tests
+    of the fallback paths, and the emulated device switched in or out)."""
     _state.update(device=None, tried=False, printed=False)
+    nvrtc.version.cache_clear()
+    nvrtc.supported_archs.cache_clear()
+    for hook in _RESET_HOOKS:
+        hook()

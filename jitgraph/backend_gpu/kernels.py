@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from jitgraph.backend_gpu import nvrtc
+from jitgraph.backend_gpu import device
 from jitgraph.backend_gpu.device import active, import_cupy
 from jitgraph.cache import metadata, store, trust
 from jitgraph.cache.keys import make_key
@@ -151,6 +152,7 @@ class LoadedModule:
 
 _MODULES: dict[tuple, LoadedModule] = {}
 _LOCK = threading.Lock()
+device.on_reset(_MODULES.clear)
 
 
 def load(src: CudaSource) -> LoadedModule:

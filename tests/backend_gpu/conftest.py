@@ -7,3 +7,26 @@ import os
 import tempfile
 
 os.environ.setdefault("CUPY_CACHE_DIR", tempfile.mkdtemp(prefix="jitgraph-test-cupy-"))
+
+import pytest
+
+#: run the GPU tests on a real GPU (skipped without one) instead of the emulated device
+REAL_GPU = os.environ.get("JITGRAPH_TEST_REAL_GPU", "") not in ("", "0")
+
+
+@pytest.fixture(scope="module")
+def gpu_device(request):
+    """cuda0 initialised from code (``jitgraph.backend_gpu.use``): on the emulated CUDA device,
+    or on the real one with ``JITGRAPH_TEST_REAL_GPU=1``."""
+    from jitgraph.backend_gpu import device, use
+
+    if REAL_GPU:
+        from gpu_testing import needs_gpu
+
+        needs_gpu()
+        device.reset_for_tests()
+        yield use("cuda0")
+        device.reset_for_tests()
+        return
+    request.getfixturevalue("emulated_cuda")
+    yield use("cuda0")

@@ -77,6 +77,16 @@ def needs_gpu() -> None:
         pytest.skip(f"no usable GPU: {why}")
 
 
+def device_env(**settings: Any) -> dict:
+    """Environment entries giving a subprocess the GPU the tests run on: the emulated CUDA
+    device (with ``settings``), or the real one with ``JITGRAPH_TEST_REAL_GPU=1``."""
+    if os.environ.get("JITGRAPH_TEST_REAL_GPU", "") not in ("", "0"):
+        return {}
+    import emulated_cuda
+
+    return emulated_cuda.subprocess_env(**settings)
+
+
 def run_python(code: str, flags: str = "", timeout: int = 600, env: dict | None = None
                ) -> subprocess.CompletedProcess:
     """Run ``code`` in a fresh interpreter with ``THEANO_FLAGS=flags`` (the test compiledir);

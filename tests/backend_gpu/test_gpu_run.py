@@ -17,17 +17,14 @@ from jitgraph.compile.io import Out
 from jitgraph.tensor import nnet as N
 from jitgraph.tensor.elementwise import reduction as R
 
-from gpu_testing import FAMILIES, fused, needs_gpu, run_python, scalar_op_outputs
+from gpu_testing import FAMILIES, device_env, fused, run_python, scalar_op_outputs
 
 pytestmark = pytest.mark.gpu
 
 
 @pytest.fixture(scope="module")
-def gpu():
-    needs_gpu()
-    from jitgraph.backend_gpu import use
-
-    return use("cuda0")
+def gpu(gpu_device):
+    return gpu_device
 
 
 def gpu_mode(linker: str = "cvm") -> jitgraph.Mode:
@@ -121,7 +118,7 @@ def test_integer_power_with_negative_exponent_raises(gpu):
                                          ((0, 4), 0)])
 def test_reductions(gpu, dtype, shape, axis):
     x = T.tensor(dtype, (False,) * len(shape), name="x")
-    outs = [R.sum(x, axis=axis), R.prod(R.minimum(x, 1) if dtype != "bool" else x, axis=axis),
+    outs = [R.sum(x, axis=axis), R.prod(T.minimum(x, 1) if dtype != "bool" else x, axis=axis),
             R.all(x, axis=axis), R.any(x, axis=axis)]
     if 0 not in shape:
         outs += [R.max(x, axis=axis), R.min(x, axis=axis), R.argmax(x, axis=axis)]
@@ -160,7 +157,7 @@ def test_blas(gpu, dtype):
     a = T.matrix("a", dtype=dtype)
     b = T.matrix("b", dtype=dtype)
     v = T.vector("v", dtype=dtype)
-    outs = [T.dot(a, b), T.dot(a, v) * 2 + v[:a.shape[0]], T.dot(a.T, a) * 0.5 + b[:, :1],
+    outs = [T.dot(a, b), T.dot(a, v) * 2 + v[:a.shape[0]], T.dot(a.T, a) * 0.5 + b[:, 0].dimshuffle(0, "x"),
             T.outer(v, v) * 3 + T.dot(b, b.T)]
     rng = np.random.default_rng(5)
     vals = [rng.standard_normal((40, 40)).astype(dtype), rng.standard_normal((40, 40))
@@ -242,7 +239,7 @@ numpy.save("/tmp/jitgraph_logreg_%s.npy", numpy.append(ns["w"].get_value(), ns["
 
 
 def test_seed_logistic_regression_on_the_gpu_matches_the_cpu(gpu, tmp_path):
-    gpu_run = run_python(LOGREG % "gpu", "device=cuda0,floatX=float32")
+    gpu_run = run_python(LOGREG % "gpu", "device=cuda0,floatX=float32", env=device_env())
     assert gpu_run.returncode == 0, gpu_run.stderr
     assert "Used the gpu" in gpu_run.stdout
     assert "using GPU cuda0" in gpu_run.stderr  # print_active_device, once

@@ -178,12 +178,6 @@ def test_muladd_kernel_equals_perform(dtype):
 
 # -- CUDA ------------------------------------------------------------------------------------
 
-EMULATION_PRELUDE = """
-static inline float __int2float_rn(int i) { return (float)i; }
-static inline double __int2double_rn(int i) { return (double)i; }
-"""
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_cuda_kernel_compiles_with_nvrtc(dtype):
     from gpu_testing import ARCHS, compile_clean, needs_nvrtc
@@ -220,7 +214,7 @@ def test_cuda_kernel_run_on_cpu_equals_reference(dtype, n, nstreams, words):
         state[0] = -2**31
     out = np.empty(n, dtype=dtype)
     work = state.copy()
-    cpu_emulation.launch(EMULATION_PRELUDE + src.source, entry_name(dtype),
+    cpu_emulation.launch(src.source, entry_name(dtype),
                          [work, out, np.int64(n), np.int64(nstreams)])
     want, want_state = mrg31k3p.uniform_sample(state, n, dtype)
     np.testing.assert_array_equal(out, want)
