@@ -114,7 +114,9 @@ def lower_gemm(op: Any, node: Any, ctx: Any) -> Lowered:
             if not inplace and b == 0 and a == 1:
                 out_cell[0] = product
                 return
-            target = z if inplace else product
+            # the epilogue reads the product through a __restrict__ pointer: never write it
+            # there (a non-in-place Gemm gets a new array)
+            target = z if inplace else cp.empty(product.shape, dtype=dtype)
             out_cell[0] = axpby(product, z, target, a, b)
 
         return thunk
