@@ -98,4 +98,7 @@ def subprocess_env(**changes: Any) -> dict[str, str]:
     """Environment entries giving a subprocess the emulated device (with ``changes``)."""
     path = os.pathsep.join([str(SITE), str(TESTS)] + [p for p in os.environ.get(
         "PYTHONPATH", "").split(os.pathsep) if p])
-    return {"PYTHONPATH": path, ENV: unparse(replace(settings(), **changes))}
+    from emulated_cuda.kernels import cache_dir
+
+    return {"PYTHONPATH": path, ENV: unparse(replace(settings(), **changes)),
+            "JITGRAPH_EMULATED_CUDA_CACHE": str(cache_dir())}
