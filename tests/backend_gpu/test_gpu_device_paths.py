@@ -18,9 +18,10 @@ import jitgraph.tensor as T
 from jitgraph.compile.io import Out
 from jitgraph.graph.basic import Constant
 
-from gpu_testing import device_env, run_python
+from gpu_testing import REAL_GPU, device_env, run_python
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(
+    REAL_GPU, reason="these tests set up the emulated device (compute capability, NVRTC)")]
 
 
 @pytest.fixture

@@ -228,22 +228,43 @@ def test_sync_and_profile(gpu):
 
 
 LOGREG = """
-import pathlib, numpy
+import pathlib, sys, numpy
+from jitgraph.backend_gpu.ops import GpuOp
+
+
+def refuse(self, node, inputs, output_storage):
+    raise AssertionError(f"{node} ran its NumPy perform under device=cuda: the GPU graph "
+                         "did not get the GPU program")
+
+
+GpuOp.perform = refuse
 numpy.random.seed(1234)
 src = pathlib.Path("examples/logistic_regression.py").read_text()
 src = src.replace("training_steps = 10000", "training_steps = 200")
 ns = {"__name__": "__main__"}
 exec(compile(src, "logistic_regression.py", "exec"), ns)
-numpy.save("/tmp/jitgraph_logreg_%s.npy", numpy.append(ns["w"].get_value(), ns["b"].get_value()))
+numpy.save(sys.argv[1], numpy.append(ns["w"].get_value(), ns["b"].get_value()))
+emulated = sys.modules.get("emulated_cuda")
+if emulated is not None:
+    print("KERNEL LAUNCHES", emulated.STATS.kernel_launches)
 """
 
 
 def test_seed_logistic_regression_on_the_gpu_matches_the_cpu(gpu, tmp_path):
-    gpu_run = run_python(LOGREG % "gpu", "device=cuda0,floatX=float32", env=device_env())
+    """``THEANO_FLAGS=device=cuda0 python examples/logistic_regression.py``: the training step
+    launches kernels (on the emulated device: counted), no ``Gpu*`` op runs its ``perform``,
+    and the weights are the CPU's."""
+    from gpu_testing import REAL_GPU
+
+    on_gpu, on_cpu = tmp_path / "gpu.npy", tmp_path / "cpu.npy"
+    gpu_run = run_python(LOGREG, "device=cuda0,floatX=float32", env=device_env(),
+                         args=[str(on_gpu)])
     assert gpu_run.returncode == 0, gpu_run.stderr
     assert "Used the gpu" in gpu_run.stdout
     assert "using GPU cuda0" in gpu_run.stderr  # print_active_device, once
-    cpu_run = run_python(LOGREG % "cpu", "device=cpu,floatX=float32")
+    if not REAL_GPU:
+        launches = int(gpu_run.stdout.split("KERNEL LAUNCHES ")[1].split()[0])
+        assert launches >= 200, gpu_run.stdout  # at least one per training step
+    cpu_run = run_python(LOGREG, "device=cpu,floatX=float32", args=[str(on_cpu)])
     assert cpu_run.returncode == 0 and "Used the cpu" in cpu_run.stdout
-    np.testing.assert_allclose(np.load("/tmp/jitgraph_logreg_gpu.npy"),
-                               np.load("/tmp/jitgraph_logreg_cpu.npy"), rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(np.load(on_gpu), np.load(on_cpu), rtol=1e-3, atol=1e-4)

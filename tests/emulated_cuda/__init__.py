@@ -62,9 +62,6 @@ def install() -> None:
             sys.path.remove(str(SITE))
         _EMULATED.update({n: m for n, m in sys.modules.items() if _is_cupy(n)})
     _SAVED.append(saved)
-    from emulated_cuda.kernels import prepare_ubsan
-
-    prepare_ubsan()
     reset()
 
 
