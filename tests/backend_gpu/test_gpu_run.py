@@ -1,4 +1,5 @@
-"""GPU runs against the NumPy reference (``pytest -m gpu``; skipped without a usable GPU).
+"""GPU runs against the NumPy reference (``pytest -m gpu``): on the emulated CUDA device
+(tests/emulated_cuda), or on a real GPU with ``JITGRAPH_TEST_REAL_GPU=1``.
 
 The session stays ``device=cpu``; the tests initialise the GPU from code
 (``jitgraph.backend_gpu.use``, what ``init_gpu_device`` does) and compile with
