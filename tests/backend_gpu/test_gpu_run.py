@@ -269,3 +269,51 @@ def test_seed_logistic_regression_on_the_gpu_matches_the_cpu(gpu, tmp_path):
     cpu_run = run_python(LOGREG, "device=cpu,floatX=float32", args=[str(on_cpu)])
     assert cpu_run.returncode == 0 and "Used the cpu" in cpu_run.stdout
     np.testing.assert_allclose(np.load(on_gpu), np.load(on_cpu), rtol=1e-3, atol=1e-4)
+
+
+def test_convolution_pooling_and_their_gradients(gpu):
+    import importlib
+
+    pool = importlib.import_module("jitgraph.tensor.signal.pool")
+    x = T.tensor4("x", dtype="float64")
+    w = T.tensor4("w", dtype="float64")
+    out = pool.pool_2d(T.tanh(N.conv2d(x, w)), ws=(2, 2), ignore_border=True)
+    cost = out.sum()
+    outs = [out] + list(jitgraph.grad(cost, [x, w]))
+    rng = np.random.default_rng(7)
+    vals = [rng.standard_normal((2, 3, 8, 8)), rng.standard_normal((4, 3, 3, 3))]
+    fn = compile_gpu([x, w], outs)
+    names = {type(n.op).__name__ for n in fn.maker.fgraph.apply_nodes}
+    assert any(n.startswith("GpuCorrMM") for n in names), names
+    assert any("Pool" in n for n in names), names
+    for k, (g, r) in enumerate(zip(fn(*vals), reference([x, w], outs, vals))):
+        np.testing.assert_allclose(g, r, rtol=1e-9, atol=1e-9, err_msg=f"output {k}")
+
+
+def test_mrg_uniform_draws_the_cpu_numbers_and_keeps_its_state(gpu):
+    from jitgraph.random import MRG_RandomStreams
+
+    def draws(mode):
+        srng = MRG_RandomStreams(seed=1234)
+        u = srng.uniform((3, 70), dtype="float32")
+        fn = jitgraph.function([], u, mode=mode)
+        return fn, [fn() for _ in range(2)]
+
+    fn, got = draws(gpu_mode())
+    assert any(type(n.op).__name__ == "GpuMRGUniform" for n in fn.maker.fgraph.apply_nodes)
+    _, want = draws(jitgraph.Mode("py", "None"))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert not np.array_equal(got[0], got[1])
+
+
+def test_softmax_crossentropy_and_its_gradient(gpu):
+    x = T.fmatrix("x")
+    y = T.lvector("y")
+    cost = N.categorical_crossentropy(N.softmax(x), y).mean()
+    outs = [cost, jitgraph.grad(cost, x)]
+    rng = np.random.default_rng(8)
+    vals = [rng.standard_normal((6, 5)).astype("float32"), np.array([0, 4, 2, 2, 1, 3])]
+    got = compile_gpu([x, y], outs)(*vals)
+    for g, r in zip(got, reference([x, y], outs, vals)):
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)
