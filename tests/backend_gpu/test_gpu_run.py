@@ -33,12 +33,38 @@ def gpu_mode(linker: str = "cvm") -> jitgraph.Mode:
 
 
 def compile_gpu(inputs, outputs, **kwargs):
+    """A function of the graph on the GPU whose calls must run on the device: no ``Gpu*`` op's
+    NumPy ``perform`` may run, and (on the emulated device) something must run there."""
     from jitgraph.backend_gpu.program import GpuProgram
 
     kwargs.setdefault("on_unused_input", "ignore")
     fn = jitgraph.function(list(inputs), outputs, mode=gpu_mode(), **kwargs)
     assert isinstance(fn._program, GpuProgram), "the graph did not go to the GPU"
-    return fn
+    return OnDevice(fn)
+
+
+class OnDevice:
+    def __init__(self, fn):
+        self.fn, self.maker, self._program = fn, fn.maker, fn._program
+
+    def __call__(self, *args):
+        import sys
+
+        from jitgraph.backend_gpu.ops import GpuOp
+
+        def refuse(op, node, inputs, output_storage):
+            raise AssertionError(f"{node} ran its NumPy perform in a GPU program")
+
+        emulated = sys.modules.get("emulated_cuda")
+        before = emulated.STATS.copy() if emulated is not None else None
+        GpuOp.perform, saved = refuse, GpuOp.perform
+        try:
+            result = self.fn(*args)
+        finally:
+            GpuOp.perform = saved
+        if before is not None and emulated.is_installed():
+            assert emulated.STATS.since(before).device_operations > 0, "nothing ran on the GPU"
+        return result
 
 
 def reference(inputs, outputs, values):
