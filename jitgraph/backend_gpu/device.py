@@ -20,24 +20,28 @@ compiled function): :func:`init`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, ContextManager
 
 from jitgraph.backend_gpu import requested
 from jitgraph.backend_gpu import nvrtc
 from jitgraph.backend_gpu.nvrtc import supported_archs
 from jitgraph.cache import store
 from jitgraph.config import config, parse_device
+from jitgraph.rewrite.context import StopCompilation
 
 MAX_FRACTION = 0.95
 
 
-class GpuUnavailable(RuntimeError):
-    """A GPU was required (``force_device=True``) but cannot be used."""
+class GpuUnavailable(RuntimeError, StopCompilation):
+    """A GPU was required (``force_device=True``) but cannot be used. Raised wherever the GPU
+    is first needed, a rewrite included (``on_opt_error`` does not swallow it), and again at
+    every later use (a shared variable never silently lands on the CPU)."""
 
 
 class GpuFallbackWarning(UserWarning):
@@ -62,10 +66,10 @@ class Device:
 
     @property
     def arch(self) -> str:
-        """The NVRTC target (``sm_90``), capped at the newest architecture NVRTC knows."""
-        cc = self.compute_capability[0] * 10 + self.compute_capability[1]
-        known = [a for a in supported_archs() if a <= cc]
-        return f"sm_{max(known) if known else cc}"
+        """The NVRTC target: a cubin architecture (``sm_90``), capped at the newest NVRTC
+        knows of the device's major, or PTX (``compute_121``) for a device of a newer major
+        (see :func:`.nvrtc.target_for`)."""
+        return nvrtc.target_for(self.compute_capability, supported_archs())
 
     @property
     def label(self) -> str:
@@ -133,10 +137,23 @@ def status(index: int | None = None) -> tuple[bool, str]:
     if index is not None and not 0 <= index < count:
         return False, f"device cuda{index} does not exist ({count} device(s) visible)"
     try:
-        cupy.cuda.nvrtc.getVersion()
+        version = cupy.cuda.nvrtc.getVersion()
+        archs = tuple(cupy.cuda.nvrtc.getSupportedArchs())
     except Exception as exc:  # noqa: BLE001 - DynamicLibNotFoundError
         return False, (f"NVRTC cannot be loaded ({type(exc).__name__}: {exc}); install "
                        "nvidia-cuda-nvrtc (jitgraph[cuda13])")
+    idx = 0 if index is None else index
+    try:
+        props = cupy.cuda.runtime.getDeviceProperties(idx)
+        cc = (int(props["major"]), int(props["minor"]))
+    except Exception as exc:  # noqa: BLE001 - CUDARuntimeError
+        return False, f"device cuda{idx} cannot be queried ({exc})"
+    try:
+        nvrtc.target_for(cc, archs)
+    except ValueError:
+        return False, (f"cuda{idx} (compute capability {cc[0]}.{cc[1]}) is older than the "
+                       f"oldest architecture NVRTC {version[0]}.{version[1]} compiles for "
+                       f"(sm_{min(archs)}); install the CUDA 12 wheels (jitgraph[cuda12])")
     return True, f"{count} device(s)"
 
 
@@ -176,21 +193,32 @@ def tried() -> bool:
 
 def init() -> Device | None:
     """Initialise the GPU the flags ask for (once); None when they ask for none or, with
-    ``force_device=False``, when it cannot be used (after one warning)."""
+    ``force_device=False``, when it cannot be used (after one warning). With
+    ``force_device=True`` an unusable GPU raises :class:`GpuUnavailable`, at every call."""
     if _state["tried"]:
-        return _state["device"]
+        return _active_or_raise()
     with _lock:
         if _state["tried"]:
-            return _state["device"]
+            return _active_or_raise()
         flag, index, moves = requested()
         if flag is None:
             _state["tried"] = True
             return None
         try:
             _state["device"] = _start(flag, index, moves, moves, force=None)
+        except GpuUnavailable as exc:
+            _state["error"] = exc
+            raise
         finally:
             _state["tried"] = True
         return _state["device"]
+
+
+def _active_or_raise() -> Device | None:
+    error = _state.get("error")
+    if error is not None:
+        raise GpuUnavailable(str(error))
+    return _state["device"]
 
 
 def computation_device() -> Device | None:
@@ -274,6 +302,18 @@ def _setup_pool(cupy: Any, dev: Device, value: float) -> None:
         del block
 
 
+def on_device() -> ContextManager[Any]:
+    """A ``with`` block in which the initialised GPU is this thread's current device.
+
+    CUDA's current device is per thread (a new thread starts on device 0): a function compiled
+    for ``cuda1`` and called from a worker thread would launch on device 0 without it. Outside
+    the block the thread's own current device is restored."""
+    dev = _state["device"]
+    if dev is None:
+        return contextlib.nullcontext()
+    return import_cupy().cuda.Device(dev.index)
+
+
 def synchronize() -> None:
     dev = active()
     if dev is not None:
@@ -294,7 +334,7 @@ def on_reset(hook: Callable[[], None]) -> None:
 def reset_for_tests() -> None:
     """Forget the initialisation state and everything derived from the CuPy it used (the tests
     of the fallback paths, and the emulated device switched in or out)."""
-    _state.update(device=None, tried=False, printed=False)
+    _state.update(device=None, tried=False, printed=False, error=None)
     nvrtc.version.cache_clear()
     nvrtc.supported_archs.cache_clear()
     for hook in _RESET_HOOKS:

@@ -4,7 +4,8 @@ A module is described by a :class:`CudaSource`: a structural key (plain nested t
 mentions a graph), the CUDA source and its entry points. Its cache key adds the target
 architecture, the NVRTC options (``nvcc.fastmath``, ``nvcc.flags``) and the NVRTC version to the
 environment parts every jitgraph key has, so changing any of them compiles anew. An entry holds
-``mod.cu`` (readable), ``mod.cubin``, ``nvrtc.log`` and its ``info.json``
+``mod.cu`` (readable), ``mod.cubin`` (``mod.ptx`` for a device of a newer major than NVRTC
+knows), ``nvrtc.log`` and its ``info.json``
 (:func:`jitgraph.cache.metadata.gpu_kernel`: architecture, NVRTC version, options, compile
 time); a new process loads the cubin without compiling. Loading (``cuModuleLoad`` through ``cupy.RawModule(path=...)``) needs the GPU;
 compiling does not, which is what the CI tests check.
@@ -29,7 +30,12 @@ from jitgraph.cache import metadata, store, trust
 from jitgraph.cache.keys import make_key
 
 DISK_CACHE = os.environ.get("JITGRAPH_GPU_DISK_CACHE", "1") != "0"
-SOURCE_FILE, CUBIN_FILE, LOG_FILE = "mod.cu", "mod.cubin", "nvrtc.log"
+SOURCE_FILE, CUBIN_FILE, PTX_FILE, LOG_FILE = "mod.cu", "mod.cubin", "mod.ptx", "nvrtc.log"
+
+
+def module_file(arch: str) -> str:
+    """The entry's file of the compiled module: a cubin, or PTX for a virtual architecture."""
+    return PTX_FILE if nvrtc.is_ptx_target(arch) else CUBIN_FILE
 
 
 @dataclass(frozen=True)
@@ -68,8 +74,11 @@ class Compiled:
 def cache_key(src: CudaSource, arch: str, options: tuple[str, ...]) -> Any:
     import hashlib
 
-    # The source digest too: a changed generator never loads a stale cubin.
+    # The source digest too: a changed generator never loads a stale cubin. The CuPy build
+    # that loads it too: a stand-in CuPy (the tests' emulated device, whose "cubins" are its
+    # own images) never shares entries with a real one.
     return make_key(src.key, backend="cuda", arch=arch, nvrtc=nvrtc_version(),
+                    cupy=str(getattr(import_cupy(), "__version__", "")),
                     nvrtc_options=tuple(options),
                     source=hashlib.sha256(src.source.encode()).hexdigest())
 
@@ -92,7 +101,7 @@ def compile_source(src: CudaSource, arch: str, options: tuple[str, ...] | None =
         key = cache_key(src, arch, options)
         t0 = time.perf_counter()
         entry = store.lookup(key)
-        if entry is not None and _trusted_cubin(entry):
+        if entry is not None and _trusted_module(entry, module_file(arch)):
             entry.touch()
             entry.record_hit()
             store.STATS.hits += 1
@@ -100,9 +109,10 @@ def compile_source(src: CudaSource, arch: str, options: tuple[str, ...] | None =
             seconds = time.perf_counter() - t0
             store.STATS.load_seconds += seconds
             COMPILE_LOG.append(CompileRecord(src.description, arch, seconds, True))
-            return Compiled(entry.file(CUBIN_FILE), log, seconds, True)
+            return Compiled(entry.file(module_file(arch)), log, seconds, True)
         store.STATS.misses += 1
-    cubin, log, seconds = nvrtc.compile_cubin(src.source, src.file_name(), arch, options)
+    compile_ = nvrtc.compile_ptx if nvrtc.is_ptx_target(arch) else nvrtc.compile_cubin
+    cubin, log, seconds = compile_(src.source, src.file_name(), arch, options)
     COMPILE_LOG.append(CompileRecord(src.description, arch, seconds, False))
     if DISK_CACHE:
         store.STATS.compile_seconds += seconds
@@ -110,28 +120,30 @@ def compile_source(src: CudaSource, arch: str, options: tuple[str, ...] | None =
                                    cubin)
         try:
             if store.writable():
-                entry = store.publish(key, {SOURCE_FILE: src.source, CUBIN_FILE: cubin,
+                entry = store.publish(key, {SOURCE_FILE: src.source, module_file(arch): cubin,
                                             LOG_FILE: log}, info)
-                return Compiled(entry.file(CUBIN_FILE), log, seconds, False)
+                return Compiled(entry.file(module_file(arch)), log, seconds, False)
         except OSError as exc:  # a full or read-only compiledir: kept in a temporary folder
             store.cannot_write(exc, store.compiledir())
     folder = _TMP.setdefault("dir", tempfile.mkdtemp(prefix="jitgraph-cubin-"))
-    path = Path(folder) / (src.file_name()[:-3] + f"-{arch}-{len(COMPILE_LOG)}.cubin")
+    suffix = module_file(arch)[len("mod"):]
+    path = Path(folder) / (src.file_name()[:-3] + f"-{arch}-{len(COMPILE_LOG)}{suffix}")
     path.write_bytes(cubin)
     return Compiled(path, log, seconds, False)
 
 
-def _trusted_cubin(entry: store.Entry) -> bool:
-    """Whether ``entry`` holds a cubin CuPy may load (by its path): one another user could have
-    written is reported and not loaded (the entry is moved aside and rebuilt)."""
+def _trusted_module(entry: store.Entry, name: str) -> bool:
+    """Whether ``entry`` holds a module file ``name`` (cubin or PTX) CuPy may load (by its
+    path): one another user could have written is reported and not loaded (the entry is moved
+    aside and rebuilt)."""
     try:
-        trust.check_file(entry.file(CUBIN_FILE))
+        trust.check_file(entry.file(name))
     except trust.UntrustedFile as exc:
         store.refuse(entry, str(exc))
         return False
     except OSError:
         return False
-    return entry.file(CUBIN_FILE).is_file()
+    return entry.file(name).is_file()
 
 
 class LoadedModule:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from jitgraph.backend_gpu import requested
+from jitgraph.backend_gpu import device, requested
 from jitgraph.backend_gpu.program import build_program, has_gpu_nodes
 from jitgraph.compile.linker import Linker
 from jitgraph.compile.rewriting import schedule
@@ -85,5 +85,9 @@ def _requested() -> bool:
         return False
 
 
-if _requested():
-    wrap_linkers()
+def _wrap_as_flags_say() -> None:
+    _state["wrapping"] = _requested()
+
+
+_wrap_as_flags_say()
+device.on_reset(_wrap_as_flags_say)  # a forgotten GPU (tests) no longer wraps the linkers

@@ -2,8 +2,11 @@
 
 jitgraph never runs nvcc. Kernels are compiled in-process by NVRTC (through CuPy's bindings,
 which need only the ``nvidia-cuda-nvrtc`` wheel, no GPU and no driver) straight to a **cubin**
-for the device's architecture (``sm_XX``): never PTX, which a driver older than the NVRTC wheel
-could not load.
+for the device's architecture (``sm_XX``), not PTX, which a driver older than the NVRTC wheel
+could not load. The one exception is a device of a newer major than NVRTC knows (no cubin NVRTC
+writes loads there): it gets PTX for NVRTC's newest virtual architecture, which its (newer)
+driver compiles (:func:`target_for`). A device older than NVRTC's oldest architecture is
+reported unusable (``device.status``).
 
 Flags:
 
@@ -170,11 +173,48 @@ def available() -> tuple[bool, str]:
         return False, f"NVRTC cannot be loaded: {type(exc).__name__}: {exc}"
 
 
+def target_for(compute_capability: tuple[int, int], archs: tuple[int, ...]) -> str:
+    """What NVRTC compiles for a device: a cubin for the newest architecture it knows of the
+    device's major (``sm_90`` for 9.0 and 9.5), else, for a device of a newer major than NVRTC
+    knows, PTX for its newest virtual architecture (``compute_121``: the driver compiles it for
+    the device). Raises ValueError for a device older than NVRTC's oldest architecture."""
+    major, minor = compute_capability
+    cc = major * 10 + minor
+    same_major = [a for a in archs if a // 10 == major and a <= cc]
+    if same_major:
+        return f"sm_{max(same_major)}"
+    older = [a for a in archs if a <= cc]
+    if older:
+        return f"compute_{max(older)}"
+    raise ValueError(f"compute capability {major}.{minor} is older than the oldest "
+                     f"architecture this NVRTC compiles for (sm_{min(archs)})")
+
+
+def is_ptx_target(target: str) -> bool:
+    """Whether ``target`` (from :func:`target_for`) is a virtual architecture (PTX)."""
+    return target.startswith("compute_")
+
+
+def compile_ptx(source: str, name: str, target: str, options: tuple[str, ...] = ()
+                ) -> tuple[bytes, str, float]:
+    """``source`` compiled by NVRTC to PTX for the virtual architecture ``target``
+    (``compute_XX``): (PTX, log, seconds)."""
+    if not re.fullmatch(r"compute_\d+", target):
+        raise ValueError(f"not a virtual CUDA architecture: {target!r} (expected compute_XX)")
+    return _compile(source, name, f"--gpu-architecture={target}", options, ptx=True)
+
+
 def compile_cubin(source: str, name: str, arch: str, options: tuple[str, ...] = ()
                   ) -> tuple[bytes, str, float]:
     """``source`` compiled by NVRTC for ``arch``: (cubin, log without trailing NULs, seconds)."""
+    return _compile(source, name, arch_option(arch), options, ptx=False)
+
+
+def _compile(source: str, name: str, arch_opt: str, options: tuple[str, ...], ptx: bool
+             ) -> tuple[bytes, str, float]:
     nvrtc = _nvrtc()
-    opts = (arch_option(arch),) + tuple(options)
+    arch = arch_opt.split("=", 1)[1]
+    opts = (arch_opt,) + tuple(options)
     t0 = time.perf_counter()
     prog = nvrtc.createProgram(source, name, (), ())
     try:
@@ -185,7 +225,7 @@ def compile_cubin(source: str, name: str, arch: str, options: tuple[str, ...] = 
             raise KernelCompileError(
                 f"NVRTC could not compile the generated kernel {name} for {arch} with options "
                 f"{list(options)}: {exc}\n{log}") from None
-        cubin = nvrtc.getCUBIN(prog)
+        cubin = nvrtc.getPTX(prog) if ptx else nvrtc.getCUBIN(prog)
         log = nvrtc.getProgramLog(prog).rstrip("\x00").strip()
     finally:
         nvrtc.destroyProgram(prog)

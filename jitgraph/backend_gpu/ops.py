@@ -188,6 +188,9 @@ class GpuOp(Op):
                 target = inputs[self.destroy_map[k][0]]
                 target[...] = to_device(np.asarray(value))
                 value = target
+            elif dev and k in self.view_map:
+                j = self.view_map[k][0]
+                value = device_view(inputs[j], host[j], value)
             elif dev:
                 value = to_device(value)
             output_storage[k][0] = value
@@ -211,6 +214,21 @@ class GpuOp(Op):
         attach = getattr(self.cpu_op, "attach_inner_profile", None)
         if attach is not None:
             attach(node, parent)
+
+
+def device_view(device_in: Any, host_in: Any, host_out: Any) -> Any:
+    """``host_out``, a view ``perform`` made of ``host_in`` (the host copy of ``device_in``),
+    as the same view of ``device_in`` (so that DebugMode sees the declared view); a copy when
+    it is not a view of it or ``device_in`` is not C-contiguous like its host copy."""
+    host_out = np.asarray(host_out)
+    if not (is_device_array(device_in) and isinstance(host_in, np.ndarray)
+            and device_in.flags.c_contiguous and host_in.flags.c_contiguous
+            and host_out.size and np.shares_memory(host_out, host_in)):
+        return to_device(host_out)
+    offset = host_out.ctypes.data - host_in.ctypes.data
+    cupy = sys.modules["cupy"]
+    return cupy.ndarray(host_out.shape, host_out.dtype, memptr=device_in.data + offset,
+                        strides=host_out.strides)
 
 
 #: CPU op families whose GPU class has a family name rather than ``Gpu<CPU class name>``

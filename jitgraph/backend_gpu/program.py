@@ -48,6 +48,15 @@ class GpuProgram(Program):
         self.needs_errstate = any(k == PY for k in kinds)
         self.compiled_while_linking: dict = {"compiled": 0, "compile_seconds": 0.0}
 
+    def run(self) -> None:
+        with device.on_device():
+            super().run()
+
+    def run_nodes(self, times: list[float] | None = None,
+                  sync: Callable[[], None] | None = None) -> None:
+        with device.on_device():
+            super().run_nodes(times, sync)
+
     def kernel_keys(self) -> list:
         return [k for lw in self.lowered if lw is not None for k in lw.kernel_keys]
 
@@ -88,6 +97,17 @@ def _download_thunk(node: Apply, storage: dict, deferred: bool) -> Callable[[], 
     return thunk
 
 
+def _reupload_when_freed(upload: Callable[[], None], cell: list) -> Callable[[], None]:
+    """The thunk of a constant uploaded while linking: nothing, unless ``Function.free()``
+    emptied its cell since (then it uploads it again)."""
+
+    def thunk() -> None:
+        if cell[0] is None:
+            upload()
+
+    return thunk
+
+
 def _synced(thunk: Callable[[], None]) -> Callable[[], None]:
     def run() -> None:
         thunk()
@@ -123,7 +143,7 @@ def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] 
             if isinstance(src, Constant) and node.outputs[0] not in outputs:
                 thunk()  # a constant is uploaded once
                 precomputed.add(node.outputs[0])
-                thunk, kind = (lambda: None), PY
+                thunk, kind = _reupload_when_freed(thunk, storage[node.outputs[0]]), PY
         elif isinstance(op, HostFromGpu):
             out = node.outputs[0]
             deferred = out in outputs and all(c == "output" for c, _ in fgraph.clients[out])

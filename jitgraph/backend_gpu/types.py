@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from jitgraph.backend_gpu.device import import_cupy
+from jitgraph.backend_gpu.device import import_cupy, on_device
 from jitgraph.graph.basic import Constant, Variable
 from jitgraph.graph.type import Type
 from jitgraph.tensor.core import dtypes as dt
@@ -33,7 +33,9 @@ def to_host(value: Any) -> np.ndarray:
 
 
 def to_device(value: Any) -> Any:
-    return import_cupy().asarray(value)
+    """``value`` on the initialised GPU (whichever device this thread has made current)."""
+    with on_device():
+        return import_cupy().asarray(value)
 
 
 class GpuArrayType(ArrayTypeIdentity, Type):

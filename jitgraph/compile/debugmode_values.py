@@ -77,9 +77,10 @@ def replacement_equal(old: Variable, new: Variable, old_val: Any, new_val: Any) 
 
 
 def is_valid(var: Variable, value: Any) -> bool:
-    """Whether ``value`` is a valid value of ``var``'s type."""
+    """Whether ``value`` is a valid value of ``var``'s type (asked of the value itself: a GPU
+    type holds device arrays only, a host copy of one is not valid)."""
     try:
-        return bool(var.type.is_valid_value(to_host(value)))
+        return bool(var.type.is_valid_value(value))
     except Exception:  # noqa: BLE001 - a type that cannot tell is not reported
         return True
 

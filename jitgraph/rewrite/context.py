@@ -32,6 +32,12 @@ class StackTraceError(AssertionError):
     """``check_stack_trace='raise'`` and a rewrite produced a variable without ``tag.trace``."""
 
 
+class StopCompilation(Exception):
+    """Raised inside a rewrite when the compilation must stop whatever ``on_opt_error`` says:
+    the environment failed, not the rewrite (a GPU required by ``force_device=True`` cannot be
+    used). Subclasses name the reason."""
+
+
 def rewriter_name(rewriter: Any) -> str:
     """The name used in messages, statistics and database queries."""
     return (getattr(rewriter, "name", None) or getattr(rewriter, "__name__", None)
@@ -63,8 +69,8 @@ class RewriteContext:
         ``exc`` with a note naming the rewrite; otherwise the rewrite is skipped (after a warning,
         a debugger session or silently).
         """
-        if getattr(exc, "_rewrite_handled", False):  # re-raised by a nested phase
-            raise exc
+        if getattr(exc, "_rewrite_handled", False) or isinstance(exc, StopCompilation):
+            raise exc  # re-raised by a nested phase, or not the rewrite's failure
         name = rewriter_name(rewriter)
         self.stats.record(name).failed += 1
         where = f" on node {node}" if node is not None else ""

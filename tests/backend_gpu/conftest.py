@@ -10,8 +10,7 @@ os.environ.setdefault("CUPY_CACHE_DIR", tempfile.mkdtemp(prefix="jitgraph-test-c
 
 import pytest
 
-#: run the GPU tests on a real GPU (skipped without one) instead of the emulated device
-REAL_GPU = os.environ.get("JITGRAPH_TEST_REAL_GPU", "") not in ("", "0")
+from gpu_testing import REAL_GPU
 
 
 @pytest.fixture(scope="module")

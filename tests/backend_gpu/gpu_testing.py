@@ -77,20 +77,25 @@ def needs_gpu() -> None:
         pytest.skip(f"no usable GPU: {why}")
 
 
+#: the GPU tests run on a real GPU (skipped without one) instead of the emulated device
+REAL_GPU = os.environ.get("JITGRAPH_TEST_REAL_GPU", "") not in ("", "0")
+
+
 def device_env(**settings: Any) -> dict:
     """Environment entries giving a subprocess the GPU the tests run on: the emulated CUDA
     device (with ``settings``), or the real one with ``JITGRAPH_TEST_REAL_GPU=1``."""
-    if os.environ.get("JITGRAPH_TEST_REAL_GPU", "") not in ("", "0"):
+    if REAL_GPU:
         return {}
     import emulated_cuda
 
     return emulated_cuda.subprocess_env(**settings)
 
 
-def run_python(code: str, flags: str = "", timeout: int = 600, env: dict | None = None
-               ) -> subprocess.CompletedProcess:
-    """Run ``code`` in a fresh interpreter with ``THEANO_FLAGS=flags`` (the test compiledir);
-    ``env`` entries set (or, with None, remove) environment variables."""
+def run_python(code: str, flags: str = "", timeout: int = 600, env: dict | None = None,
+               args: list[str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter (with ``args`` in ``sys.argv[1:]``) with
+    ``THEANO_FLAGS=flags`` (the test compiledir); ``env`` entries set (or, with None, remove)
+    environment variables."""
     full = dict(os.environ)
     full.pop("THEANO_FLAGS", None)
     if flags:
@@ -101,7 +106,8 @@ def run_python(code: str, flags: str = "", timeout: int = 600, env: dict | None 
             full.pop(key, None)
         else:
             full[key] = value
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", code, *(args or [])], capture_output=True,
+                          text=True,
                           timeout=timeout, env=full, cwd=str(ROOT))
 
 

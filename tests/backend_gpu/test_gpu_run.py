@@ -1,4 +1,5 @@
-"""GPU runs against the NumPy reference (``pytest -m gpu``; skipped without a usable GPU).
+"""GPU runs against the NumPy reference (``pytest -m gpu``): on the emulated CUDA device
+(tests/emulated_cuda), or on a real GPU with ``JITGRAPH_TEST_REAL_GPU=1``.
 
 The session stays ``device=cpu``; the tests initialise the GPU from code
 (``jitgraph.backend_gpu.use``, what ``init_gpu_device`` does) and compile with
@@ -32,12 +33,38 @@ def gpu_mode(linker: str = "cvm") -> jitgraph.Mode:
 
 
 def compile_gpu(inputs, outputs, **kwargs):
+    """A function of the graph on the GPU whose calls must run on the device: no ``Gpu*`` op's
+    NumPy ``perform`` may run, and (on the emulated device) something must run there."""
     from jitgraph.backend_gpu.program import GpuProgram
 
     kwargs.setdefault("on_unused_input", "ignore")
     fn = jitgraph.function(list(inputs), outputs, mode=gpu_mode(), **kwargs)
     assert isinstance(fn._program, GpuProgram), "the graph did not go to the GPU"
-    return fn
+    return OnDevice(fn)
+
+
+class OnDevice:
+    def __init__(self, fn):
+        self.fn, self.maker, self._program = fn, fn.maker, fn._program
+
+    def __call__(self, *args):
+        import sys
+
+        from jitgraph.backend_gpu.ops import GpuOp
+
+        def refuse(op, node, inputs, output_storage):
+            raise AssertionError(f"{node} ran its NumPy perform in a GPU program")
+
+        emulated = sys.modules.get("emulated_cuda")
+        before = emulated.STATS.copy() if emulated is not None else None
+        GpuOp.perform, saved = refuse, GpuOp.perform
+        try:
+            result = self.fn(*args)
+        finally:
+            GpuOp.perform = saved
+        if before is not None and emulated.is_installed():
+            assert emulated.STATS.since(before).device_operations > 0, "nothing ran on the GPU"
+        return result
 
 
 def reference(inputs, outputs, values):
@@ -205,14 +232,19 @@ def test_shared_variables_updates_stay_on_the_device_and_outputs_come_back_as_nu
 
 
 def test_debugmode_and_nanguardmode_on_gpu_graphs(gpu):
-    from jitgraph.compile.debugmode import DebugMode
+    import warnings
+
+    from jitgraph.compile.debugmode import DebugMode, DebugModeWarning
     from jitgraph.compile.nanguardmode import NanGuardMode
 
     x = T.fmatrix("x")
     out = T.exp(x).sum(axis=1) + T.dot(x, x.T).sum(axis=0)
     value = np.random.default_rng(6).standard_normal((8, 8)).astype("float32")
     fn = jitgraph.function([x], out, mode=DebugMode(optimizer="fast_run").including("gpuarray"))
-    np.testing.assert_allclose(fn(value), reference([x], out, [value]), rtol=1e-4)
+    with warnings.catch_warnings():
+        # the GPU ops' reference perform honours their declared views (GpuDimShuffle{1,0})
+        warnings.simplefilter("error", DebugModeWarning)
+        np.testing.assert_allclose(fn(value), reference([x], out, [value]), rtol=1e-4)
     guard = NanGuardMode(True, True, True, optimizer="fast_run").including("gpuarray")
     fn = jitgraph.function([x], T.log(x), mode=guard)
     fn(np.abs(value) + 1)
@@ -228,22 +260,91 @@ def test_sync_and_profile(gpu):
 
 
 LOGREG = """
-import pathlib, numpy
+import pathlib, sys, numpy
+from jitgraph.backend_gpu.ops import GpuOp
+
+
+def refuse(self, node, inputs, output_storage):
+    raise AssertionError(f"{node} ran its NumPy perform under device=cuda: the GPU graph "
+                         "did not get the GPU program")
+
+
+GpuOp.perform = refuse
 numpy.random.seed(1234)
 src = pathlib.Path("examples/logistic_regression.py").read_text()
 src = src.replace("training_steps = 10000", "training_steps = 200")
 ns = {"__name__": "__main__"}
 exec(compile(src, "logistic_regression.py", "exec"), ns)
-numpy.save("/tmp/jitgraph_logreg_%s.npy", numpy.append(ns["w"].get_value(), ns["b"].get_value()))
+numpy.save(sys.argv[1], numpy.append(ns["w"].get_value(), ns["b"].get_value()))
+emulated = sys.modules.get("emulated_cuda")
+if emulated is not None:
+    print("KERNEL LAUNCHES", emulated.STATS.kernel_launches)
 """
 
 
 def test_seed_logistic_regression_on_the_gpu_matches_the_cpu(gpu, tmp_path):
-    gpu_run = run_python(LOGREG % "gpu", "device=cuda0,floatX=float32", env=device_env())
+    """``THEANO_FLAGS=device=cuda0 python examples/logistic_regression.py``: the training step
+    launches kernels (on the emulated device: counted), no ``Gpu*`` op runs its ``perform``,
+    and the weights are the CPU's."""
+    from gpu_testing import REAL_GPU
+
+    on_gpu, on_cpu = tmp_path / "gpu.npy", tmp_path / "cpu.npy"
+    gpu_run = run_python(LOGREG, "device=cuda0,floatX=float32", env=device_env(),
+                         args=[str(on_gpu)])
     assert gpu_run.returncode == 0, gpu_run.stderr
     assert "Used the gpu" in gpu_run.stdout
     assert "using GPU cuda0" in gpu_run.stderr  # print_active_device, once
-    cpu_run = run_python(LOGREG % "cpu", "device=cpu,floatX=float32")
+    if not REAL_GPU:
+        launches = int(gpu_run.stdout.split("KERNEL LAUNCHES ")[1].split()[0])
+        assert launches >= 200, gpu_run.stdout  # at least one per training step
+    cpu_run = run_python(LOGREG, "device=cpu,floatX=float32", args=[str(on_cpu)])
     assert cpu_run.returncode == 0 and "Used the cpu" in cpu_run.stdout
-    np.testing.assert_allclose(np.load("/tmp/jitgraph_logreg_gpu.npy"),
-                               np.load("/tmp/jitgraph_logreg_cpu.npy"), rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(np.load(on_gpu), np.load(on_cpu), rtol=1e-3, atol=1e-4)
+
+
+def test_convolution_pooling_and_their_gradients(gpu):
+    import importlib
+
+    pool = importlib.import_module("jitgraph.tensor.signal.pool")
+    x = T.tensor4("x", dtype="float64")
+    w = T.tensor4("w", dtype="float64")
+    out = pool.pool_2d(T.tanh(N.conv2d(x, w)), ws=(2, 2), ignore_border=True)
+    cost = out.sum()
+    outs = [out] + list(jitgraph.grad(cost, [x, w]))
+    rng = np.random.default_rng(7)
+    vals = [rng.standard_normal((2, 3, 8, 8)), rng.standard_normal((4, 3, 3, 3))]
+    fn = compile_gpu([x, w], outs)
+    names = {type(n.op).__name__ for n in fn.maker.fgraph.apply_nodes}
+    assert any(n.startswith("GpuCorrMM") for n in names), names
+    assert any("Pool" in n for n in names), names
+    for k, (g, r) in enumerate(zip(fn(*vals), reference([x, w], outs, vals))):
+        np.testing.assert_allclose(g, r, rtol=1e-9, atol=1e-9, err_msg=f"output {k}")
+
+
+def test_mrg_uniform_draws_the_cpu_numbers_and_keeps_its_state(gpu):
+    from jitgraph.random import MRG_RandomStreams
+
+    def draws(mode):
+        srng = MRG_RandomStreams(seed=1234)
+        u = srng.uniform((3, 70), dtype="float32")
+        fn = jitgraph.function([], u, mode=mode)
+        return fn, [fn() for _ in range(2)]
+
+    fn, got = draws(gpu_mode())
+    assert any(type(n.op).__name__ == "GpuMRGUniform" for n in fn.maker.fgraph.apply_nodes)
+    _, want = draws(jitgraph.Mode("py", "None"))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert not np.array_equal(got[0], got[1])
+
+
+def test_softmax_crossentropy_and_its_gradient(gpu):
+    x = T.fmatrix("x")
+    y = T.lvector("y")
+    cost = N.categorical_crossentropy(N.softmax(x), y).mean()
+    outs = [cost, jitgraph.grad(cost, x)]
+    rng = np.random.default_rng(8)
+    vals = [rng.standard_normal((6, 5)).astype("float32"), np.array([0, 4, 2, 2, 1, 3])]
+    got = compile_gpu([x, y], outs)(*vals)
+    for g, r in zip(got, reference([x, y], outs, vals)):
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)

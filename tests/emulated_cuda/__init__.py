@@ -62,9 +62,6 @@ def install() -> None:
             sys.path.remove(str(SITE))
         _EMULATED.update({n: m for n, m in sys.modules.items() if _is_cupy(n)})
     _SAVED.append(saved)
-    from emulated_cuda.kernels import prepare_ubsan
-
-    prepare_ubsan()
     reset()
 
 
@@ -98,4 +95,7 @@ def subprocess_env(**changes: Any) -> dict[str, str]:
     """Environment entries giving a subprocess the emulated device (with ``changes``)."""
     path = os.pathsep.join([str(SITE), str(TESTS)] + [p for p in os.environ.get(
         "PYTHONPATH", "").split(os.pathsep) if p])
-    return {"PYTHONPATH": path, ENV: unparse(replace(settings(), **changes))}
+    from emulated_cuda.kernels import cache_dir
+
+    return {"PYTHONPATH": path, ENV: unparse(replace(settings(), **changes)),
+            "JITGRAPH_EMULATED_CUDA_CACHE": str(cache_dir())}

@@ -55,8 +55,22 @@ class _Flags:
 
 
 class MemoryPointer:
-    def __init__(self, ptr: int, device_id: int) -> None:
-        self.ptr, self.device_id = ptr, device_id
+    """cupy.cuda.MemoryPointer: an address inside one allocation (``ptr + bytes`` moves it)."""
+
+    def __init__(self, ptr: int, device_id: int, owner: np.ndarray | None = None) -> None:
+        self.ptr, self.device_id, self.owner = ptr, device_id, owner
+
+    def __add__(self, nbytes: int) -> "MemoryPointer":
+        return MemoryPointer(self.ptr + int(nbytes), self.device_id, self.owner)
+
+    def view(self, shape: tuple, dtype: np.dtype, strides: Any) -> np.ndarray:
+        """The array at this address (within its allocation: NumPy checks the extent)."""
+        base = self.owner
+        while base.base is not None and isinstance(base.base, np.ndarray):
+            base = base.base
+        raw = np.frombuffer(base, np.uint8) if base.base is not None else base.view(np.uint8)
+        start = raw.ctypes.data
+        return np.ndarray(shape, dtype, buffer=raw, offset=self.ptr - start, strides=strides)
 
 
 class ndarray:
@@ -68,9 +82,13 @@ class ndarray:
 
     def __init__(self, shape: Any, dtype: Any = float, memptr: Any = None, strides: Any = None,
                  order: str = "C") -> None:
-        if memptr is not None or strides is not None:
-            raise NotImplementedError("emulated cupy.ndarray: memptr/strides")
         shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        if memptr is not None:
+            self._a = memptr.view(shape, np.dtype(dtype), strides)
+            self._device = memptr.device_id
+            return
+        if strides is not None:
+            raise ValueError("emulated cupy.ndarray: strides need memptr")
         self._a = memory.allocate(shape, np.dtype(dtype))
         self._device = current_device()
 
@@ -99,7 +117,7 @@ class ndarray:
 
     @property
     def data(self) -> MemoryPointer:
-        return MemoryPointer(self._a.ctypes.data, self._device)
+        return MemoryPointer(self._a.ctypes.data, self._device, self._a)
 
     @property
     def __cuda_array_interface__(self) -> dict:

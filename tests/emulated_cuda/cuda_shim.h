@@ -206,3 +206,4 @@ extern "C" int jg_launch(void (*entry)(void**), void** args, const unsigned int*
     free(shared);
     return result;
 }
+

@@ -11,16 +11,18 @@ CUDA's sticky illegal-address error.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -133,29 +135,58 @@ def _wrapper(sig: Signature) -> str:
 
 
 def cxx_source(source: str) -> str:
+    """The translation unit after the header: the kernels and their wrappers."""
     sigs = signatures(source)
-    return (SHIM.read_text() + "\n#line 1 \"kernel.cu\"\n" + translate(source) + "\n"
+    return ("#line 1 \"kernel.cu\"\n" + translate(source) + "\n"
             + "".join(_wrapper(s) for s in sigs.values()))
+
+
+def _unique(path: Path) -> Path:
+    return path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+
+
+def _gxx(args: list[str]) -> None:
+    res = subprocess.run(["g++", *args], capture_output=True, text=True)
+    if res.returncode:
+        raise BuildError(f"g++ could not build the kernel module:\n{res.stderr.strip()}")
+
+
+def _header(flags: list[str]) -> Path:
+    """The shim in the cache folder, precompiled once per content and flags (every module
+    includes it: the precompiled form halves a module's build)."""
+    text = SHIM.read_text()
+    digest = hashlib.sha256((text + repr(flags)).encode()).hexdigest()[:16]
+    header = cache_dir() / f"cuda_shim-{digest}.h"
+    if not header.exists():
+        tmp = _unique(header)
+        tmp.write_text(text)
+        os.replace(tmp, header)
+    gch = header.with_name(header.name + ".gch")
+    if not gch.exists():
+        tmp = _unique(gch)
+        try:
+            _gxx([*flags, "-x", "c++-header", "-o", str(tmp), str(header)])
+            os.replace(tmp, gch)
+        finally:
+            tmp.unlink(missing_ok=True)
+    return header
 
 
 def build(source: str, ubsan: bool | None = None) -> Path:
     """The shared object of ``source`` (built by g++ once per content and flags)."""
     ubsan = settings().ubsan if ubsan is None else ubsan
     flags = GXX_FLAGS + (UBSAN_FLAGS if ubsan else [])
+    header = _header(flags)
     text = cxx_source(source)
-    digest = hashlib.sha256((text + repr(flags)).encode()).hexdigest()[:24]
-    folder = cache_dir()
-    lib = folder / f"{digest}.so"
+    digest = hashlib.sha256((header.name + text + repr(flags)).encode()).hexdigest()[:24]
+    lib = cache_dir() / f"{digest}.so"
     if lib.exists():
         return lib
-    cpp = folder / f"{digest}.{os.getpid()}.{threading.get_ident()}.cpp"
-    tmp = folder / f"{digest}.{os.getpid()}.{threading.get_ident()}.so.tmp"
+    cpp, tmp = _unique(lib.with_suffix(".cpp")), _unique(lib)
+    cpp = cpp.with_name(cpp.name + ".cpp")
     cpp.write_text(text)
     try:
-        res = subprocess.run(["g++", *flags, "-o", str(tmp), str(cpp)], capture_output=True,
-                             text=True)
-        if res.returncode:
-            raise BuildError(f"g++ could not build the kernel module:\n{res.stderr.strip()}")
+        _gxx([*flags, "-include", str(header), "-o", str(tmp), str(cpp)])
         os.replace(tmp, lib)
     finally:
         cpp.unlink(missing_ok=True)
@@ -170,6 +201,7 @@ class Library:
         self.source = source
         self.signatures = signatures(source)
         self.fibers = "__syncthreads" in source
+        self.ubsan = settings().ubsan if ubsan is None else ubsan
         self.cdll = ctypes.CDLL(str(build(source, ubsan)))
         self.cdll.jg_launch.restype = ctypes.c_int
         self.cdll.jg_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
@@ -334,10 +366,9 @@ def launch(lib: Library, name: str, grid: Any, block: Any, values: Sequence[Any]
     ptrs, keep = pack(sig, values, arrays, device)
     cfg = (ctypes.c_uint * 6)(*g, *b)
     entry = ctypes.cast(getattr(lib.cdll, f"jg_entry_{name}"), ctypes.c_void_p)
-    with LAUNCH_LOCK:
-        before = _ubsan_log_size()
+    with LAUNCH_LOCK, _sanitizer_reports(lib.ubsan) as reports:
         result = lib.cdll.jg_launch(entry, ptrs, cfg, int(shared_mem), int(lib.fibers))
-        ub = _ubsan_report(before)
+    ub = "".join(reports).strip()
     with STATS.lock:
         STATS.launches[name] += 1
     del keep
@@ -354,27 +385,22 @@ def launch(lib: Library, name: str, grid: Any, block: Any, values: Sequence[Any]
 
 # -- UBSan's reports ------------------------------------------------------------------------
 
-def _ubsan_path() -> Path | None:
-    if not settings().ubsan:
-        return None
-    return Path(f"{cache_dir()}/ubsan-log.{os.getpid()}")
-
-
-def prepare_ubsan() -> None:
-    """Send UBSan's reports to a file the launcher reads (before the first module loads)."""
-    if settings().ubsan and "UBSAN_OPTIONS" not in os.environ:
-        os.environ["UBSAN_OPTIONS"] = f"log_path={cache_dir()}/ubsan-log:print_stacktrace=0"
-
-
-def _ubsan_log_size() -> int:
-    path = _ubsan_path()
-    return path.stat().st_size if path is not None and path.exists() else 0
-
-
-def _ubsan_report(before: int) -> str:
-    path = _ubsan_path()
-    if path is None or not path.exists() or path.stat().st_size == before:
-        return ""
-    with open(path) as fh:
-        fh.seek(before)
-        return fh.read().strip()
+@contextlib.contextmanager
+def _sanitizer_reports(enabled: bool) -> Iterator[list[str]]:
+    """What the kernel's sanitizer wrote to stderr during the block (UBSan reads its options
+    from the process's initial environment only, so its output is caught at the descriptor)."""
+    reports: list[str] = []
+    if not enabled:
+        yield reports
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield reports
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            reports.append(tmp.read().decode(errors="replace"))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -40,7 +41,15 @@ class NVRTCError(RuntimeError):
 
 @lru_cache(maxsize=None)
 def real_nvrtc() -> Any:
-    """The real NVRTC bindings (CuPy's, importable without CuPy itself), or None."""
+    """The real NVRTC bindings (CuPy's ``cupy_backends``), or None. Loading the library logs
+    through the real ``cupy._environment``, so the real ``cupy`` is visible while it loads; the
+    emulated modules are put back after."""
+    site = str(Path(__file__).with_name("site").resolve())
+    ours = {n: m for n, m in sys.modules.items() if n == "cupy" or n.startswith("cupy.")}
+    path = sys.path[:]
+    for name in ours:
+        del sys.modules[name]
+    sys.path[:] = [p for p in path if str(Path(p or ".").resolve()) != site]
     try:
         from cupy_backends.cuda.libs import nvrtc as real
 
@@ -48,6 +57,11 @@ def real_nvrtc() -> Any:
         return real
     except Exception:  # noqa: BLE001 - not installed, or the library cannot load
         return None
+    finally:
+        for name in [n for n in sys.modules if n == "cupy" or n.startswith("cupy.")]:
+            del sys.modules[name]
+        sys.modules.update(ours)
+        sys.path[:] = path
 
 
 def emulated_version() -> tuple[int, int]:
