@@ -118,9 +118,20 @@ def _synced(thunk: Callable[[], None]) -> Callable[[], None]:
 
 def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] | None = None
                   ) -> GpuProgram | None:
-    """The program of ``fgraph``; None when no GPU is initialised or the graph has no GPU node."""
+    """The program of ``fgraph``; None when no GPU is initialised or the graph has no GPU node.
+
+    Built with the initialised GPU as this thread's current device: the constants uploaded
+    and the modules loaded while linking belong to it (a function unpickled in a Dask
+    worker's task thread, on device 0 by default, was linked for device 0 and then run on
+    ``cuda1``)."""
     if device.active() is None or not has_gpu_nodes(fgraph):
         return None
+    with device.on_device():
+        return _build(fgraph, allow_gc, order)
+
+
+def _build(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] | None
+           ) -> GpuProgram:
     n_log = len(COMPILE_LOG)
     order = list(order if order is not None else fgraph.toposort())
     storage: dict[Variable, list] = {}

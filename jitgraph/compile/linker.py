@@ -307,6 +307,12 @@ def get_linker(name: str | Linker) -> Linker:
     else:
         raise ValueError(f"unknown linker {name!r}; valid linkers: "
                          f"{sorted(linker_names() | set(COMPILED_LINKER_NAMES))}")
+    return wrapped_by_backends(name, linker)
+
+
+def wrapped_by_backends(name: str, linker: Linker) -> Linker:
+    """``linker`` (called ``name``) as this process's backends hand it out (the GPU backend
+    wraps the compiled linkers once a GPU is in use)."""
     for backend in backends():
         linker = backend.wrap_linker(name, linker)
     return linker

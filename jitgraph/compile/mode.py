@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from jitgraph.compile.linker import (COMPILED_LINKER_NAMES, LINKERS, Linker, get_linker,
-                                     linker_names)
+                                     linker_names, wrapped_by_backends)
 from jitgraph.compile.rewriting import protect_inputs, rewrite_for_mode
 from jitgraph.config import config
 from jitgraph.graph.fg import FunctionGraph
@@ -103,6 +103,15 @@ class Mode:
             raise TypeError("tags cannot be added to a mode whose optimizer is a rewriter "
                             "object; use a level or a RewriteDatabaseQuery")
         self.name = name
+
+    def __setstate__(self, state: dict) -> None:
+        # A mode pickled in another process (with a compiled function) holds the linker as
+        # that process's backends handed it out: a CPU process's linker, unpickled where a GPU
+        # is in use, would run the GPU nodes of the function's graph by their perform.
+        self.__dict__.update(state)
+        linker = state.get("linker")
+        if isinstance(linker, Linker):
+            self.linker = wrapped_by_backends(linker.name, linker)
 
     # -- queries --------------------------------------------------------------------------
     def _clone(self, **changes: Any) -> "Mode":

@@ -3,7 +3,8 @@ before its fix. Constants uploaded once survive ``Function.free()``; a function 
 ``cuda1`` runs from a worker thread; ``force_device=True`` stops a compilation whose first GPU
 use is inside the GPU rewrite; the NVRTC target follows the device's architecture; a fresh
 process that initialises a GPU from code runs its graphs there; two processes sharing a
-compiledir, one with a GPU and one without, each run on their own device."""
+compiledir, one with a GPU and one without, each run on their own device; a function linked in
+another thread, or pickled without a GPU and loaded with one, runs on the GPU."""
 
 from __future__ import annotations
 
@@ -92,6 +93,49 @@ def test_a_function_compiled_for_cuda1_runs_from_a_worker_thread(on_gpu):
     (outs, shared_device), = got
     np.testing.assert_allclose(outs[0], np.exp(np.arange(5)) * 2, rtol=1e-6)
     assert outs[1].device.id == 1 and shared_device == 1
+
+
+def test_a_function_linked_in_a_thread_on_another_device_runs_on_the_gpu(on_gpu):
+    """A GPU program is built with the initialised GPU current: a function unpickled (linked)
+    in a Dask worker's task thread, whose current device is 0, had its constants uploaded to
+    device 0 and then failed on ``cuda1`` ('array device = 0 while current = 1')."""
+    on_gpu(1)
+    x = T.fvector("x")
+    made, errors = [], []
+
+    def link():
+        try:
+            made.append(gpu_function([x], x * np.arange(5, dtype="float32") + 1))
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    worker = threading.Thread(target=link)
+    worker.start()
+    worker.join()
+    assert not errors, errors[0]
+    np.testing.assert_allclose(made[0](np.full(5, 2, "float32")), np.arange(5) * 2 + 1)
+
+
+def test_a_function_pickled_without_a_gpu_is_linked_for_the_gpu_it_is_loaded_on(
+        on_gpu, emulated_cuda):
+    """A mode unpickled where a GPU is in use hands out the GPU-wrapped linker: the function
+    pickled by a process without a GPU (its mode holding the plain CPU linker), rewritten for
+    the GPU at loading, ran its ``Gpu*`` nodes by their ``perform`` (no kernel launched)."""
+    import pickle
+
+    from jitgraph.backend_gpu import device, use
+    from jitgraph.backend_gpu.program import GpuProgram
+
+    x = T.fvector("x")
+    payload = pickle.dumps(jitgraph.function([x], T.exp(x) * 3))  # compiled for the CPU
+    device.reset_for_tests()
+    use("cuda0", move_computation=True)
+    with jitgraph.config.change_flags(reoptimize_unpickled_function=True):
+        loaded = pickle.loads(payload)
+    assert isinstance(loaded._program, GpuProgram)
+    before = emulated_cuda.kernel_launches
+    np.testing.assert_allclose(loaded(np.ones(4, "float32")), np.full(4, 3 * np.e), rtol=1e-6)
+    assert emulated_cuda.kernel_launches > before
 
 
 def test_a_device_of_a_newer_major_than_nvrtc_knows_gets_ptx(on_gpu, emulated_cuda):
