@@ -2,10 +2,13 @@
 their first-call times, and block runs whose failures name the worker and the chunk.
 
 A function travels as a :class:`ShippedFunction`: its pickle (made once, on the client) and a
-token, the hash of that pickle. A worker unpickles it at its first use, which compiles it
-(kernels come from the compiledir when another process already built them, else they are
-built there under the compiledir's locks), and keeps it by token for every later task: a
-training loop that passes the same shipped function at every step compiles once per worker.
+token, the hash of that pickle, and the device it was compiled for. A worker unpickles it at
+its first use, which compiles it (kernels come from the compiledir when another process already
+built them, else they are built there under the compiledir's locks), and keeps it by token for
+every later task: a training loop that passes the same shipped function at every step compiles
+once per worker. A worker computing on another device than the client's (its own GPU, see
+:mod:`jitgraph.dask.devices`) rebuilds the function from its original graph with its own
+rewrites instead of linking the client's rewritten graph.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Any, Sequence
 
 from jitgraph.cache import store
 from jitgraph.compile.function_call import Function
+from jitgraph.config import config
+from jitgraph.dask.devices import compute_device
 
 __all__ = ["BlockError", "ShippedFunction", "ship", "function_on_worker", "run_block",
            "worker_name", "worker_timings", "first_call_times", "compile_on_workers"]
@@ -49,14 +54,17 @@ class BlockError(RuntimeError):
 
 @dataclass(frozen=True)
 class ShippedFunction:
-    """A compiled function as the workers receive it: its pickle and the pickle's hash."""
+    """A compiled function as the workers receive it: its pickle, the pickle's hash and the
+    device it was compiled for (``"cpu"``, ``"cuda0"``...)."""
 
     token: str
     payload: bytes
     name: str
+    device: str = "cpu"
 
     def __repr__(self) -> str:
-        return f"<ShippedFunction {self.name} {self.token} ({len(self.payload)} bytes)>"
+        return (f"<ShippedFunction {self.name} {self.token} ({len(self.payload)} bytes, "
+                f"{self.device})>")
 
 
 def ship(function: Any) -> ShippedFunction:
@@ -67,7 +75,7 @@ def ship(function: Any) -> ShippedFunction:
                         f"{type(function).__name__}")
     payload = pickle.dumps(function, protocol=pickle.HIGHEST_PROTOCOL)
     token = hashlib.sha256(payload).hexdigest()[:24]
-    return ShippedFunction(token, payload, str(function.name))
+    return ShippedFunction(token, payload, str(function.name), compute_device())
 
 
 def worker_name() -> str:
@@ -91,13 +99,18 @@ def function_on_worker(shipped: ShippedFunction) -> Any:
 
     before = (store.STATS.misses, store.STATS.hits)
     t0 = time.perf_counter()
-    fn = pickle.loads(shipped.payload)
+    here = compute_device()
+    # The pickled graph was rewritten for the client's device: elsewhere it would run there
+    # (a CPU graph on a GPU worker, or GPU nodes on a worker without one).
+    with config.change_flags(reoptimize_unpickled_function=(
+            config.reoptimize_unpickled_function or here != shipped.device)):
+        fn = pickle.loads(shipped.payload)
     if fn is None:
         raise RuntimeError(f"worker {worker_name()} did not unpickle function {shipped.name}: "
                            "the unpickle_function flag is False in that process")
     _TIMINGS[shipped.token] = {
         "function": shipped.name, "compile_s": time.perf_counter() - t0, "first_call_s": None,
-        "pid": os.getpid(), "_cache_before": before}
+        "pid": os.getpid(), "device": here, "_cache_before": before}
     _FUNCTIONS[shipped.token] = fn
     while len(_FUNCTIONS) > _MAX_FUNCTIONS:
         _FUNCTIONS.popitem(last=False)
@@ -153,7 +166,7 @@ def run_block(shipped: ShippedFunction, block: int, start: int, stop: int, *args
 
 def worker_timings(token: str | None = None) -> dict[str, dict[str, Any]]:
     """This process's first-use records (token -> compile_s, first_call_s, kernels_compiled,
-    kernels_loaded, pid), of one function or all."""
+    kernels_loaded, pid, device it computes on), of one function or all."""
     if token is None:
         return {k: dict(v) for k, v in _TIMINGS.items()}
     return {token: dict(_TIMINGS[token])} if token in _TIMINGS else {}
@@ -172,7 +185,7 @@ def first_call_times(client: Any, function: Any, detail: bool = False) -> dict[s
     :class:`ShippedFunction` or its token), in seconds: unpickling (compiling, or loading the
     kernels from the compiledir) plus the first call. Workers that have not run it are left
     out. ``detail=True`` gives each worker's whole record instead (compile_s, first_call_s,
-    kernels_compiled and kernels_loaded from the compiledir, pid)."""
+    kernels_compiled and kernels_loaded from the compiledir, pid, device)."""
     token = _token_of(function)
     records = client.run(worker_timings, token)
     result = {}
