@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 from jitgraph.backend_gpu import device as gpu_device
 from jitgraph.backend_gpu import use as use_gpu
+from jitgraph.config import config
 
 __all__ = ["compute_device", "gpu_per_worker"]
 
@@ -31,15 +32,16 @@ def compute_device() -> str:
 def _use_here(device: str) -> str:
     """On a worker: compute on ``device`` from now on; where it computes."""
     if device != "cpu":
-        use_gpu(device, force=False, move_computation=True)
+        use_gpu(device, force=bool(config.force_device), move_computation=True)
     return compute_device()
 
 
 def gpu_per_worker(client: Any, devices: Sequence[str] = ("cuda0",)) -> dict[str, str]:
     """Give each worker of ``client`` a GPU of its own: the workers, in address order, take
     ``devices`` in turn (``("cuda0", "cuda1")`` on a machine with two GPUs and two workers).
-    A worker whose GPU cannot be used warns and computes on the CPU (``force_device=False``'s
-    rule). Call it before the worker's first jitgraph function; the functions shipped to the
+    A worker whose GPU cannot be used warns and computes on the CPU (with the worker's
+    ``force_device=True``, this raises :class:`~jitgraph.backend_gpu.device.GpuUnavailable`
+    instead, naming why). Call it before the worker's first jitgraph function; the functions shipped to the
     workers afterwards are compiled there for their GPU. Returns worker -> device it computes
     on (``"cpu"`` for a fallback)."""
     if not devices:

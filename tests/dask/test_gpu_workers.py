@@ -28,7 +28,7 @@ ROOT = HERE.parents[1]
 WAYS = ("gpu_per_worker", "worker_flags")
 
 
-def _environment(tmp_path: pathlib.Path) -> dict:
+def _environment(tmp_path: pathlib.Path, **settings) -> dict:
     """The emulated device's environment (emulated_cuda.subprocess_env) with ``tests/`` itself
     off the path: Dask workers would import ``tests/sparse`` as PyData's ``sparse``. A folder
     holding only a link to the emulator stands in for it."""
@@ -38,7 +38,7 @@ def _environment(tmp_path: pathlib.Path) -> dict:
     link.mkdir()
     (link / "emulated_cuda").symlink_to(pathlib.Path(emulated_cuda.__file__).parent)
     env = dict(os.environ)
-    env.update(emulated_cuda.subprocess_env())
+    env.update(emulated_cuda.subprocess_env(**settings))
     tests = str(emulated_cuda.TESTS)
     paths = [str(ROOT)] + [p if p != tests else str(link)
                            for p in env["PYTHONPATH"].split(os.pathsep) if p]
@@ -103,6 +103,7 @@ def test_a_function_shipped_from_a_gpu_client_is_rebuilt_for_a_cpu_worker(emulat
 
 
 def test_a_worker_whose_gpu_cannot_be_used_warns_and_computes_on_the_cpu(emulated_cuda):
+    """force_device=False's rule, as in any process."""
     import emulated_cuda as emulator
     from jitgraph.backend_gpu import device
     from jitgraph.backend_gpu.device import GpuFallbackWarning
@@ -116,3 +117,24 @@ def test_a_worker_whose_gpu_cannot_be_used_warns_and_computes_on_the_cpu(emulate
     finally:
         emulator.configure(devices=saved.devices)
         device.reset_for_tests()
+
+
+FORCED = """
+from jitgraph.dask import devices
+try:
+    devices._use_here("cuda1")
+except Exception as exc:
+    print(type(exc).__name__, exc)
+"""
+
+
+def test_with_force_device_a_worker_whose_gpu_cannot_be_used_raises(tmp_path):
+    if shutil.which("g++") is None:
+        pytest.skip("the emulated CUDA device builds kernels with g++, which is not installed")
+    env = _environment(tmp_path, devices=1)
+    env["THEANO_FLAGS"] = "force_device=True"
+    run = subprocess.run([sys.executable, "-c", FORCED], cwd=str(tmp_path), env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.startswith("GpuUnavailable cuda1 was requested (force_device=True) but "
+                                 "no GPU can be used"), run.stdout + run.stderr[-2000:]
