@@ -110,12 +110,7 @@ def problem(st: os.stat_result, trust: str | None = None) -> str | None:
     uid = os.geteuid()
     if trust == OWNER and st.st_uid not in (uid, 0):
         return f"is owned by {_user(st.st_uid)}, not by you ({_user(uid)})"
-    if st.st_mode & stat.S_IWOTH:
-        return f"is writable by every user (mode {stat.S_IMODE(st.st_mode):o})"
-    if trust == OWNER and st.st_mode & stat.S_IWGRP and not _is_private_group(st.st_gid, uid):
-        return (f"is writable by the group {_group(st.st_gid)} (mode "
-                f"{stat.S_IMODE(st.st_mode):o})")
-    return None
+    return _writable_by_others(st, trust, uid, "")
 
 
 def _parent_problem(st: os.stat_result, trust: str) -> str | None:
@@ -126,11 +121,17 @@ def _parent_problem(st: os.stat_result, trust: str) -> str | None:
     uid = os.geteuid()
     if trust == OWNER and st.st_uid not in (uid, 0):
         return f"is owned by {_user(st.st_uid)}, not by you or root"
+    return _writable_by_others(st, trust, uid, " and not sticky")
+
+
+def _writable_by_others(st: os.stat_result, trust: str, uid: int, world_note: str) -> str | None:
+    """Why another user could write what ``st`` describes (every user; under ``owner`` trust
+    also a group that is not the user's private one), or None."""
+    mode = stat.S_IMODE(st.st_mode)
     if st.st_mode & stat.S_IWOTH:
-        return f"is writable by every user and not sticky (mode {stat.S_IMODE(st.st_mode):o})"
+        return f"is writable by every user{world_note} (mode {mode:o})"
     if trust == OWNER and st.st_mode & stat.S_IWGRP and not _is_private_group(st.st_gid, uid):
-        return (f"is writable by the group {_group(st.st_gid)} (mode "
-                f"{stat.S_IMODE(st.st_mode):o})")
+        return f"is writable by the group {_group(st.st_gid)} (mode {mode:o})"
     return None
 
 
