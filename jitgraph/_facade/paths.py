@@ -367,6 +367,17 @@ ADDED: dict[str, Row] = {
         **names("jitgraph.gradient", "Lop Rop consider_constant grad_not_implemented "
                 "grad_undefined hessian jacobian numeric_grad DisconnectedType"),
         **names("jitgraph.printing", "pprint min_informative_str")}),
+    "jitgraph.tensor.core.basic": Row(names={
+        **names("jitgraph.tensor.core.type", "_allclose=values_allclose "
+                "_get_atol_rtol=comparison_tolerances"),
+        **names("jitgraph._facade.objects", " ".join(
+            f"_convert_to_{dtype}" for dtype in "bool int8 int16 int32 int64 uint8 uint16 uint32 "
+            "uint64 float16 float32 float64 complex64 complex128".split()))}),
+    "jitgraph.tensor.elementwise.elemwise": Row(names=names(
+        "jitgraph.tensor.elementwise.reduction", "CAReduce Sum Prod All Any")),
+    "jitgraph.compile.mode": Row(names=names(
+        "jitgraph.compile.graph_rewriters", "AddFeatureOptimizer PrintCurrentFunctionGraph")),
+    "jitgraph.compile.sharedvalue": Row(names=names("jitgraph.graph.type", "generic")),
     "jitgraph.tensor.extras.extra_ops": Row(names=names("jitgraph.scalar", "int_t=int32")),
     "jitgraph.tensor.core.gradient": Row(names=names(
         "jitgraph.tensor.core.grad_check", "verify_grad GradientError numeric_grad")),
@@ -392,7 +403,11 @@ ADDED: dict[str, Row] = {
         **names("jitgraph.graph.container", "Container"),
         **names("jitgraph.compile.linker", "Linker LocalLinker=Linker PerformLinker"),
         **names("jitgraph.backend_cpu.theano_linkers", "CLinker OpWiseCLinker DualLinker"),
-        **names("jitgraph.rewrite.theano_api", "LocalOptimizer OpRemove OpSub local_optimizer")}),
+        **names("jitgraph.rewrite.theano_api", "LocalOptimizer OpRemove OpSub local_optimizer")},
+        unavailable=unavailable("jitgraph does not cache constants (Theano shared one Constant "
+                                "per value between graphs and refused it in a FunctionGraph "
+                                "built with clone=False); any Constant can be in any graph, so "
+                                "this error never happens", "CachedConstantError")),
     "jitgraph.printing": Row(names={
         **names("jitgraph.compile.function_call", "Function"),
         **names("jitgraph.compile.sharedvalue", "SharedVariable")}),
