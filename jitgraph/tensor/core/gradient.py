@@ -268,8 +268,12 @@ class _GradientGraph:
         return found
 
     def _input_gradients(self, node: Apply, contributions: dict) -> list[Any]:
-        totals = [_total(contributions[o]) if o in contributions and _continuous(o) else None
-                  for o in node.outputs]
+        # An integer output passes no gradient back, except through the ops that declare
+        # ``grad_through_integer_outputs`` (Theano's Reshape, Sort, CumOp, Max and
+        # AdvancedSubtensor1 apply their rule whatever the dtype).
+        through = getattr(node.op, "grad_through_integer_outputs", False)
+        totals = [_total(contributions[o]) if o in contributions and (through or _continuous(o))
+                  else None for o in node.outputs]
         nulls = [g for g in totals if g is not None and is_null(g)]
         if nulls:
             # An undefined output gradient makes every connected input's gradient undefined.

@@ -61,8 +61,9 @@ def _along_axis(like: Variable, positions: Variable, axis: int) -> tuple:
 
 
 def _scatter_along(x: Variable, positions: Variable, values: Variable, axis: int) -> Variable:
-    """Zeros shaped like ``x`` with ``values`` added at ``positions`` along ``axis``."""
-    return inc_subtensor(zeros_like(x)[_along_axis(x, positions, axis)], values)
+    """Zeros shaped like ``x`` (in the dtype of ``values``) with ``values`` added at
+    ``positions`` along ``axis``."""
+    return inc_subtensor(zeros_like(x, values.dtype)[_along_axis(x, positions, axis)], values)
 
 
 def _constant_axis(axis: Variable, ndim: int) -> int | None:
@@ -108,6 +109,9 @@ class _SortBase(Op):
 class SortOp(_SortBase):
     """``numpy.sort(x, axis, kind)``; inputs ``x`` and the integer scalar ``axis``."""
 
+    #: an integer input receives the gradient reaching the integer output (Theano's rule)
+    grad_through_integer_outputs = True
+
     def make_node(self, input: Any, axis: Any = -1) -> Apply:
         x, axis = self._inputs(input, axis)
         return Apply(self, [x, axis], [x.type()])
@@ -120,8 +124,6 @@ class SortOp(_SortBase):
         x, axis = inputs
         (gz,) = output_grads
         g_axis = grad_undefined(self, 1, axis, "the axis of sort is an integer")
-        if dt.is_discrete(x.dtype):
-            return [None, g_axis]
         a = _constant_axis(axis, x.ndim)
         if a is None:
             return [grad_not_implemented(self, 0, x, "the gradient of sort needs the axis "
