@@ -15,6 +15,7 @@ from jitgraph.compile.function_storage import FunctionStorage
 from jitgraph.compile.profiling import ProfileStats
 from jitgraph.config import config
 from jitgraph.graph.basic import Constant, Variable
+from jitgraph.graph.container import Container
 from jitgraph.graph.fg import FunctionGraph
 
 
@@ -62,9 +63,11 @@ class Function(FunctionStorage):
                                if k < len(maker.inputs)}
         self._names = {inp.name: k for k, inp in enumerate(maker.inputs) if inp.name}
         self._filters = [self._input_filter(inp) for inp in maker.inputs]
-        # The value each input takes when a call leaves it out (None: the input is required);
-        # f[name] reads and sets it, an In(update=...) input's update replaces it after a call.
-        self._defaults = [self._checked_default(k, getattr(inp, "value", None))
+        # The cell holding the value each input takes when a call leaves it out (None: the
+        # input is required); f[name] reads and sets it, an In(update=...) input's update
+        # replaces it after a call. In(value=g.container[x]) shares g's cell: the two
+        # functions then read and update one state.
+        self._defaults = [self._default_cell(k, getattr(inp, "value", None))
                           for k, inp in enumerate(maker.inputs)]
         # An ndarray of exactly the input's dtype and rank needs no conversion when the type has
         # no broadcastable dimension to check: the common case skips TensorType.filter.
@@ -209,7 +212,7 @@ class Function(FunctionStorage):
                 if getattr(inp, "value", None) is None:  # an input without default value
                     raise TypeError(f"missing input {k} ({inp.name or inp.variable}) of "
                                     f"function {self.name}")
-                values[k] = self._defaults[k]
+                values[k] = self._defaults[k][0]
         return values
 
     # -- other API ------------------------------------------------------------------------
@@ -246,12 +249,12 @@ class Function(FunctionStorage):
     # -- inputs' default values and state ---------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
         """The value input ``key`` (its name or variable) takes when a call leaves it out."""
-        return self._defaults[self._input_position(key)]
+        return self._defaults[self._input_position(key)][0]
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """Set the value input ``key`` (its name or variable) takes when a call leaves it out."""
         k = self._input_position(key)
-        self._defaults[k] = self._checked_default(k, value)
+        self._defaults[k][0] = self._checked_default(k, value)
 
     @property
     def value(self) -> "InputValues":
@@ -268,6 +271,13 @@ class Function(FunctionStorage):
             raise TypeError(f"function {self.name} has no input {key!r}; its named inputs are "
                             f"{sorted(self._names)}")
         return k
+
+    def _default_cell(self, k: int, value: Any) -> list:
+        """The cell of input ``k``'s default value: a container's own cell (shared with the
+        function or variable it belongs to), else a new one holding the checked value."""
+        if isinstance(value, Container):
+            return value.storage
+        return [self._checked_default(k, value)]
 
     def _checked_default(self, k: int, value: Any) -> Any:
         if value is None:
@@ -294,7 +304,8 @@ class Function(FunctionStorage):
                  "fgraph": (maker.fgraph.inputs, maker.fgraph.outputs),
                  "allow_input_downcast": maker.allow_input_downcast,
                  "trust_input": self.trust_input, "swapped": maker.swapped,
-                 "unpack_single": maker.unpack_single, "defaults": self._defaults}
+                 "unpack_single": maker.unpack_single,
+                 "defaults": [cell[0] for cell in self._defaults]}
         return (_unpickle_function, (state,))
 
     def __repr__(self) -> str:
@@ -393,7 +404,8 @@ def _unpickle_function(state: dict) -> Any:
     fn = maker.create()
     fn.trust_input = state["trust_input"]
     if "defaults" in state:
-        fn._defaults = list(state["defaults"])  # the state the pickled function had reached
+        for cell, value in zip(fn._defaults, state["defaults"]):
+            cell[0] = value  # the state the pickled function had reached
     return fn
 
 

@@ -55,8 +55,8 @@ class FunctionStorage:
         :attr:`output_storage` (and return them) and apply the updates, as Theano's
         ``f.fn()`` does. Inputs left empty take their default values."""
         for k, cell in enumerate(self._input_cells):
-            if self._defaults[k] is not None:
-                cell[0] = self._defaults[k]
+            if self._defaults[k][0] is not None:
+                cell[0] = self._defaults[k][0]
             elif cell[0] is None:
                 inp = self.maker.inputs[k]
                 raise TypeError(f"input {k} ({inp.name or inp.variable}) of function "
@@ -81,7 +81,7 @@ class FunctionStorage:
         for (var, cell), download in zip(self._update_cells, self._update_download):
             var._value = cell[0].get() if download else cell[0]
         for k, cell, download in self._input_update_cells:
-            self._defaults[k] = cell[0].get() if download else cell[0]
+            self._defaults[k][0] = cell[0].get() if download else cell[0]
 
     @property
     def finder(self) -> dict:
@@ -120,9 +120,10 @@ class FunctionStorage:
         value is put back after each call, and that value (None for shared variables)."""
         rows = []
         for k, inp in enumerate(self.maker.inputs):
-            has_default = self._defaults[k] is not None
+            value = self._defaults[k][0]
+            has_default = value is not None
             rows.append((not has_default and not inp.implicit, has_default and not inp.implicit,
-                         self._defaults[k]))
+                         value))
         return rows + [(False, False, None)] * len(self._shared_cells)
 
     def get_shared(self) -> list:
@@ -148,7 +149,7 @@ class FunctionStorage:
 
 def _input_container(fn: FunctionStorage, k: int) -> Container:
     inp = fn.maker.inputs[k]
-    if fn._defaults[k] is None:
+    if fn._defaults[k][0] is None:
         return Container(inp.variable, fn._input_cells[k], name=inp.name, strict=inp.strict,
                          allow_downcast=inp.allow_downcast)
     return _DefaultValueContainer(fn, k)
@@ -160,12 +161,13 @@ class _DefaultValueContainer(Container):
 
     def __init__(self, fn: FunctionStorage, k: int) -> None:
         inp = fn.maker.inputs[k]
-        super().__init__(inp.variable, [None], name=inp.name, strict=inp.strict,
+        # its storage is the default's cell (what In(value=this container) shares)
+        super().__init__(inp.variable, fn._defaults[k], name=inp.name, strict=inp.strict,
                          allow_downcast=inp.allow_downcast)
         self._fn, self._k = fn, k
 
     def _get(self) -> Any:
-        return self._fn._defaults[self._k]
+        return self._fn._defaults[self._k][0]
 
     def _set(self, value: Any) -> None:
         self._fn[self._fn.maker.inputs[self._k].variable] = value

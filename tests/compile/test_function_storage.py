@@ -82,3 +82,36 @@ def test_ambiguous_names_find_nothing_and_simple_attributes():
     f.sync_shared()
     g = jitgraph.function([a], {"out": a * 3})
     assert g.output_keys == ["out"]
+
+
+def test_in_value_container_shares_the_state_of_another_function():
+    # In(s, value=f.container[s]): both functions read and update one value (Theano 1.0.5's
+    # outputs recorded for this program)
+    from jitgraph import In, function
+
+    a = T.scalar()
+    x, s = T.scalars("xs")
+    f = function([x, In(a, value=1.0, name="a"),
+                  In(s, value=0.0, update=s + a * x, mutable=True)], s + a * x)
+    g = function([x, In(a, value=1.0, name="a"),
+                  In(s, value=f.container[s], update=s - a * x, mutable=True)], s + a * x)
+    assert (f(1, 2), f[s], g[s]) == (2.0, 2.0, 2.0)
+    assert (g(1, 2), f[s], g[s]) == (4.0, 0.0, 0.0)
+    h = function([x, In(a, value=1.0, name="a"), In(s, value=f.container[s])], s + a * x)
+    assert (f(1, 2), h(1, 2), f[s], h[s]) == (2.0, 4.0, 2.0, 2.0)
+    assert (h(1, 2), f[s], h[s]) == (4.0, 2.0, 2.0)  # h has no update: the state stays
+
+
+def test_in_value_container_with_an_explicit_input():
+    from jitgraph import In, function
+
+    x, s = T.scalars("xs")
+    inc = function([x, In(s, update=(s + x), value=10.0)], [])
+    dec = function([x, In(s, update=(s - x), value=inc.container[s], implicit=False)], [])
+    assert dec[s] is inc[s]
+    inc[s] = 2
+    assert dec[s] == 2
+    dec(1)
+    assert inc[s] == 1
+    dec(1, 0)  # s given: the update of the given value becomes the state
+    assert inc[s] == -1 and dec[s] == -1
