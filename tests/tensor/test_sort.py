@@ -224,3 +224,15 @@ def test_topk_rop():
     np.testing.assert_allclose(got, np.take_along_axis(ev, np.argsort(xv, 0)[:2], 0))
     zero = jitgraph.function([x, e, k], Rop(positions, x, e), on_unused_input="ignore")
     assert not zero(xv, ev, 2).any()
+
+
+def test_float_axis_as_theano_takes_it():
+    # Theano 1.0.5 sorts along a float axis with an integral value (1.0) as along that integer
+    m = T.dmatrix("m")
+    v = np.array([[3.0, 1, 2], [0, 5, -1]])
+    assert jitgraph.function([m], T.sort(m, axis=1.0))(v).tolist() == \
+        [[1.0, 2.0, 3.0], [-1.0, 0.0, 5.0]]
+    assert jitgraph.function([m], T.sort(m, 0.0))(v).tolist() == [[0.0, 1.0, -1.0], [3.0, 5.0, 2.0]]
+    assert jitgraph.function([m], T.argsort(m, 1.0))(v).tolist() == [[1, 2, 0], [2, 0, 1]]
+    with pytest.raises(TypeError, match="integer scalar"):
+        T.sort(m, 1.5)  # Theano refuses it when the sort runs

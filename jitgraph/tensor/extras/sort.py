@@ -46,6 +46,20 @@ def _integer_scalar(who: str, name: str, value: Any) -> Variable:
     return v
 
 
+def _axis_scalar(who: str, axis: Any) -> Variable:
+    """The sort axis as an integer scalar; as in Theano, a float constant with an integral
+    value (``axis=1.0``) is that integer (1.5 is refused: Theano refuses it when it runs)."""
+    v = as_tensor_variable(axis)
+    if v.ndim == 0 and dt.is_float(v.dtype):
+        try:
+            value = float(get_scalar_constant_value(v))
+        except NotScalarConstantError:
+            value = None  # a float variable: refused below (its value is not known yet)
+        if value is not None and value.is_integer():
+            return as_tensor_variable(np.int64(value))
+    return _integer_scalar(who, "axis", v)
+
+
 def _along_axis(like: Variable, positions: Variable, axis: int) -> tuple:
     """An advanced index picking, for each entry of ``positions`` (shaped like ``like`` except
     along ``axis``), that position along ``axis`` (``numpy.take_along_axis``'s index)."""
@@ -93,7 +107,7 @@ class _SortBase(Op):
         x = as_tensor_variable(x)
         if x.ndim == 0:
             raise ValueError(f"{self}: cannot sort a scalar ({x.type}); use axis=None")
-        return x, _integer_scalar(str(self), "axis", axis)
+        return x, _axis_scalar(str(self), axis)
 
     def _axis(self, x: np.ndarray, axis: Any) -> int:
         a = int(axis)
