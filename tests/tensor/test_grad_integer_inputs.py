@@ -144,3 +144,14 @@ def test_gradient_through_integer_matrix_ops(name):
     assert g.dtype == "float64"
     got = theano.function([x, y], g, on_unused_input="ignore")(MV, YM)
     np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+def test_an_undefined_gradient_of_an_integer_cost_is_not_dropped():
+    # Theano 1.0.5: known_grads={cost: NullType()} for an integer cost raises NullTypeGradError
+    from jitgraph.gradient import NullTypeGradError
+    from jitgraph.graph.gradient_types import NullType
+
+    x, y = T.iscalar(), T.iscalar()
+    cost = x + y
+    with pytest.raises(NullTypeGradError):
+        theano.grad(cost, [x, y], known_grads={cost: NullType()()})
