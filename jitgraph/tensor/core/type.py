@@ -124,7 +124,13 @@ class TensorType(ArrayTypeIdentity, Type):
         if hasattr(data, "__cuda_array_interface__") and hasattr(data, "get"):
             data = data.get()
         if allow_downcast:
-            return np.asarray(data, dtype=self.dtype)
+            try:
+                return np.asarray(data, dtype=self.dtype)
+            except OverflowError:
+                # Python ints out of the dtype's range wrap around, as a C cast and Theano do
+                # (NumPy 2 refuses them in asarray; astype still wraps)
+                with np.errstate(all="ignore"):
+                    return np.asarray(data).astype(self.dtype)
         src = np.asarray(data)
         if src.dtype == _numpy_dtype(self.dtype):
             return src
