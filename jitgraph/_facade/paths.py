@@ -31,7 +31,12 @@ MODULES: dict[str, Row] = {
         names={**names("jitgraph.random.raw_helpers", "choice_helper multinomial_helper "
                        "permutation_helper random_integers_helper"),
                **names("jitgraph.random.rewrites", "random_make_inplace"),
-               **names("jitgraph.rewrite.phases", "optdb")}),
+               **names("jitgraph.rewrite.phases", "optdb"),
+               # own use: Theano's module had no __all__, so `from raw_random import *` also
+               # brought these (its tests use `theano` and `tensor` from there)
+               "theano": "jitgraph", "tensor": "jitgraph.tensor", "gof": "jitgraph.gof",
+               "opt": "jitgraph.tensor.opt", "np": "numpy", "copy": "copy", "sys": "sys",
+               **names("functools", "reduce"), **names("builtins", "xrange=range")}),
     "jitgraph.tensor.shared_randomstreams": Row(
         "Theano's ``theano.tensor.shared_randomstreams`` (:mod:`jitgraph.random.streams`).",
         names={**names("jitgraph.random.streams", "RandomStreams"),
@@ -373,6 +378,8 @@ ADDED: dict[str, Row] = {
         **names("jitgraph._facade.objects", " ".join(
             f"_convert_to_{dtype}" for dtype in "bool int8 int16 int32 int64 uint8 uint16 uint32 "
             "uint64 float16 float32 float64 complex64 complex128".split()))}),
+    "jitgraph.tensor.linalg.nlinalg": Row(names=names(
+        "jitgraph.tensor.linalg.nlinalg", "_zero_disconnected=zeros_for_disconnected")),
     "jitgraph.tensor.elementwise.elemwise": Row(names=names(
         "jitgraph.tensor.elementwise.reduction", "CAReduce Sum Prod All Any")),
     "jitgraph.compile.mode": Row(names=names(

@@ -153,3 +153,23 @@ def test_check_stack_trace():
     assert check_stack_trace(f, ops_to_check=[T.nnet.Softmax], bug_print="ignore")
     with pytest.raises(ValueError, match="'last'"):
         check_stack_trace(f, ops_to_check="first")
+
+
+def test_star_import_of_raw_random_brings_theanos_module_names():
+    # Theano's raw_random had no __all__: its tests take `theano`, `tensor`, ... from the star
+    namespace: dict = {}
+    exec("from jitgraph.tensor.raw_random import *", namespace)
+    assert namespace["theano"] is theano and namespace["tensor"] is T
+    assert namespace["np"] is np and namespace["xrange"] is range
+    assert namespace["opt"].__name__ == "jitgraph.tensor.opt"
+    assert {"RandomFunction", "random_state_type", "permutation_helper", "uniform"} <= set(namespace)
+
+
+def test_zero_disconnected_of_nlinalg():
+    from jitgraph.graph.gradient_types import DisconnectedType
+    from jitgraph.tensor.nlinalg import _zero_disconnected
+
+    w, g = T.dvector(), T.dvector()
+    zeros, same = _zero_disconnected([w, w], [DisconnectedType()(), g])
+    assert same is g
+    np.testing.assert_array_equal(theano.function([w], zeros)(np.ones(3)), np.zeros(3))
