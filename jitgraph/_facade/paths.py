@@ -367,6 +367,7 @@ MODULES: dict[str, Row] = {
 ADDED: dict[str, Row] = {
     "jitgraph.tensor": Row(names={
         **names("jitgraph.scalar", "int32 int32_t=int32"),
+        "scal": "jitgraph.scalar",  # own use (Theano's tensor.basic: import theano.scalar as scal)
         **names("jitgraph.scalar.bridge", "TensorFromScalar ScalarFromTensor "
                 "tensor_from_scalar scalar_from_tensor"),
         **names("jitgraph.gradient", "Lop Rop consider_constant grad_not_implemented "

@@ -173,3 +173,10 @@ def test_zero_disconnected_of_nlinalg():
     zeros, same = _zero_disconnected([w, w], [DisconnectedType()(), g])
     assert same is g
     np.testing.assert_array_equal(theano.function([w], zeros)(np.ones(3)), np.zeros(3))
+
+
+def test_tensor_scal_is_the_scalar_package():
+    # Theano's tests import scal from theano.tensor (test_basic, test_xlogx, test_nnet)
+    from jitgraph.tensor import scal
+
+    assert scal is importlib.import_module("jitgraph.scalar")
