@@ -21,6 +21,12 @@ from jitgraph.tensor.elementwise.elemwise import Elemwise
 CONVERSIONS = {f"_convert_to_{dtype}": Elemwise(scalar_ops.Cast(dtype)) for dtype in all_dtypes}
 globals().update(CONVERSIONS)
 
+# -- theano.tensor.nnet.conv -------------------------------------------------------------------
+
+#: whether ConvOp can compute: Theano's Python ConvOp needed scipy.signal (tests skip without
+#: it); jitgraph's ConvOp has its own kernels and needs neither SciPy nor a C++ compiler
+imported_scipy_signal = True
+
 # -- theano.tensor.nnet.sigm and theano.tensor.nnet -------------------------------------------
 
 scalar_softplus = scalar_ops.get_scalar_op(("softplus",))
@@ -46,5 +52,5 @@ class BNComposite(Composite):
 
 BNComposite.__module__ = "jitgraph.tensor.nnet.bn"
 
-__all__ = ["CONVERSIONS", *CONVERSIONS, "scalar_softplus", "ScalarSigmoid", "ScalarSoftplus",
+__all__ = ["CONVERSIONS", *CONVERSIONS, "imported_scipy_signal", "scalar_softplus", "ScalarSigmoid", "ScalarSoftplus",
            "sigmoid_inplace", "BNComposite"]

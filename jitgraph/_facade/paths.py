@@ -128,6 +128,7 @@ MODULES: dict[str, Row] = {
     "jitgraph.tensor.nnet.conv": Row(
         "``theano.tensor.nnet.conv``: the legacy ``ConvOp`` and its ``conv2d``.",
         names={**names("jitgraph.tensor.convolution.conv_legacy", "ConvOp conv2d"),
+               **names("jitgraph._facade.objects", "imported_scipy_signal"),
                **names("jitgraph.tensor.convolution.conv_shapes",
                        "get_conv_output_shape get_conv_shape_1axis")}),
     "jitgraph.tensor.nnet.corr": Row(

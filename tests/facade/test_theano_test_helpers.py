@@ -180,3 +180,13 @@ def test_tensor_scal_is_the_scalar_package():
     from jitgraph.tensor import scal
 
     assert scal is importlib.import_module("jitgraph.scalar")
+
+
+def test_conv_says_it_can_compute_without_scipy_signal():
+    # Theano's test_conv skips unless conv.imported_scipy_signal: ConvOp runs here without it
+    from jitgraph.tensor.nnet import conv
+
+    assert conv.imported_scipy_signal is True
+    x, w = T.dtensor4(), T.dtensor4()
+    f = theano.function([x, w], conv.conv2d(x, w))
+    assert f(np.ones((1, 1, 3, 3)), np.ones((1, 1, 2, 2))).tolist() == [[[[4.0, 4.0], [4.0, 4.0]]]]
