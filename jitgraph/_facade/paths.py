@@ -384,8 +384,10 @@ ADDED: dict[str, Row] = {
         "jitgraph.tensor.linalg.nlinalg", "_zero_disconnected=zeros_for_disconnected")),
     "jitgraph.tensor.elementwise.elemwise": Row(names=names(
         "jitgraph.tensor.elementwise.reduction", "CAReduce Sum Prod All Any")),
-    "jitgraph.compile.mode": Row(names=names(
-        "jitgraph.compile.graph_rewriters", "AddFeatureOptimizer PrintCurrentFunctionGraph")),
+    "jitgraph.compile.mode": Row(names={
+        **names("jitgraph.compile.graph_rewriters",
+                "AddFeatureOptimizer PrintCurrentFunctionGraph"),
+        **names("jitgraph.rewrite.phases", "optdb")}),  # own use (tests query it from here)
     "jitgraph.compile.sharedvalue": Row(names=names("jitgraph.graph.type", "generic")),
     "jitgraph.tensor.extras.extra_ops": Row(names=names("jitgraph.scalar", "int_t=int32")),
     "jitgraph.tensor.core.gradient": Row(names=names(

@@ -190,3 +190,20 @@ def test_conv_says_it_can_compute_without_scipy_signal():
     x, w = T.dtensor4(), T.dtensor4()
     f = theano.function([x, w], conv.conv2d(x, w))
     assert f(np.ones((1, 1, 3, 3)), np.ones((1, 1, 2, 2))).tolist() == [[[[4.0, 4.0], [4.0, 4.0]]]]
+
+
+def test_optdb_of_compile_mode_rewrites_before_any_compile():
+    # Theano's tests run theano.compile.mode.optdb.query(OPT_FAST_RUN).optimize(fgraph)
+    # directly: the query loads the rewrite modules, optimize is rewrite
+    import subprocess
+    import sys
+
+    program = ("import jitgraph as theano, jitgraph.tensor as T\n"
+               "from jitgraph import gof\n"
+               "x = T.dmatrix()\n"
+               "fg = gof.FunctionGraph([x], [T.log(1 + T.exp(x)) * 1])\n"
+               "theano.compile.mode.optdb.query(theano.compile.mode.OPT_FAST_RUN).optimize(fg)\n"
+               "print([str(n.op) for n in fg.toposort()])\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         timeout=300, check=True).stdout
+    assert out.strip() == "['softplus']"
