@@ -441,6 +441,7 @@ SUBMODULE_ATTRIBUTES: dict[str, frozenset[str]] = {
     "jitgraph.scan_module": frozenset(
         "scan_op scan_utils scan_views scan_checkpoints scan_opt".split()),
     "jitgraph.sandbox": frozenset({"rng_mrg", "multinomial"}),
+    "jitgraph.scalar": frozenset({"basic", "basic_scipy", "sharedvar"}),
 }
 
 EAGER_CHILDREN: dict[str, tuple[str, ...]] = {"jitgraph.tensor": ("inc_code",)}

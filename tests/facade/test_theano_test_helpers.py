@@ -207,3 +207,15 @@ def test_optdb_of_compile_mode_rewrites_before_any_compile():
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                          timeout=300, check=True).stdout
     assert out.strip() == "['softplus']"
+
+
+def test_scalar_basic_is_an_attribute_of_the_scalar_package():
+    # import theano made theano.scalar.basic reachable (test_conv uses it without importing)
+    import subprocess
+    import sys
+
+    program = ("import jitgraph\n"
+               "print(jitgraph.scalar.basic.__name__, jitgraph.scalar.basic_scipy.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         timeout=300, check=True).stdout
+    assert out.split() == ["jitgraph.scalar.basic", "jitgraph.scalar.basic_scipy"]
