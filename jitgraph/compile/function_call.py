@@ -262,8 +262,11 @@ class Function(FunctionStorage):
         return InputValues(self)
 
     def _input_position(self, key: Any) -> int:
+        """The position of input ``key``: its name, variable, ``In`` spec or position."""
         if isinstance(key, str):
             k = self._names.get(key)
+        elif isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            k = int(key) if 0 <= key < len(self.maker.inputs) else None
         else:
             k = next((k for k, inp in enumerate(self.maker.inputs)
                       if inp.variable is key or inp is key), None)

@@ -115,3 +115,18 @@ def test_in_value_container_with_an_explicit_input():
     assert inc[s] == 1
     dec(1, 0)  # s given: the update of the given value becomes the state
     assert inc[s] == -1 and dec[s] == -1
+
+
+def test_inputs_default_values_by_position():
+    # Theano 1.0.5: f[k] and f.value[k] take the input's position too (test_deepcopy)
+    from jitgraph import In, function
+
+    a = T.scalar()
+    x, s = T.scalars("xs")
+    f = function([x, In(a, value=1.0, name="a"),
+                  In(s, value=0.0, update=s + a * x, mutable=True)], s + a * x)
+    assert (f[1], f[2], f.value[1]) == (1.0, 0.0, 1.0)
+    f[1] = 3.0
+    assert f["a"] == 3.0 and f(2) == 6.0
+    with pytest.raises(TypeError, match="no input 3"):
+        f[3]
