@@ -77,10 +77,11 @@ class Function(FunctionStorage):
         self._seterr = config.seterr_kwargs()
         self._needs_errstate = getattr(program, "needs_errstate", True) and bool(self._seterr)
         # With allow_gc the output cells are emptied after a call, except those of constant
-        # outputs: nothing would fill them again.
-        self._cells_to_clear = [
-            cell for cell, var in zip(self._output_cells, maker.fgraph.outputs)
-            if not isinstance(var, Constant)] if maker.mode.linker.allow_gc else []
+        # outputs: nothing would fill them again (f.fn.allow_gc changes it for this function).
+        self._gc_cells = [cell for cell, var in zip(self._output_cells, maker.fgraph.outputs)
+                          if not isinstance(var, Constant)]
+        self._allow_gc = bool(maker.mode.linker.allow_gc)
+        self._cells_to_clear = self._gc_cells if self._allow_gc else []
         # Calls with exactly this many positional arguments (and no keywords) skip _bind;
         # -1 when an implicit input must be checked there.
         self._n_positional = (-1 if any(inp.implicit for inp in maker.inputs)
@@ -112,6 +113,12 @@ class Function(FunctionStorage):
         if bool(value) == self._trust_input and "_call" in self.__dict__:
             return  # the generated path already fits
         self._trust_input = bool(value)
+        self._call = self._calling_path()
+
+    def _set_allow_gc(self, value: bool) -> None:
+        """Whether calls empty the output cells afterwards (``f.fn.allow_gc = value``)."""
+        self._allow_gc = bool(value)
+        self._cells_to_clear = self._gc_cells if self._allow_gc else []
         self._call = self._calling_path()
 
     def _calling_path(self) -> Any:

@@ -50,7 +50,13 @@ class FunctionStorage:
             self.__dict__["_output_containers"] = made
         return list(made)
 
-    def fn(self) -> list:
+    @property
+    def fn(self) -> "ProgramRunner":
+        """Theano's ``f.fn``: call it to run the program on :attr:`input_storage`; its
+        ``storage_map`` and ``allow_gc`` are the program's cells and garbage collection."""
+        return ProgramRunner(self)
+
+    def _run_from_storage(self) -> list:
         """Run the program on the values in :attr:`input_storage`, leave the outputs in
         :attr:`output_storage` (and return them) and apply the updates, as Theano's
         ``f.fn()`` does. Inputs left empty take their default values."""
@@ -145,6 +151,31 @@ class FunctionStorage:
     def return_none(self) -> bool:
         """False: a function without outputs returns an empty list, as in Theano 1.0."""
         return False
+
+
+class ProgramRunner:
+    """``f.fn`` (Theano's VM of a compiled function): ``f.fn()`` runs the program on the
+    values in ``f.input_storage``; ``storage_map`` maps the graph's variables to the program's
+    cells; ``allow_gc`` says whether a call empties the output cells afterwards (settable,
+    for this function only)."""
+
+    def __init__(self, fn: FunctionStorage) -> None:
+        self._fn = fn
+
+    def __call__(self) -> list:
+        return self._fn._run_from_storage()
+
+    @property
+    def storage_map(self) -> dict:
+        return self._fn._program.storage
+
+    @property
+    def allow_gc(self) -> bool:
+        return self._fn._allow_gc
+
+    @allow_gc.setter
+    def allow_gc(self, value: bool) -> None:
+        self._fn._set_allow_gc(value)
 
 
 def _input_container(fn: FunctionStorage, k: int) -> Container:

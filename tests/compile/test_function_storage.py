@@ -130,3 +130,26 @@ def test_inputs_default_values_by_position():
     assert f["a"] == 3.0 and f(2) == 6.0
     with pytest.raises(TypeError, match="no input 3"):
         f[3]
+
+
+def test_fn_storage_map_and_allow_gc():
+    # Theano 1.0.5 (test_function_module's test_free): f.fn.allow_gc = False keeps the
+    # results in f.fn.storage_map; free() empties them. Recorded: True, [2.], True True, True
+    from jitgraph.graph.basic import Constant
+
+    x = T.vector("x")
+    f = jitgraph.function([x], x + 1)
+    assert f.fn.allow_gc is True
+    f([1.0])
+    assert all(v[0] is None for k, v in f.fn.storage_map.items()
+               if k in f.maker.fgraph.outputs)
+    f.fn.allow_gc = False
+    assert f([1.0]).tolist() == [2.0]
+    kept = [v[0] for k, v in f.fn.storage_map.items() if not isinstance(k, Constant)]
+    assert any(isinstance(v, np.ndarray) and v.tolist() == [2.0] for v in kept)
+    f.free()
+    assert all(v[0] is None for k, v in f.fn.storage_map.items() if not isinstance(k, Constant))
+    f.fn.allow_gc = True
+    f([1.0])
+    assert all(v[0] is None for k, v in f.fn.storage_map.items()
+               if k in f.maker.fgraph.outputs)
