@@ -162,7 +162,13 @@ class ProgramRunner:
     def __init__(self, fn: FunctionStorage) -> None:
         self._fn = fn
 
-    def __call__(self) -> list:
+    def __call__(self, n_calls: int = 1) -> list:
+        """Run the program ``n_calls`` times in a row (each run applies the updates, as
+        Theano's 'cvm' VM did); return the last run's outputs."""
+        if n_calls < 1:
+            raise ValueError(f"f.fn(n_calls={n_calls}): run at least once")
+        for _ in range(n_calls - 1):
+            self._fn._run_from_storage()
         return self._fn._run_from_storage()
 
     @property

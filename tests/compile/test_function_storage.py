@@ -153,3 +153,12 @@ def test_fn_storage_map_and_allow_gc():
     f([1.0])
     assert all(v[0] is None for k, v in f.fn.storage_map.items()
                if k in f.maker.fgraph.outputs)
+
+
+def test_fn_runs_the_program_n_calls_times():
+    # Theano's cvm: f.fn(n_calls=n) runs n times, applying the updates each time
+    s = jitgraph.shared(0.0, "s")
+    f = jitgraph.function([], s * 2, updates=[(s, s + 1)])
+    assert f.fn(n_calls=3) == [4.0] and s.get_value() == 3.0
+    with pytest.raises(ValueError, match="at least once"):
+        f.fn(n_calls=0)
