@@ -80,3 +80,25 @@ def test_a_user_rewrite_can_track_the_op():
     node = [n for n in fgraph.toposort() if n.op == T.exp][0]
     replacement = exp_to_sin.transform(fgraph, node)
     assert replacement[0].owner.op == T.sin
+
+
+@pytest.mark.parametrize("name", ["add_inplace", "exp_inplace", "neg_inplace", "sqr_inplace",
+                                  "true_div_inplace", "pow_inplace", "abs__inplace",
+                                  "second_inplace", "maximum_inplace"])
+def test_inplace_functions_are_named_elemwise_ops(name):
+    # Theano 1.0.5: str(T.inplace.add_inplace) == 'add_inplace', destroy_map {0: [0]}
+    from jitgraph.tensor import inplace
+
+    op = getattr(inplace, name)
+    assert isinstance(op, Elemwise) and str(op) == name and op.destroy_map == {0: [0]}
+
+
+def test_an_inplace_op_overwrites_its_first_input():
+    from jitgraph.tensor import inplace
+
+    x = T.dvector()
+    y = inplace.add_inplace(x, T.constant(np.array([1.0, 2.0])))
+    assert str(y.owner.op) == "add_inplace"
+    f = theano.function([x], y, accept_inplace=True)
+    a = np.ones(2)
+    assert f(a).tolist() == [2.0, 3.0] and a.tolist() == [2.0, 3.0]
