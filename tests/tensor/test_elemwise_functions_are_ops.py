@@ -102,3 +102,11 @@ def test_an_inplace_op_overwrites_its_first_input():
     f = theano.function([x], y, accept_inplace=True)
     a = np.ones(2)
     assert f(a).tolist() == [2.0, 3.0] and a.tolist() == [2.0, 3.0]
+
+
+@pytest.mark.parametrize("name", ["psi", "tri_gamma", "jv", "j0", "i0", "rad2deg", "deg2rad",
+                                  "erfinv", "real", "conj", "complex", "gamma", "gammaln"])
+def test_functions_of_rows_defined_elsewhere_are_ops_too(name):
+    # Theano 1.0.5: str(T.psi) == 'Elemwise{psi,no_inplace}' (test_basic names its testers so)
+    op = getattr(T, name)
+    assert isinstance(op, Elemwise) and str(op) == f"Elemwise{{{name},no_inplace}}"

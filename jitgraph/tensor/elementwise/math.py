@@ -26,6 +26,12 @@ def elemwise_op(name: str) -> Elemwise:
     return Elemwise(scalar.op(name))
 
 
+def elemwise_of(op: scalar.ScalarOp) -> Elemwise:
+    """The shared Elemwise op of the table row ``op``: the tensor function of a row defined
+    outside this module (``erfinv = elemwise_of(define_op(...))``), an op as ``T.add`` is."""
+    return elemwise_op(op.name)
+
+
 def _apply(name: str, *args: Any) -> Variable:
     return elemwise_op(name)(*args)
 
