@@ -87,6 +87,9 @@ _LAZY = {
     "test": ("jitgraph.self_test", "test"),
     "sparse_grad": ("jitgraph.sparse.subtensor_grad", "sparse_grad"),
     "provide_theano": ("jitgraph.theano_compat", "provide_theano"),
+    # Theano's private helper its own tests and some user code reach as ``theano._asarray``
+    # (left out of __all__, as an underscore name)
+    "_asarray": ("jitgraph.misc.safe_asarray", "_asarray"),
 }
 _SUBMODULES = {"tensor", "compile", "graph", "rewrite", "printing", "gradient", "cache",
                "backend_cpu", "backend_gpu", "scalar", "gof", "scan", "scan_module", "ifelse",
@@ -121,7 +124,8 @@ _EAGER = ["config", "change_flags", "disable_log_handler", "has_handlers"]
 def _public_names() -> list[str]:
     """``__all__``: computed when first asked for (it imports the providers of the lazy names,
     so that only names that exist are listed)."""
-    return [*_EAGER, *(n for n in _LAZY if _provided(n)), *sorted(_SUBMODULES)]
+    return [*_EAGER, *(n for n in _LAZY if not n.startswith("_") and _provided(n)),
+            *sorted(_SUBMODULES)]
 
 
 def __getattr__(name: str) -> Any:

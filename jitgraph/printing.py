@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from jitgraph.config import config
 from jitgraph.graph.basic import Apply
 from jitgraph.graph.describe import (hex_digest, min_informative_str, position_independent_str,
@@ -26,7 +28,7 @@ from jitgraph.graph.pprinter import (DefaultPrinter, FunctionPrinter, IgnorePrin
                                      pprint, special)
 from jitgraph.graph.print_op import Print, _print_fn  # noqa: F401 (Theano has it too)
 from jitgraph.graph.printing import char_id, debugprint
-from jitgraph.graph.pydotprint import default_colorCodes, pydotprint
+from jitgraph.graph.pydotprint import default_colorCodes, pydot_status, pydotprint
 
 __all__ = ["Print", "pydotprint", "debugprint", "pprint", "pp", "min_informative_str",
            "var_descriptor", "position_independent_str", "hex_digest", "PPrinter",
@@ -34,3 +36,13 @@ __all__ = ["Print", "pydotprint", "debugprint", "pprint", "pp", "min_informative
            "IgnorePrinter", "FunctionPrinter", "PrinterState", "default_printer",
            "leaf_printer", "Apply", "Op", "Function", "SharedVariable", "config", "greek",
            "special", "default_colorCodes", "char_id"]
+
+
+def __getattr__(name: str) -> Any:
+    """``pydot_imported`` and ``pydot_imported_msg`` (Theano's): whether pydotprint can draw,
+    and why not -- found on first use, as finding them runs Graphviz."""
+    if name == "pydot_imported":
+        return pydot_status()[0]
+    if name == "pydot_imported_msg":
+        return pydot_status()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

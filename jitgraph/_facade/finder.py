@@ -61,8 +61,9 @@ def _public_names(module: types.ModuleType) -> list[str]:
     return list(names)
 
 
-def _lookup(row: Row | None, name: str) -> Any:
-    """``name`` as the row defines it (a listed name, or one of a fallback module's)."""
+def _lookup(row: Row | None, name: str, module_name: str) -> Any:
+    """``name`` of module ``module_name`` as the row defines it (a listed name, a placeholder
+    for one jitgraph cannot provide, or one of a fallback module's)."""
     if row is None:
         return _MISSING
     if name in row.names:
@@ -70,6 +71,8 @@ def _lookup(row: Row | None, name: str) -> Any:
             return resolve(row.names[name])
         except (ImportError, AttributeError):  # a provider without it: absent, never a stub
             return _MISSING
+    if name in row.unavailable:  # a real module's name jitgraph cannot provide (ADDED rows)
+        return unavailable(module_name, name, row.unavailable[name])
     if name == "__all__" and row.fallback:
         return sorted({n for source in row.fallback
                        for n in _public_names(importlib.import_module(source))})
@@ -91,7 +94,7 @@ class _TableAttributes:
         if name in _CHILDREN.get(module_name, ()):
             return importlib.import_module(f"{module_name}.{name}")
         row = _ROWS.get(module_name)
-        value = _lookup(row, name)
+        value = _lookup(row, name, module_name)
         if value is _MISSING:
             where = f" (looked up in {', '.join(row.fallback)})" if row and row.fallback else ""
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}{where}")
@@ -101,9 +104,11 @@ class _TableAttributes:
     def __dir__(self) -> list[str]:
         own = self.__dict__.get("__dir__")
         names = set(own() if callable(own) else self.__dict__)
-        row = _ROWS.get(self.__dict__["__name__"])
+        module_name = self.__dict__["__name__"]
+        row = _ROWS.get(module_name)
         if row is not None:
-            names |= {n for n in row.names if n in names or _lookup(row, n) is not _MISSING}
+            names |= {n for n in row.names
+                      if n in names or _lookup(row, n, module_name) is not _MISSING}
             names |= set(row.unavailable)
             for source in row.fallback:
                 names |= {n for n in dir(importlib.import_module(source))

@@ -11,7 +11,21 @@ from jitgraph.scalar.composite import Composite
 from jitgraph.scalar.custom import scalar_op_class
 from jitgraph.scalar.type import get_scalar_type
 from jitgraph.tensor.elementwise import scalar_ops
+from jitgraph.tensor.core.dtypes import all_dtypes
 from jitgraph.tensor.elementwise.elemwise import Elemwise
+
+# -- theano.tensor.basic ------------------------------------------------------------------------
+
+#: ``_convert_to_int32``, ...: the elementwise cast to each dtype as an op (calling one always
+#: adds a cast node, unlike ``cast``, which returns a variable of that dtype unchanged)
+CONVERSIONS = {f"_convert_to_{dtype}": Elemwise(scalar_ops.Cast(dtype)) for dtype in all_dtypes}
+globals().update(CONVERSIONS)
+
+# -- theano.tensor.nnet.conv -------------------------------------------------------------------
+
+#: whether ConvOp can compute: Theano's Python ConvOp needed scipy.signal (tests skip without
+#: it); jitgraph's ConvOp has its own kernels and needs neither SciPy nor a C++ compiler
+imported_scipy_signal = True
 
 # -- theano.tensor.nnet.sigm and theano.tensor.nnet -------------------------------------------
 
@@ -38,5 +52,5 @@ class BNComposite(Composite):
 
 BNComposite.__module__ = "jitgraph.tensor.nnet.bn"
 
-__all__ = ["scalar_softplus", "ScalarSigmoid", "ScalarSoftplus",
+__all__ = ["CONVERSIONS", *CONVERSIONS, "imported_scipy_signal", "scalar_softplus", "ScalarSigmoid", "ScalarSoftplus",
            "sigmoid_inplace", "BNComposite"]

@@ -31,7 +31,12 @@ MODULES: dict[str, Row] = {
         names={**names("jitgraph.random.raw_helpers", "choice_helper multinomial_helper "
                        "permutation_helper random_integers_helper"),
                **names("jitgraph.random.rewrites", "random_make_inplace"),
-               **names("jitgraph.rewrite.phases", "optdb")}),
+               **names("jitgraph.rewrite.phases", "optdb"),
+               # own use: Theano's module had no __all__, so `from raw_random import *` also
+               # brought these (its tests use `theano` and `tensor` from there)
+               "theano": "jitgraph", "tensor": "jitgraph.tensor", "gof": "jitgraph.gof",
+               "opt": "jitgraph.tensor.opt", "np": "numpy", "copy": "copy", "sys": "sys",
+               **names("functools", "reduce"), **names("builtins", "xrange=range")}),
     "jitgraph.tensor.shared_randomstreams": Row(
         "Theano's ``theano.tensor.shared_randomstreams`` (:mod:`jitgraph.random.streams`).",
         names={**names("jitgraph.random.streams", "RandomStreams"),
@@ -123,6 +128,7 @@ MODULES: dict[str, Row] = {
     "jitgraph.tensor.nnet.conv": Row(
         "``theano.tensor.nnet.conv``: the legacy ``ConvOp`` and its ``conv2d``.",
         names={**names("jitgraph.tensor.convolution.conv_legacy", "ConvOp conv2d"),
+               **names("jitgraph._facade.objects", "imported_scipy_signal"),
                **names("jitgraph.tensor.convolution.conv_shapes",
                        "get_conv_output_shape get_conv_shape_1axis")}),
     "jitgraph.tensor.nnet.corr": Row(
@@ -362,11 +368,27 @@ MODULES: dict[str, Row] = {
 ADDED: dict[str, Row] = {
     "jitgraph.tensor": Row(names={
         **names("jitgraph.scalar", "int32 int32_t=int32"),
+        "scal": "jitgraph.scalar",  # own use (Theano's tensor.basic: import theano.scalar as scal)
         **names("jitgraph.scalar.bridge", "TensorFromScalar ScalarFromTensor "
                 "tensor_from_scalar scalar_from_tensor"),
         **names("jitgraph.gradient", "Lop Rop consider_constant grad_not_implemented "
                 "grad_undefined hessian jacobian numeric_grad DisconnectedType"),
         **names("jitgraph.printing", "pprint min_informative_str")}),
+    "jitgraph.tensor.core.basic": Row(names={
+        **names("jitgraph.tensor.core.type", "_allclose=values_allclose "
+                "_get_atol_rtol=comparison_tolerances"),
+        **names("jitgraph._facade.objects", " ".join(
+            f"_convert_to_{dtype}" for dtype in "bool int8 int16 int32 int64 uint8 uint16 uint32 "
+            "uint64 float16 float32 float64 complex64 complex128".split()))}),
+    "jitgraph.tensor.linalg.nlinalg": Row(names=names(
+        "jitgraph.tensor.linalg.nlinalg", "_zero_disconnected=zeros_for_disconnected")),
+    "jitgraph.tensor.elementwise.elemwise": Row(names=names(
+        "jitgraph.tensor.elementwise.reduction", "CAReduce Sum Prod All Any")),
+    "jitgraph.compile.mode": Row(names={
+        **names("jitgraph.compile.graph_rewriters",
+                "AddFeatureOptimizer PrintCurrentFunctionGraph"),
+        **names("jitgraph.rewrite.phases", "optdb")}),  # own use (tests query it from here)
+    "jitgraph.compile.sharedvalue": Row(names=names("jitgraph.graph.type", "generic")),
     "jitgraph.tensor.extras.extra_ops": Row(names=names("jitgraph.scalar", "int_t=int32")),
     "jitgraph.tensor.core.gradient": Row(names=names(
         "jitgraph.tensor.core.grad_check", "verify_grad GradientError numeric_grad")),
@@ -392,7 +414,11 @@ ADDED: dict[str, Row] = {
         **names("jitgraph.graph.container", "Container"),
         **names("jitgraph.compile.linker", "Linker LocalLinker=Linker PerformLinker"),
         **names("jitgraph.backend_cpu.theano_linkers", "CLinker OpWiseCLinker DualLinker"),
-        **names("jitgraph.rewrite.theano_api", "LocalOptimizer OpRemove OpSub local_optimizer")}),
+        **names("jitgraph.rewrite.theano_api", "LocalOptimizer OpRemove OpSub local_optimizer")},
+        unavailable=unavailable("jitgraph does not cache constants (Theano shared one Constant "
+                                "per value between graphs and refused it in a FunctionGraph "
+                                "built with clone=False); any Constant can be in any graph, so "
+                                "this error never happens", "CachedConstantError")),
     "jitgraph.printing": Row(names={
         **names("jitgraph.compile.function_call", "Function"),
         **names("jitgraph.compile.sharedvalue", "SharedVariable")}),
@@ -415,6 +441,7 @@ SUBMODULE_ATTRIBUTES: dict[str, frozenset[str]] = {
     "jitgraph.scan_module": frozenset(
         "scan_op scan_utils scan_views scan_checkpoints scan_opt".split()),
     "jitgraph.sandbox": frozenset({"rng_mrg", "multinomial"}),
+    "jitgraph.scalar": frozenset({"basic", "basic_scipy", "sharedvar"}),
 }
 
 EAGER_CHILDREN: dict[str, tuple[str, ...]] = {"jitgraph.tensor": ("inc_code",)}

@@ -84,7 +84,7 @@ def make_fast_call(fn: Any) -> Callable[..., Any] | None:
             expr = f"_fc_r{k}[0]"
         held.append(expr)
     body = ["    " + line for line in body] + _in_errstate(fn, ns, run)
-    if not fn.maker.mode.linker.allow_gc:
+    if not fn._allow_gc:
         # without gc the cells hold the last results, as after the program's run()
         body += [f"    {driver_cell}[0] = {var}" for driver_cell, var in substituted.values()]
     n_out = len(fn._output_cells)

@@ -14,10 +14,12 @@ from jitgraph.compile.mode import Mode, get_mode
 from jitgraph.graph.shared import SharedVariable
 from jitgraph.graph.basic import Constant, Variable, ancestors, graph_inputs
 from jitgraph.graph.fg import FunctionGraph, MissingInputError
+from jitgraph.graph.gradient_types import is_null
 from jitgraph.compile import graph_cache
 from jitgraph.compile.rewriting import protect_inputs, schedule
 from jitgraph.config import config
 from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.core.gradient import NullTypeGradError
 
 
 class UnusedInputError(ValueError):
@@ -401,6 +403,10 @@ def _check_missing(available: list, needed: list) -> None:
     for var in graph_inputs(needed):
         if var in have or isinstance(var, Constant):
             continue
+        if is_null(var):  # an undefined gradient can be computed by no function (Theano's rule)
+            raise NullTypeGradError(
+                f"the outputs depend on an undefined gradient, which cannot be computed: "
+                f"{var.type.why_null}")
         raise MissingInputError(f"the outputs depend on {var} ({var.type}), which is not an input "
                                 "of the function; add it to the inputs or substitute it with givens")
 

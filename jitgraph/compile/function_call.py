@@ -17,6 +17,7 @@ from jitgraph.compile.function_storage import FunctionStorage
 from jitgraph.compile.profiling import ProfileStats
 from jitgraph.config import config
 from jitgraph.graph.basic import Constant, Variable
+from jitgraph.graph.container import Container
 from jitgraph.graph.fg import FunctionGraph
 
 
@@ -64,9 +65,11 @@ class Function(FunctionStorage):
                                if k < len(maker.inputs)}
         self._names = {inp.name: k for k, inp in enumerate(maker.inputs) if inp.name}
         self._filters = [self._input_filter(inp) for inp in maker.inputs]
-        # The value each input takes when a call leaves it out (None: the input is required);
-        # f[name] reads and sets it, an In(update=...) input's update replaces it after a call.
-        self._defaults = [self._checked_default(k, getattr(inp, "value", None))
+        # The cell holding the value each input takes when a call leaves it out (None: the
+        # input is required); f[name] reads and sets it, an In(update=...) input's update
+        # replaces it after a call. In(value=g.container[x]) shares g's cell: the two
+        # functions then read and update one state.
+        self._defaults = [self._default_cell(k, getattr(inp, "value", None))
                           for k, inp in enumerate(maker.inputs)]
         # An ndarray of exactly the input's dtype and rank needs no conversion when the type has
         # no broadcastable dimension to check: the common case skips TensorType.filter.
@@ -76,10 +79,11 @@ class Function(FunctionStorage):
         self._seterr = config.seterr_kwargs()
         self._needs_errstate = getattr(program, "needs_errstate", True) and bool(self._seterr)
         # With allow_gc the output cells are emptied after a call, except those of constant
-        # outputs: nothing would fill them again.
-        self._cells_to_clear = [
-            cell for cell, var in zip(self._output_cells, maker.fgraph.outputs)
-            if not isinstance(var, Constant)] if maker.mode.linker.allow_gc else []
+        # outputs: nothing would fill them again (f.fn.allow_gc changes it for this function).
+        self._gc_cells = [cell for cell, var in zip(self._output_cells, maker.fgraph.outputs)
+                          if not isinstance(var, Constant)]
+        self._allow_gc = bool(maker.mode.linker.allow_gc)
+        self._cells_to_clear = self._gc_cells if self._allow_gc else []
         # Calls with exactly this many positional arguments (and no keywords) skip _bind;
         # -1 when an implicit input must be checked there.
         self._n_positional = (-1 if any(inp.implicit for inp in maker.inputs)
@@ -118,6 +122,12 @@ class Function(FunctionStorage):
         if bool(value) == self._trust_input and "_call" in self.__dict__:
             return  # the generated path already fits
         self._trust_input = bool(value)
+        self._call = self._calling_path()
+
+    def _set_allow_gc(self, value: bool) -> None:
+        """Whether calls empty the output cells afterwards (``f.fn.allow_gc = value``)."""
+        self._allow_gc = bool(value)
+        self._cells_to_clear = self._gc_cells if self._allow_gc else []
         self._call = self._calling_path()
 
     def _calling_path(self) -> Any:
@@ -261,7 +271,7 @@ class Function(FunctionStorage):
                 if getattr(inp, "value", None) is None:  # an input without default value
                     raise TypeError(f"missing input {k} ({inp.name or inp.variable}) of "
                                     f"function {self.name}")
-                values[k] = self._defaults[k]
+                values[k] = self._defaults[k][0]
         return values
 
     # -- other API ------------------------------------------------------------------------
@@ -304,12 +314,12 @@ class Function(FunctionStorage):
     # -- inputs' default values and state ---------------------------------------------------
     def __getitem__(self, key: Any) -> Any:
         """The value input ``key`` (its name or variable) takes when a call leaves it out."""
-        return self._defaults[self._input_position(key)]
+        return self._defaults[self._input_position(key)][0]
 
     def __setitem__(self, key: Any, value: Any) -> None:
         """Set the value input ``key`` (its name or variable) takes when a call leaves it out."""
         k = self._input_position(key)
-        self._defaults[k] = self._checked_default(k, value)
+        self._defaults[k][0] = self._checked_default(k, value)
 
     @property
     def value(self) -> "InputValues":
@@ -317,8 +327,11 @@ class Function(FunctionStorage):
         return InputValues(self)
 
     def _input_position(self, key: Any) -> int:
+        """The position of input ``key``: its name, variable, ``In`` spec or position."""
         if isinstance(key, str):
             k = self._names.get(key)
+        elif isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            k = int(key) if 0 <= key < len(self.maker.inputs) else None
         else:
             k = next((k for k, inp in enumerate(self.maker.inputs)
                       if inp.variable is key or inp is key), None)
@@ -326,6 +339,13 @@ class Function(FunctionStorage):
             raise TypeError(f"function {self.name} has no input {key!r}; its named inputs are "
                             f"{sorted(self._names)}")
         return k
+
+    def _default_cell(self, k: int, value: Any) -> list:
+        """The cell of input ``k``'s default value: a container's own cell (shared with the
+        function or variable it belongs to), else a new one holding the checked value."""
+        if isinstance(value, Container):
+            return value.storage
+        return [self._checked_default(k, value)]
 
     def _checked_default(self, k: int, value: Any) -> Any:
         if value is None:
@@ -352,7 +372,8 @@ class Function(FunctionStorage):
                  "fgraph": (maker.fgraph.inputs, maker.fgraph.outputs),
                  "allow_input_downcast": maker.allow_input_downcast,
                  "trust_input": self.trust_input, "swapped": maker.swapped,
-                 "unpack_single": maker.unpack_single, "defaults": self._defaults}
+                 "unpack_single": maker.unpack_single,
+                 "defaults": [cell[0] for cell in self._defaults]}
         return (_unpickle_function, (state,))
 
     def __repr__(self) -> str:
@@ -451,7 +472,8 @@ def _unpickle_function(state: dict) -> Any:
     fn = maker.create()
     fn.trust_input = state["trust_input"]
     if "defaults" in state:
-        fn._defaults = list(state["defaults"])  # the state the pickled function had reached
+        for cell, value in zip(fn._defaults, state["defaults"]):
+            cell[0] = value  # the state the pickled function had reached
     return fn
 
 

@@ -51,7 +51,13 @@ class FunctionStorage:
             self.__dict__["_output_containers"] = made
         return list(made)
 
-    def fn(self) -> list:
+    @property
+    def fn(self) -> "ProgramRunner":
+        """Theano's ``f.fn``: call it to run the program on :attr:`input_storage`; its
+        ``storage_map`` and ``allow_gc`` are the program's cells and garbage collection."""
+        return ProgramRunner(self)
+
+    def _run_from_storage(self) -> list:
         """Run the program on the values in :attr:`input_storage`, leave the outputs in
         :attr:`output_storage` (and return them) and apply the updates, as Theano's
         ``f.fn()`` does. Inputs left empty take their default values. (It works on this
@@ -70,8 +76,8 @@ class FunctionStorage:
 
     def _fn(self) -> list:
         for k, cell in enumerate(self._input_cells):
-            if self._defaults[k] is not None:
-                cell[0] = self._defaults[k]
+            if self._defaults[k][0] is not None:
+                cell[0] = self._defaults[k][0]
             elif cell[0] is None:
                 inp = self.maker.inputs[k]
                 raise TypeError(f"input {k} ({inp.name or inp.variable}) of function "
@@ -96,7 +102,7 @@ class FunctionStorage:
         for (var, cell), download in zip(self._update_cells, self._update_download):
             var._value = cell[0].get() if download else cell[0]
         for k, cell, download in self._input_update_cells:
-            self._defaults[k] = cell[0].get() if download else cell[0]
+            self._defaults[k][0] = cell[0].get() if download else cell[0]
 
     @property
     def finder(self) -> dict:
@@ -135,9 +141,10 @@ class FunctionStorage:
         value is put back after each call, and that value (None for shared variables)."""
         rows = []
         for k, inp in enumerate(self.maker.inputs):
-            has_default = self._defaults[k] is not None
+            value = self._defaults[k][0]
+            has_default = value is not None
             rows.append((not has_default and not inp.implicit, has_default and not inp.implicit,
-                         self._defaults[k]))
+                         value))
         return rows + [(False, False, None)] * len(self._shared_cells)
 
     def get_shared(self) -> list:
@@ -161,9 +168,40 @@ class FunctionStorage:
         return False
 
 
+class ProgramRunner:
+    """``f.fn`` (Theano's VM of a compiled function): ``f.fn()`` runs the program on the
+    values in ``f.input_storage``; ``storage_map`` maps the graph's variables to the program's
+    cells; ``allow_gc`` says whether a call empties the output cells afterwards (settable,
+    for this function only)."""
+
+    def __init__(self, fn: FunctionStorage) -> None:
+        self._fn = fn
+
+    def __call__(self, n_calls: int = 1) -> list:
+        """Run the program ``n_calls`` times in a row (each run applies the updates, as
+        Theano's 'cvm' VM did); return the last run's outputs."""
+        if n_calls < 1:
+            raise ValueError(f"f.fn(n_calls={n_calls}): run at least once")
+        for _ in range(n_calls - 1):
+            self._fn._run_from_storage()
+        return self._fn._run_from_storage()
+
+    @property
+    def storage_map(self) -> dict:
+        return self._fn._program.storage
+
+    @property
+    def allow_gc(self) -> bool:
+        return self._fn._allow_gc
+
+    @allow_gc.setter
+    def allow_gc(self, value: bool) -> None:
+        self._fn._set_allow_gc(value)
+
+
 def _input_container(fn: FunctionStorage, k: int) -> Container:
     inp = fn.maker.inputs[k]
-    if fn._defaults[k] is None:
+    if fn._defaults[k][0] is None:
         return Container(inp.variable, fn._input_cells[k], name=inp.name, strict=inp.strict,
                          allow_downcast=inp.allow_downcast)
     return _DefaultValueContainer(fn, k)
@@ -175,12 +213,13 @@ class _DefaultValueContainer(Container):
 
     def __init__(self, fn: FunctionStorage, k: int) -> None:
         inp = fn.maker.inputs[k]
-        super().__init__(inp.variable, [None], name=inp.name, strict=inp.strict,
+        # its storage is the default's cell (what In(value=this container) shares)
+        super().__init__(inp.variable, fn._defaults[k], name=inp.name, strict=inp.strict,
                          allow_downcast=inp.allow_downcast)
         self._fn, self._k = fn, k
 
     def _get(self) -> Any:
-        return self._fn._defaults[self._k]
+        return self._fn._defaults[self._k][0]
 
     def _set(self, value: Any) -> None:
         self._fn[self._fn.maker.inputs[self._k].variable] = value

@@ -70,12 +70,13 @@ def _converted(old: Variable, new: Any) -> Variable:
 
 
 def _check_not_chained(pairs: list[tuple[Variable, Variable]]) -> None:
-    """Replacements happen at once, so a replacement computed from a replaced variable would
-    keep the old variable in the graph."""
+    """Replacements happen at once, so a replacement computed from another replaced variable
+    would keep that variable in the graph. A replacement may use the variable it replaces
+    (``{a: a + 10}``, as in Theano): there it stands for itself, not for its replacement."""
     olds = {old for old, _ in pairs}
     for old, new in pairs:
         for var in ancestors([new]):
-            if var in olds:
+            if var in olds and var is not old:
                 raise ValueError(
                     f"givens: the replacement of {old} is computed from {var}, which givens "
                     f"also replaces; substitute it by hand (e.g. {{a: b, b: a + 1}} is not "

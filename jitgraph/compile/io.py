@@ -28,6 +28,10 @@ class SymbolicInput:
         if update is not None and not isinstance(update, Variable):
             raise TypeError(f"the update of input {name or variable} must be a symbolic "
                             f"expression of its new value, got {type(update).__name__}")
+        if update is not None and update.type != variable.type:
+            raise TypeError(f"input {name or variable} has type {variable.type} but its update "
+                            f"{update} has type {update.type}; the update must have the "
+                            "input's type (cast it, or match its dimensions)")
         self.variable = variable
         self.name = variable.name if name is None and autoname else name
         self.update = update

@@ -16,6 +16,7 @@ source without it.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 from typing import Any
 
@@ -43,6 +44,22 @@ def import_pydot() -> Any:
                           "jitgraph: pip install jitgraph[pydot] (or pip install pydot); "
                           "images also need Graphviz's dot program") from exc
     return pydot
+
+
+@functools.cache
+def pydot_status() -> tuple[bool, str]:
+    """``(True, "")`` when :func:`pydotprint` can draw pictures (pydot imports and Graphviz's
+    ``dot`` runs), else ``(False, why)``: Theano's ``printing.pydot_imported`` and
+    ``pydot_imported_msg``. Checked once, on first use (it runs Graphviz)."""
+    try:
+        pydot = import_pydot()
+    except ImportError as exc:
+        return False, str(exc)
+    try:
+        pydot.Dot().create(prog="dot", format="dot")
+    except Exception as exc:  # noqa: BLE001  (pydot reports a missing Graphviz in many ways)
+        return False, f"pydot imports, but Graphviz's dot program did not run: {exc}"
+    return True, ""
 
 
 class _Graph:
@@ -372,4 +389,5 @@ def _draw_loops(graph: _Graph, outfile: str, compact: bool, format: str, with_id
                    scan_graphs=True, print_output_file=False)
 
 
-__all__ = ["pydotprint", "build_dot", "default_colorCodes", "SOURCE_FORMATS", "import_pydot"]
+__all__ = ["pydotprint", "build_dot", "default_colorCodes", "SOURCE_FORMATS", "import_pydot",
+           "pydot_status"]

@@ -112,6 +112,9 @@ def shared(value: Any, name: str | None = None, strict: bool = False,
            allow_downcast: bool | None = None, borrow: bool = False, **kwargs: Any
            ) -> SharedVariable:
     """A shared variable holding ``value`` (copied unless ``borrow``)."""
+    if isinstance(value, Variable):
+        raise TypeError(f"shared() holds a value, not the symbolic variable {value}: give it "
+                        "a NumPy array (e.g. the variable's .eval())")
     _register_standard_kinds()
     for ctor in _CONSTRUCTORS:
         var = ctor(value, name=name, strict=strict, allow_downcast=allow_downcast,

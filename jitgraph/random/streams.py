@@ -15,11 +15,21 @@ from typing import Any, Callable
 import numpy as np
 
 from jitgraph.graph.basic import Variable
-from jitgraph.random.random_state import randomstate_constructor
+from jitgraph.random.random_state import RandomStateSharedVariable, randomstate_constructor
 from jitgraph.random.raw import RandomStreamsBase
 
 #: each draw's seed is below this bound
 SEED_BOUND = 2**30
+
+
+def _generator(item: Variable) -> RandomStateSharedVariable:
+    if isinstance(item, RandomStateSharedVariable):
+        return item
+    rng = getattr(item, "rng", None)
+    if isinstance(rng, RandomStateSharedVariable):
+        return rng
+    raise TypeError(f"RandomStreams[item]: item is a draw's shared generator (draw.rng) or the "
+                    f"draw; got {item!r}")
 
 
 class RandomStreams(RandomStreamsBase):
@@ -45,14 +55,17 @@ class RandomStreams(RandomStreamsBase):
             old_r.set_value(np.random.RandomState(int(seedgen.randint(SEED_BOUND))), borrow=True)
 
     def __getitem__(self, item: Variable) -> np.random.RandomState:
-        """The generator of the draw ``item`` (``item.rng``'s value)."""
-        return item.rng.get_value(borrow=True)
+        """The value of the shared generator ``item``: a draw's ``rng`` (as in Theano,
+        ``streams[out.rng]``) or the draw ``out`` itself."""
+        return _generator(item).get_value(borrow=True)
 
     def __setitem__(self, item: Variable, val: np.random.RandomState) -> None:
+        """Give the shared generator ``item`` (``out.rng``, or the draw ``out``) the value
+        ``val``."""
         if not isinstance(val, np.random.RandomState):
             raise TypeError(f"a draw's generator must be a numpy.random.RandomState, not "
                             f"{type(val).__name__}")
-        item.rng.set_value(val, borrow=True)
+        _generator(item).set_value(val, borrow=True)
 
     def gen(self, op: Callable, *args: Any, **kwargs: Any) -> Variable:
         """The sample of ``op(rng, *args, **kwargs)`` on a new shared generator seeded from

@@ -37,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "StackTraceError": "jitgraph.rewrite.context",
     "copy_stack_trace": "jitgraph.rewrite.context",
     "shape_error": "jitgraph.rewrite.context",
+    "check_stack_trace": "jitgraph.rewrite.stack_trace",
     "EquilibriumDB": "jitgraph.rewrite.db",
     "LocalGroupDB": "jitgraph.rewrite.db",
     "RewriteDatabase": "jitgraph.rewrite.db",

@@ -33,6 +33,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from jitgraph.rewrite import load_tensor_rewrites
 from jitgraph.rewrite.engine import (
     GraphRewriter,
     NodeRewriter,
@@ -288,7 +289,10 @@ class RewriteDatabase:
 
     # -- queries ----------------------------------------------------------------------------
     def query(self, *args: Any) -> Any:
-        """The rewriter made of the entries selected by a query (see the module docstring)."""
+        """The rewriter made of the entries selected by a query (see the module docstring).
+        The rewrite modules are loaded first, so a query made before any function was compiled
+        (``optdb.query(OPT_FAST_RUN).optimize(fgraph)``, as Theano's tests do) sees them all."""
+        load_tensor_rewrites()
         q = as_query(args)
         return self._build(self._select(q), q)
 

@@ -298,6 +298,10 @@ class GraphRewriter:
         fgraph.rewrite_stats = ctx.stats  # type: ignore[attr-defined]
         return ctx.stats
 
+    def optimize(self, fgraph: FunctionGraph) -> RewriteStats:
+        """Theano's name of :meth:`rewrite` (``optdb.query(OPT_FAST_RUN).optimize(fgraph)``)."""
+        return self.rewrite(fgraph)
+
     def __str__(self) -> str:
         return self.name
 

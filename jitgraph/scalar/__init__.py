@@ -38,6 +38,7 @@ from jitgraph.scalar.type import (ScalarType, all_types, bool_, complex64, compl
 from jitgraph.scalar.type_rules import *  # noqa: F401,F403  (upgrade_to_float, same_out, ...)
 from jitgraph.scalar.var import (ScalarConstant, ScalarVariable, _div, as_common_dtype,
                                  as_scalar, cast, constant, int_or_true_div, mod_check)
+from jitgraph.tensor.core.dtypes import autocast_float, autocast_float_as  # noqa: F401
 from jitgraph.tensor.elementwise.math import IntegerDivisionError
 from jitgraph.tensor.elementwise.scalar_ops import Cast as _TableCast
 from jitgraph.tensor.elementwise import scalar_ops

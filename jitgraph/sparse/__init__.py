@@ -52,7 +52,7 @@ from jitgraph.sparse.indexing import (ConstructSparseFromList, GetItem2d, GetIte
                                       get_item_list_grad, get_item_scalar, getitem)
 from jitgraph.sparse.reductions import (ColScaleCSC, Diag, RowScaleCSC, SpSum, SquareDiagonal,
                                         col_scale, diag, row_scale, sp_sum, square_diagonal)
-from jitgraph.sparse.scipy_support import SparseNeedsScipyError
+from jitgraph.sparse.scipy_support import SparseNeedsScipyError, enable_sparse
 from jitgraph.sparse.subtensor_grad import sparse_grad
 from jitgraph.sparse.stacking import HStack, VStack, hstack, vstack
 from jitgraph.sparse.structured import (abs_, arcsin, arcsinh, arctan, arctanh, ceil, conj,

@@ -7,11 +7,17 @@ building a sparse variable, constant or graph needs it.
 
 from __future__ import annotations
 
+import importlib.util
 from types import ModuleType
 from typing import Any
 
 _EXTRA_HINT = ("jitgraph's sparse matrices are scipy.sparse matrices: install SciPy with "
                "`pip install jitgraph[sparse]` (or `pip install scipy`)")
+
+
+#: whether sparse matrices can be used: SciPy is installed (Theano's
+#: ``theano.sparse.enable_sparse``; found without importing SciPy)
+enable_sparse: bool = importlib.util.find_spec("scipy") is not None
 
 
 class SparseNeedsScipyError(ImportError):

@@ -26,6 +26,7 @@ from jitgraph.tensor.elementwise.math import (IntegerDivisionError, abs, abs_, a
                                               sgn, sigmoid, sin, sinh, softplus, sqr, sqrt, sub,
                                               switch, tan, tanh, true_div, trunc, where, xor)
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.core.sharedvar import tensor_constructor as _shared  # noqa: F401  (Theano's T._shared)
 from jitgraph.tensor.core.var import TensorConstant, TensorConstantSignature, TensorVariable
 from jitgraph.tensor.elementwise.reduction import *  # noqa: F401,F403  (filled in below once listed)
 from jitgraph.tensor.linalg.blas import *  # noqa: F401,F403

@@ -44,3 +44,14 @@ def test_set_value_upcasts_as_theano(dtype, new, kept):
     shared.set_value(value)
     assert shared.get_value().dtype == kept
     np.testing.assert_array_equal(shared.get_value(), [0, 1, 2])
+
+
+@pytest.mark.parametrize("make_null", ["grad_undefined", "grad_not_implemented"])
+def test_function_of_an_undefined_gradient_is_a_type_error(make_null):
+    # Theano 1.0.5 refuses to compile an undefined gradient with a TypeError
+    from jitgraph import gradient
+
+    a = T.vector()
+    b = getattr(gradient, make_null)(T.add, 0, a)
+    with pytest.raises(TypeError, match="undefined gradient"):
+        jitgraph.function([a], b, on_unused_input="ignore")

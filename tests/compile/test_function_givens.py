@@ -274,3 +274,16 @@ def test_missing_replacement_names_the_variable():
     tx = shared(np.ones((4, 2)), name="tx")
     with pytest.raises(ValueError, match="depend on y"):
         function([index], x.sum() + y.sum(), givens={x: tx[index:index + 1]})
+
+
+def test_a_replacement_may_use_the_variable_it_replaces():
+    # Theano 1.0.5 (test_pfunc's givens_replaces_shared_variable2): in {a: a + 10} the inner a
+    # is a itself; the default update a + 3 is rewritten too. Recorded: 21, 34, a = 27.
+    a = shared(1.0, "a")
+    a.default_update = a + 3
+    f = function([], a + 10, givens={a: a + 10})
+    assert (f(), f(), a.get_value()) == (21.0, 34.0, 27.0)
+    x = T.dscalar("x")
+    b = shared(2.0, "b")
+    g = function([x], b * x, givens={b: b * 2}, updates={b: b + 1})
+    assert (g(3.0), g(3.0), b.get_value()) == (12.0, 30.0, 11.0)

@@ -140,3 +140,19 @@ def test_param_is_the_deprecated_in():
                                                                            False)
     f = function([p], x * 2)
     assert f() == 6.0 and f(xx=4) == 8.0
+
+
+def test_in_refuses_an_update_of_another_type():
+    # Theano 1.0.5 (test_function's test_in_update_wrong_dtype): TypeError from In itself
+    a, b = T.dscalar("a"), T.dvector("b")
+    with pytest.raises(TypeError, match="update"):
+        In(a, update=b)
+    with pytest.raises(TypeError, match="update"):
+        In(a, update=T.cast(a, "float32"))
+
+
+def test_shared_refuses_a_symbolic_variable():
+    # Theano 1.0.5 (test_shared's test_err_symbolic_variable)
+    with pytest.raises(TypeError, match="symbolic variable"):
+        shared(T.ones((2, 3)))
+    assert shared(np.ones((2, 4))).get_value().shape == (2, 4)

@@ -82,3 +82,83 @@ def test_ambiguous_names_find_nothing_and_simple_attributes():
     f.sync_shared()
     g = jitgraph.function([a], {"out": a * 3})
     assert g.output_keys == ["out"]
+
+
+def test_in_value_container_shares_the_state_of_another_function():
+    # In(s, value=f.container[s]): both functions read and update one value (Theano 1.0.5's
+    # outputs recorded for this program)
+    from jitgraph import In, function
+
+    a = T.scalar()
+    x, s = T.scalars("xs")
+    f = function([x, In(a, value=1.0, name="a"),
+                  In(s, value=0.0, update=s + a * x, mutable=True)], s + a * x)
+    g = function([x, In(a, value=1.0, name="a"),
+                  In(s, value=f.container[s], update=s - a * x, mutable=True)], s + a * x)
+    assert (f(1, 2), f[s], g[s]) == (2.0, 2.0, 2.0)
+    assert (g(1, 2), f[s], g[s]) == (4.0, 0.0, 0.0)
+    h = function([x, In(a, value=1.0, name="a"), In(s, value=f.container[s])], s + a * x)
+    assert (f(1, 2), h(1, 2), f[s], h[s]) == (2.0, 4.0, 2.0, 2.0)
+    assert (h(1, 2), f[s], h[s]) == (4.0, 2.0, 2.0)  # h has no update: the state stays
+
+
+def test_in_value_container_with_an_explicit_input():
+    from jitgraph import In, function
+
+    x, s = T.scalars("xs")
+    inc = function([x, In(s, update=(s + x), value=10.0)], [])
+    dec = function([x, In(s, update=(s - x), value=inc.container[s], implicit=False)], [])
+    assert dec[s] is inc[s]
+    inc[s] = 2
+    assert dec[s] == 2
+    dec(1)
+    assert inc[s] == 1
+    dec(1, 0)  # s given: the update of the given value becomes the state
+    assert inc[s] == -1 and dec[s] == -1
+
+
+def test_inputs_default_values_by_position():
+    # Theano 1.0.5: f[k] and f.value[k] take the input's position too (test_deepcopy)
+    from jitgraph import In, function
+
+    a = T.scalar()
+    x, s = T.scalars("xs")
+    f = function([x, In(a, value=1.0, name="a"),
+                  In(s, value=0.0, update=s + a * x, mutable=True)], s + a * x)
+    assert (f[1], f[2], f.value[1]) == (1.0, 0.0, 1.0)
+    f[1] = 3.0
+    assert f["a"] == 3.0 and f(2) == 6.0
+    with pytest.raises(TypeError, match="no input 3"):
+        f[3]
+
+
+def test_fn_storage_map_and_allow_gc():
+    # Theano 1.0.5 (test_function_module's test_free): f.fn.allow_gc = False keeps the
+    # results in f.fn.storage_map; free() empties them. Recorded: True, [2.], True True, True
+    from jitgraph.graph.basic import Constant
+
+    x = T.vector("x")
+    f = jitgraph.function([x], x + 1)
+    assert f.fn.allow_gc is True
+    f([1.0])
+    assert all(v[0] is None for k, v in f.fn.storage_map.items()
+               if k in f.maker.fgraph.outputs)
+    f.fn.allow_gc = False
+    assert f([1.0]).tolist() == [2.0]
+    kept = [v[0] for k, v in f.fn.storage_map.items() if not isinstance(k, Constant)]
+    assert any(isinstance(v, np.ndarray) and v.tolist() == [2.0] for v in kept)
+    f.free()
+    assert all(v[0] is None for k, v in f.fn.storage_map.items() if not isinstance(k, Constant))
+    f.fn.allow_gc = True
+    f([1.0])
+    assert all(v[0] is None for k, v in f.fn.storage_map.items()
+               if k in f.maker.fgraph.outputs)
+
+
+def test_fn_runs_the_program_n_calls_times():
+    # Theano's cvm: f.fn(n_calls=n) runs n times, applying the updates each time
+    s = jitgraph.shared(0.0, "s")
+    f = jitgraph.function([], s * 2, updates=[(s, s + 1)])
+    assert f.fn(n_calls=3) == [4.0] and s.get_value() == 3.0
+    with pytest.raises(ValueError, match="at least once"):
+        f.fn(n_calls=0)

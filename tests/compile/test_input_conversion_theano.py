@@ -37,3 +37,14 @@ def test_input_conversion_as_theano(kind, value, accepted):
     else:
         with pytest.raises(TypeError, match="allow_input_downcast|dimensions"):
             f(value)
+
+
+def test_allow_input_downcast_wraps_out_of_range_python_ints():
+    # Theano 1.0.5 (test_pfunc test_allow_input_downcast_int): out-of-range Python ints wrap
+    # as a C cast does; NumPy 2 refuses them in asarray. Recorded: [1] [59] [42] [131] [4525]
+    a, b, c = T.wvector("a"), T.bvector("b"), T.bscalar("c")
+    f = jitgraph.function([a, b, c], a + b + c, allow_input_downcast=True)
+    got = [f([2 ** 20], [1], 0), f([3], [312], 0), f([3], [1], 806), f([3], [1], -129),
+           f([70000], [-200], 2 ** 40 + 5)]
+    assert [r.tolist() for r in got] == [[1], [59], [42], [131], [4525]]
+    assert all(r.dtype == np.int16 for r in got)

@@ -208,3 +208,15 @@ def test_a_draw_times_x_differentiates():
     x = T.dscalar("x")
     g = T.grad((RandomStreams(12).uniform((3,)) * x).sum(), x)
     np.testing.assert_allclose(jitgraph.function([x], g)(0.3), 1.3543836819177344, rtol=1e-15)
+
+
+def test_streams_index_by_the_draws_shared_generator_as_in_theano():
+    # Theano's RandomStreams[item] takes the draw's shared generator: streams[out.rng]
+    srng = RandomStreams(3)
+    u = srng.uniform((2,))
+    assert srng[u.rng] is u.rng.get_value(borrow=True)
+    srng[u.rng] = np.random.RandomState(11)
+    assert srng[u.rng].get_state()[1][0] == np.random.RandomState(11).get_state()[1][0]
+    assert srng[u] is srng[u.rng]
+    with pytest.raises(TypeError, match="shared generator"):
+        srng[T.dvector()]

@@ -309,3 +309,22 @@ def test_tensor_methods_as_theano():
     np.testing.assert_array_equal(got[3], xv)
     np.testing.assert_array_equal(got[4], [[1, 0], [0, 1]])
     np.testing.assert_array_equal(got[5], [[3.0, 3.0], [2.0, 10.0]])
+
+
+@pytest.mark.parametrize("axis, shape, total", [(-1, (2, 3, 8), 720.0), (-2, (2, 6, 4), 616.0),
+                                                (-3, (4, 3, 4), 486.0)])
+def test_repeat_op_with_a_negative_axis(axis, shape, total):
+    # Theano 1.0.5 builds RepeatOp(axis=-1) itself (test_extra_ops' TestRepeatOp); recorded
+    # shapes, sums with repeats 1..n and gradients of the squared sum with repeats 2
+    x, r, rv = T.dtensor3("x"), T.lscalar("r"), T.lvector("rv")
+    a = np.arange(24.0).reshape(2, 3, 4)
+    y = E.RepeatOp(axis=axis)(x, r)
+    out, shp = jitgraph.function([x, r], [y, y.shape])(a, 2)
+    assert out.shape == shape and shp.tolist() == list(shape)
+    np.testing.assert_array_equal(out, np.repeat(a, 2, axis=axis))
+    z = E.RepeatOp(axis=axis)(x, rv).sum()
+    assert jitgraph.function([x, rv], z)(a, np.arange(1, a.shape[axis] + 1)) == total
+    g = jitgraph.function([x, r], jitgraph.grad((y ** 2).sum(), x))(a, 2)
+    assert g.ravel()[:6].tolist() == [0.0, 4.0, 8.0, 12.0, 16.0, 20.0]
+    with pytest.raises(ValueError, match="out of range"):
+        E.RepeatOp(axis=-4)(x, r)

@@ -80,3 +80,78 @@ def test_gradient_with_respect_to_integer_vector(name):
     assert g.dtype == "float64"
     got = theano.function([x, y], g, on_unused_input="ignore")(XV, YV)
     np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+# Ops whose gradient rule Theano applies whatever the dtype: an integer output of Reshape,
+# CumOp, Sort, Max and AdvancedSubtensor1 passes the gradient it receives on to the integer
+# input (before, jitgraph stopped every gradient at an integer output: silent zeros).
+# (cost of an int32 vector x and a float64 vector y, Theano 1.0.5's gradient with respect to x)
+THROUGH_INTEGER_OUTPUTS = {
+    "reshape": (lambda x, y: (x.reshape((3, 1)) * y).sum(), [4.5, 4.5, 4.5]),
+    "cumsum": (lambda x, y: (T.extra_ops.cumsum(x) * y).sum(), [4.5, 4.0, 2.5]),
+    "cumprod": (lambda x, y: (T.extra_ops.cumprod(x) * y).sum(), [18.5, 9.0, 5.0]),
+    "sort": (lambda x, y: (T.sort(x) * y).sum(), [0.5, 1.5, 2.5]),
+    "max": (lambda x, y: T.max(x) * 1.5, [0.0, 0.0, 1.5]),
+    "advanced_subtensor1": (lambda x, y: (x[[0, 2]] * y[:2]).sum(), [0.5, 0.0, 1.5]),
+    # and where Theano's rules stop it: DimShuffle, Repeat, Join, integer Sum
+    "flatten_of_dimshuffle": (lambda x, y: (x.dimshuffle(0, "x").flatten() * y).sum(),
+                              [0.0, 0.0, 0.0]),
+    "repeat": (lambda x, y: (T.extra_ops.repeat(x, 2) * T.concatenate([y, y])).sum(),
+               [0.0, 0.0, 0.0]),
+    "stack": (lambda x, y: (T.stack([x, x]) * y).sum(), [0.0, 0.0, 0.0]),
+    "sum_int": (lambda x, y: T.sum(x) * 1.5, [0.0, 0.0, 0.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THROUGH_INTEGER_OUTPUTS))
+def test_gradient_through_integer_outputs(name):
+    cost, expected = THROUGH_INTEGER_OUTPUTS[name]
+    x, y = T.ivector("x"), T.dvector("y")
+    g = theano.grad(cost(x, y), x)
+    assert g.dtype == "float64"
+    got = theano.function([x, y], g, on_unused_input="ignore")(XV, YV)
+    np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+MV = np.array([[3, 1], [2, 5]], "int32")
+YM = np.array([[0.5, 1.5], [2.5, -1.0]])
+# the same for an int32 matrix along an axis (Theano 1.0.5's values; min of integers is
+# -max(-x) there, and the negation passes nothing)
+MATRIX_CASES = {
+    "reshape": (lambda x, y: (x.reshape((4,)) * y.reshape((4,))).sum(),
+                [[0.5, 1.5], [2.5, -1.0]]),
+    "flatten": (lambda x, y: (x.flatten() * y.flatten()).sum(), [[0.5, 1.5], [2.5, -1.0]]),
+    "cumsum_axis0": (lambda x, y: (T.extra_ops.cumsum(x, axis=0) * y).sum(),
+                     [[3.0, 0.5], [2.5, -1.0]]),
+    "cumprod_axis1": (lambda x, y: (T.extra_ops.cumprod(x, axis=1) * y).sum(),
+                      [[2.0, 4.5], [-2.5, -2.0]]),
+    "max_axis0": (lambda x, y: (T.max(x, axis=0) * y[0]).sum(), [[0.5, 0.0], [0.0, 1.5]]),
+    "min_axis0": (lambda x, y: (T.min(x, axis=0) * y[0]).sum(), [[0.0, 0.0], [0.0, 0.0]]),
+    "sort_axis0": (lambda x, y: (T.sort(x, axis=0) * y).sum(), [[2.5, 1.5], [0.5, -1.0]]),
+    "rows": (lambda x, y: (x[[1, 1, 0]] * T.concatenate([y, y[:1]])).sum(),
+             [[0.5, 1.5], [3.0, 0.5]]),
+    "transpose": (lambda x, y: (x.T * y).sum(), [[0.0, 0.0], [0.0, 0.0]]),
+    "max_and_argmax": (lambda x, y: (T.max_and_argmax(x, axis=0)[0] * y[0]).sum(),
+                       [[0.5, 0.0], [0.0, 1.5]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MATRIX_CASES))
+def test_gradient_through_integer_matrix_ops(name):
+    cost, expected = MATRIX_CASES[name]
+    x, y = T.imatrix("x"), T.dmatrix("y")
+    g = theano.grad(cost(x, y), x)
+    assert g.dtype == "float64"
+    got = theano.function([x, y], g, on_unused_input="ignore")(MV, YM)
+    np.testing.assert_allclose(got, expected, atol=1e-6)
+
+
+def test_an_undefined_gradient_of_an_integer_cost_is_not_dropped():
+    # Theano 1.0.5: known_grads={cost: NullType()} for an integer cost raises NullTypeGradError
+    from jitgraph.gradient import NullTypeGradError
+    from jitgraph.graph.gradient_types import NullType
+
+    x, y = T.iscalar(), T.iscalar()
+    cost = x + y
+    with pytest.raises(NullTypeGradError):
+        theano.grad(cost, [x, y], known_grads={cost: NullType()()})

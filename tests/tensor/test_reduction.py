@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jitgraph.graph.evaluate import evaluate
+from jitgraph.tensor.core.conversion import constant
 from jitgraph.tensor.elementwise import reduction as R
 from jitgraph.tensor.elementwise import statistics as S
 from jitgraph.tensor.elementwise.composite import Composite
@@ -313,9 +314,18 @@ def test_max_gradient_goes_to_the_maximum():
 
 def test_integer_inputs_have_no_gradient():
     x = TensorType("int32", (False,)).make_variable()
-    for fn in (R.sum, R.prod, R.max, R.argmax, R.all):
+    for fn in (R.sum, R.prod, R.min, R.argmax, R.all):
         out = fn(x)
         assert out.owner.op.L_op([x], [out], [out]) == [None]
+
+
+def test_max_passes_a_float_gradient_to_an_integer_input():
+    # Theano 1.0.5's max applies its rule whatever the dtype (grad_through_integer_outputs)
+    x = TensorType("int32", (False,)).make_variable()
+    out = R.max(x)
+    (g,) = out.owner.op.L_op([x], [out], [constant(np.float64(1.5))])
+    assert g.dtype == "float64"
+    np.testing.assert_array_equal(evaluate(g, {x: np.array([1, 3, 2], "int32")}), [0, 1.5, 0])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -201,3 +201,15 @@ def test_rop_through_disconnected_grad_drops_that_path():
     jv = Rop(disconnected_grad(x) * x, x, v)
     xv, vv = np.array([1.5, -2.5, 3.0]), np.array([0.5, -1.0, 2.0])
     np.testing.assert_allclose(evaluate(jv, {x: xv, v: vv}), xv * vv)  # Theano: [0.75 2.5 6.]
+
+
+@pytest.mark.parametrize("make", [T.round, T.floor, T.ceil, T.trunc, T.sgn, T.iround,
+                                  lambda m: T.round(m, "half_away_from_zero")])
+def test_rop_of_piecewise_constant_functions_is_zero(make):
+    # Theano 1.0.5: zeros (the partial derivative is zero), not a disconnected output
+    mx, mv = T.dmatrix("mx"), T.dmatrix("mv")
+    r = T.Rop(make(mx), mx, mv)
+    assert r.dtype == "float64"
+    got = theano.function([mx, mv], r, on_unused_input="ignore")(
+        np.array([[1.2, 2], [3, -4]]), np.ones((2, 2)))
+    np.testing.assert_array_equal(got, np.zeros((2, 2)))

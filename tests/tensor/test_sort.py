@@ -224,3 +224,31 @@ def test_topk_rop():
     np.testing.assert_allclose(got, np.take_along_axis(ev, np.argsort(xv, 0)[:2], 0))
     zero = jitgraph.function([x, e, k], Rop(positions, x, e), on_unused_input="ignore")
     assert not zero(xv, ev, 2).any()
+
+
+def test_float_axis_as_theano_takes_it():
+    # Theano 1.0.5 sorts along a float axis with an integral value (1.0) as along that integer
+    m = T.dmatrix("m")
+    v = np.array([[3.0, 1, 2], [0, 5, -1]])
+    assert jitgraph.function([m], T.sort(m, axis=1.0))(v).tolist() == \
+        [[1.0, 2.0, 3.0], [-1.0, 0.0, 5.0]]
+    assert jitgraph.function([m], T.sort(m, 0.0))(v).tolist() == [[0.0, 1.0, -1.0], [3.0, 5.0, 2.0]]
+    assert jitgraph.function([m], T.argsort(m, 1.0))(v).tolist() == [[1, 2, 0], [2, 0, 1]]
+    with pytest.raises(TypeError, match="integer scalar"):
+        T.sort(m, 1.5)  # Theano refuses it when the sort runs
+
+
+def test_topk_computes_only_the_output_the_graph_uses():
+    # Theano's local_useless_topk: topk(x, k) alone compiles to a TopKOp with one output
+    from jitgraph.tensor.extras.sort import TopKOp, argtopk, topk, topk_and_argtopk
+
+    x = T.dvector("x")
+    xv = np.array([3.0, 1, 4, 1, 5])
+    for y, expected in [(topk(x, 2), [5.0, 4.0]), (argtopk(x, -2), [1, 3])]:
+        f = jitgraph.function([x], y)
+        nodes = [n for n in f.maker.fgraph.apply_nodes if isinstance(n.op, TopKOp)]
+        assert [len(n.outputs) for n in nodes] == [1]
+        assert sorted(f(xv).tolist()) == sorted(expected)
+    values, positions = topk_and_argtopk(x, 2)
+    f = jitgraph.function([x], [values, positions])
+    assert [len(n.outputs) for n in f.maker.fgraph.apply_nodes if isinstance(n.op, TopKOp)] == [2]

@@ -86,6 +86,51 @@ def _smallest_exact(value: Any, candidates: tuple[str, ...]) -> np.ndarray:
     return arr
 
 
+class FloatAutocaster:
+    """The dtypes a Python float may become under ``cast_policy='custom'`` (Theano's
+    ``autocast_float``): ``floatX`` when it is one of them and narrower than float64, else the
+    first that holds the value exactly, else the last (float16 only under ``floatX=float16``).
+    :class:`autocast_float_as` changes ``dtypes`` for a ``with`` block."""
+
+    def __init__(self, dtypes: tuple[str, ...]) -> None:
+        self.dtypes = tuple(dtypes)
+
+    def __call__(self, value: float) -> np.ndarray:
+        fx = config.floatX
+        if fx in self.dtypes and fx != "float64":
+            return np.asarray(value, dtype=fx)
+        tried = tuple(d for d in self.dtypes if fx == "float16" or d != "float16")
+        return _smallest_exact(value, tried or self.dtypes[-1:])
+
+
+autocast_float = FloatAutocaster(float_dtypes)
+
+
+class autocast_float_as:  # noqa: N801  (Theano's name; used as ``with autocast_float_as(...)``)
+    """Within the ``with`` block, Python floats in graphs become the first of ``dtypes`` that
+    holds them exactly (``autocast_float_as('float32')``: always float32). Only meaningful
+    under ``cast_policy='custom'``, the default; blocks nest."""
+
+    def __init__(self, *dtypes: str) -> None:
+        self.dtypes = tuple(normalize_dtype(d) for d in dtypes)
+        self._check_policy()
+
+    @staticmethod
+    def _check_policy() -> None:
+        if config.cast_policy != "custom":
+            raise ValueError("autocast_float_as sets the dtypes of Python floats under "
+                             f"cast_policy='custom'; the cast_policy is {config.cast_policy!r}")
+
+    def __enter__(self) -> "autocast_float_as":
+        self._check_policy()
+        self._saved = autocast_float.dtypes
+        autocast_float.dtypes = self.dtypes
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        autocast_float.dtypes = self._saved
+
+
 def autocast_scalar(value: Any) -> np.ndarray:
     """A 0-d array for a Python/NumPy scalar, following ``config.cast_policy``."""
     if isinstance(value, np.generic) or (isinstance(value, np.ndarray)):
@@ -100,10 +145,7 @@ def autocast_scalar(value: Any) -> np.ndarray:
     if isinstance(value, int):
         return _smallest_exact(value, int_dtypes + ("uint64", "float64"))
     if isinstance(value, float):
-        fx = config.floatX
-        if fx != "float64":
-            return np.asarray(value, dtype=fx)
-        return _smallest_exact(value, ("float32", "float64"))
+        return autocast_float(value)
     if isinstance(value, complex):
         return _smallest_exact(value, complex_dtypes)
     return np.asarray(value)

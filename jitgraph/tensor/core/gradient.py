@@ -268,8 +268,15 @@ class _GradientGraph:
         return found
 
     def _input_gradients(self, node: Apply, contributions: dict) -> list[Any]:
-        totals = [_total(contributions[o]) if o in contributions and _continuous(o) else None
+        # An integer output passes no gradient back, except through the ops that declare
+        # ``grad_through_integer_outputs`` (Theano's Reshape, Sort, CumOp, Max and
+        # AdvancedSubtensor1 apply their rule whatever the dtype).
+        # An undefined gradient reaches every input, whatever the dtype (Theano's rule).
+        through = getattr(node.op, "grad_through_integer_outputs", False)
+        totals = [_total(contributions[o]) if o in contributions else None
                   for o in node.outputs]
+        totals = [g if g is not None and (through or _continuous(o) or is_null(g)) else None
+                  for o, g in zip(node.outputs, totals)]
         nulls = [g for g in totals if g is not None and is_null(g)]
         if nulls:
             # An undefined output gradient makes every connected input's gradient undefined.

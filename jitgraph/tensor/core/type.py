@@ -16,12 +16,34 @@ from jitgraph.tensor.core.var import TensorConstant, TensorVariable
 _PATTERN_NAMES = {(): "scalar", (False,): "vector", (True, False): "row", (False, True): "col",
                   (False, False): "matrix"}
 
-# Tolerances of values_eq_approx, by dtype, for each level of ``tensor.cmp_sloppy``.
+# Theano's comparison tolerances (atol, rtol) by precision, for each level of
+# ``tensor.cmp_sloppy`` (2 and above: the loosest).
 _TOLERANCES = {
-    0: {"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-5), "float64": (1e-8, 1e-5)},
-    1: {"float16": (1e-2, 1e-2), "float32": (1e-4, 1e-3), "float64": (1e-4, 1e-4)},
-    2: {"float16": (5e-2, 5e-2), "float32": (1e-3, 1e-3), "float64": (1e-3, 1e-3)},
+    0: {"float16": (1e-3, 1e-3), "float32": (1e-5, 1e-5), "float64": (1e-8, 1e-5)},
+    1: {"float16": (5e-3, 1e-2), "float32": (1e-4, 1e-3), "float64": (1e-3, 1e-4)},
+    2: {"float16": (1e-2, 5e-2), "float32": (5e-4, 1e-3), "float64": (1e-3, 1e-4)},
 }
+
+
+def comparison_tolerances(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """``(atol, rtol)`` for comparing ``a`` with ``b``: those of the narrowest precision among
+    them (float16, else float32/complex64, else float64), at the ``tensor.cmp_sloppy`` level."""
+    level = _TOLERANCES[min(int(config.tensor.cmp_sloppy), 2)]
+    names = {str(a.dtype), str(b.dtype)}
+    if "float16" in names:
+        return level["float16"]
+    if names & {"float32", "complex64"}:
+        return level["float32"]
+    return level["float64"]
+
+
+def values_allclose(a: Any, b: Any, rtol: float | None = None, atol: float | None = None) -> bool:
+    """``numpy.allclose(a, b)`` with :func:`comparison_tolerances` for what is not given
+    (Theano's ``theano.tensor.basic._allclose``)."""
+    a, b = np.asarray(a), np.asarray(b)
+    default_atol, default_rtol = comparison_tolerances(a, b)
+    return bool(np.allclose(a, b, rtol=default_rtol if rtol is None else rtol,
+                            atol=default_atol if atol is None else atol))
 
 
 class ArrayTypeIdentity:
@@ -102,7 +124,13 @@ class TensorType(ArrayTypeIdentity, Type):
         if hasattr(data, "__cuda_array_interface__") and hasattr(data, "get"):
             data = data.get()
         if allow_downcast:
-            return np.asarray(data, dtype=self.dtype)
+            try:
+                return np.asarray(data, dtype=self.dtype)
+            except OverflowError:
+                # Python ints out of the dtype's range wrap around, as a C cast and Theano do
+                # (NumPy 2 refuses them in asarray; astype still wraps)
+                with np.errstate(all="ignore"):
+                    return np.asarray(data).astype(self.dtype)
         src = np.asarray(data)
         if src.dtype == _numpy_dtype(self.dtype):
             return src
@@ -152,11 +180,9 @@ class TensorType(ArrayTypeIdentity, Type):
         if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
             return bool(np.array_equal(a, b))
 
-        dtype = np.result_type(a, b).name
-        default = _TOLERANCES[int(config.tensor.cmp_sloppy)].get(
-            dtype.replace("complex64", "float32").replace("complex128", "float64"), (1e-8, 1e-5))
-        atol = default[0] if atol is None else atol
-        rtol = default[1] if rtol is None else rtol
+        default_atol, default_rtol = comparison_tolerances(a, b)
+        atol = default_atol if atol is None else atol
+        rtol = default_rtol if rtol is None else rtol
         same_nan = np.isnan(a) == np.isnan(b)
         if allow_remove_nan:
             same_nan = np.ones_like(same_nan)

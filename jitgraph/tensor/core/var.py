@@ -268,10 +268,15 @@ class _TensorOperators:
     def any(self, axis: Any = None, keepdims: bool = False):
         return _r().any(self, axis=axis, keepdims=keepdims)
 
-    def norm(self, L: int = 2, axis: Any = None):
-        if L == 1:
-            return _r().sum(abs(self), axis=axis)
-        return _m().sqrt(_r().sum(_m().sqr(self), axis=axis))
+    def norm(self, L: float = 2, axis: Any = None, keepdims: bool = False):
+        """The L-norm over ``axis`` (None: all axes): ``sum(|x| ** L) ** (1.0 / L)``, for any
+        finite, non-zero ``L`` (dtypes as that formula gives: an integer tensor's norm is a
+        float); ``keepdims`` keeps the reduced axes with length 1."""
+        if L == 0 or np.isinf(L):
+            raise NotImplementedError(f"norm(L={L}): only finite, non-zero L are supported "
+                                      "(the L-0 count and the max-norm are not)")
+        powered = _m().pow(_m().abs(self), L)
+        return _m().pow(_r().sum(powered, axis=axis, keepdims=keepdims), 1.0 / L)
 
     def zeros_like(self, dtype: str | None = None):
         from jitgraph.tensor.core.basic import zeros_like

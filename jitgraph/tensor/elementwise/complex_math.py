@@ -21,7 +21,7 @@ import numpy as np
 from jitgraph.scalar_expr import expr as E
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.elementwise import math as tensor_math
-from jitgraph.tensor.elementwise.scalar_ops import define_op, elemwise_function, float_out
+from jitgraph.tensor.elementwise.scalar_ops import define_op, float_out
 
 
 def _T():
@@ -158,24 +158,24 @@ def _copy_of(fn):
 
 # -- the rows --------------------------------------------------------------------------------
 
-real = elemwise_function(define_op(
+real = tensor_math.elemwise_of(define_op(
     "real", 1, _copy_of(np.real), _component_out, _real_grad, E.real, cast_inputs="none",
     complex_expr=True, theano_class="Real", doc="real part (the input itself for real tensors)"))
-imag = elemwise_function(define_op(
+imag = tensor_math.elemwise_of(define_op(
     "imag", 1, _copy_of(np.imag), _component_out, _imag_grad, E.imag, cast_inputs="none",
     complex_expr=True, theano_class="Imag", doc="imaginary part (zeros for real tensors)"))
-angle = elemwise_function(define_op(
+angle = tensor_math.elemwise_of(define_op(
     "angle", 1, _angle_impl, _angle_out, _angle_grad, _angle_expr, cast_inputs="none",
     complex_expr=True, theano_class="Angle",
     doc="argument of a complex number in (-pi, pi], as float64"))
-conj = elemwise_function(define_op(
+conj = tensor_math.elemwise_of(define_op(
     "conj", 1, np.conj, _conj_out, _conj_grad, _conj_expr, cast_inputs="none",
     complex_expr=True, theano_class="Conj",
     doc="complex conjugate (the input itself for real tensors)"))
-complex = elemwise_function(define_op(  # noqa: A001 - Theano's name
+complex = tensor_math.elemwise_of(define_op(  # noqa: A001 - Theano's name
     "complex", 2, _complex_impl, _complex_out, _complex_grad, _complex_expr,
     complex_expr=True, theano_class="Complex", doc="complex(x, y) = x + i y from real tensors"))
-complex_from_polar = elemwise_function(define_op(
+complex_from_polar = tensor_math.elemwise_of(define_op(
     "complex_from_polar", 2, _polar_impl, _complex_out, _polar_grad, _polar_expr,
     complex_expr=True, theano_class="ComplexFromPolar",
     doc="complex_from_polar(r, theta) = r (cos theta + i sin theta)"))

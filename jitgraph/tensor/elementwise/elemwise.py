@@ -109,7 +109,10 @@ class Elemwise(Op):
         partials = self.scalar_op.grad(inputs, out[0], constant(np.ones((), dtype=one_dtype)))
         terms = [p * v for p, v in zip(partials, eval_points) if p is not None and v is not None]
         if not terms:
-            return [None]
+            # a moving input with no partial derivative (round, floor, sgn, ...) moves the
+            # output by zero, as in Theano; with no moving input the output does not move
+            moving = any(v is not None for v in eval_points)
+            return [_fit_tangent(out[0].zeros_like(), out[0]) if moving else None]
         from jitgraph.tensor.elementwise.math import add
 
         return [_fit_tangent(terms[0] if len(terms) == 1 else add(*terms), out[0])]

@@ -9,7 +9,7 @@ by themselves where that is safe: these functions are for graphs written by hand
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from jitgraph.tensor.elementwise import scalar_ops
 from jitgraph.tensor.elementwise.elemwise import Elemwise, transpose
@@ -27,17 +27,12 @@ _THEANO_NAMES = (
     "sqrt", "sub", "tan", "tanh", "tri_gamma", "true_div", "trunc", "xor")
 
 
-def _inplace_function(theano_name: str) -> Callable[..., Any]:
+def _inplace_function(theano_name: str) -> Elemwise:
+    """The in-place op of row ``theano_name``, called as a function: as in Theano, an Elemwise
+    named ``<name>_inplace`` (``str(add_inplace) == 'add_inplace'``) writing output 0 into
+    input 0."""
     row = _ROW_OF.get(theano_name, theano_name)
-    op = scalar_ops.get_scalar_op((row,))
-
-    def function(*args: Any) -> Any:
-        return Elemwise(op, {0: 0})(*args)
-
-    function.__name__ = function.__qualname__ = f"{theano_name}_inplace"
-    function.__doc__ = (f"``{row}`` of the arguments, written into the first one (an in-place "
-                        f"op: compile with accept_inplace=True).")
-    return function
+    return Elemwise(scalar_ops.get_scalar_op((row,)), {0: 0}, name=f"{theano_name}_inplace")
 
 
 def transpose_inplace(x: Any) -> Any:

@@ -26,11 +26,25 @@ def elemwise_op(name: str) -> Elemwise:
     return Elemwise(scalar.op(name))
 
 
+def elemwise_of(op: scalar.ScalarOp) -> Elemwise:
+    """The shared Elemwise op of the table row ``op``: the tensor function of a row defined
+    outside this module (``erfinv = elemwise_of(define_op(...))``), an op as ``T.add`` is."""
+    return elemwise_op(op.name)
+
+
 def _apply(name: str, *args: Any) -> Variable:
     return elemwise_op(name)(*args)
 
 
-def _define(name: str, doc: str):
+def _define(name: str, doc: str) -> Elemwise:
+    """The shared Elemwise op of row ``name``, which is the tensor function (as in Theano,
+    ``T.add`` is an op: ``T.add(x, y, z)`` applies it, ``node.op == T.add`` matches its nodes,
+    ``T.add.scalar_op`` is the row). ``doc`` says what it computes."""
+    return elemwise_op(name)
+
+
+def _define_function(name: str, doc: str):
+    """A plain function applying row ``name`` (Theano's ``isnan``/``isinf`` are functions)."""
     def fn(*args: Any) -> Variable:
         return _apply(name, *args)
 
@@ -39,7 +53,7 @@ def _define(name: str, doc: str):
     return fn
 
 
-# One public function per scalar op of the table (each is the shared Elemwise applied).
+# One public op per scalar op of the table: the shared Elemwise, called as a function.
 neg = _define("neg", "-x")
 abs = _define("abs", "|x|")
 sgn = _define("sgn", "sign of x (-1, 0, 1)")
@@ -72,8 +86,8 @@ erf = _define("erf", "error function")
 erfc = _define("erfc", "1 - erf(x)")
 sigmoid = _define("sigmoid", "logistic function 1/(1+exp(-x)), computed stably")
 softplus = _define("softplus", "log(1 + exp(x)), computed stably")
-isnan = _define("isnan", "x is NaN")
-isinf = _define("isinf", "x is +-inf")
+isnan = _define_function("isnan", "x is NaN")
+isinf = _define_function("isinf", "x is +-inf")
 invert = _define("invert", "bitwise / logical not")
 identity = _define("identity", "a copy of x")
 add = _define("add", "x + y + ... (any number of inputs)")

@@ -21,7 +21,7 @@ from jitgraph.tensor.elementwise import math as tm
 from jitgraph.tensor.elementwise.complex_math import (angle, complex, complex_from_polar, conj,
                                                       imag, real)  # noqa: A004
 from jitgraph.tensor.core.conversion import as_tensor_variable
-from jitgraph.tensor.elementwise.scalar_ops import (define_op, elemwise_function, float_out,
+from jitgraph.tensor.elementwise.scalar_ops import (define_op, float_out,
                                                     unary_grad)
 from jitgraph.tensor.elementwise.reduction import all as all_
 
@@ -52,10 +52,10 @@ def _scaled_grad(factor: float):
     return unary_grad(lambda x, out, gz: gz * tm.const_like(factor, out))
 
 
-deg2rad = elemwise_function(define_op(
+deg2rad = tm.elemwise_of(define_op(
     "deg2rad", 1, np.deg2rad, float_out, _scaled_grad(_DEGREE), lambda x: x * _DEGREE,
     theano_class="Deg2Rad", doc="degrees to radians: x * pi / 180"))
-rad2deg = elemwise_function(define_op(
+rad2deg = tm.elemwise_of(define_op(
     "rad2deg", 1, np.rad2deg, float_out, _scaled_grad(1.0 / _DEGREE),
     lambda x: x * (1.0 / _DEGREE), theano_class="Rad2Deg",
     doc="radians to degrees: x * 180 / pi"))

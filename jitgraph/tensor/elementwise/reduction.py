@@ -364,6 +364,7 @@ class Prod(_DtypeReduce):
 class _ExtremumReduce(CAReduce):
     __props__ = ("scalar_op", "axis", "pre_op")
     _scalar_name = ""
+    grad_through_integer_outputs = False
 
     def __init__(self, axis: Sequence[int] | int | None = None, pre_op: ScalarOp | None = None,
                  scalar_op: ScalarOp | None = None) -> None:
@@ -374,8 +375,9 @@ class _ExtremumReduce(CAReduce):
 
     def _reduction_grad(self, x: Variable, out: Variable, gz: Variable) -> Variable | None:
         # As in Theano, every position equal to the extremum receives the full gradient (ties
-        # share it undivided); elsewhere the gradient is zero.
-        if dt.is_discrete(x.dtype):
+        # share it undivided); elsewhere the gradient is zero. Only Max passes a gradient to
+        # an integer input (grad_through_integer_outputs).
+        if dt.is_discrete(x.dtype) and not self.grad_through_integer_outputs:
             return None
 
         axes = self.reduced_axes(x.ndim)
@@ -386,6 +388,10 @@ class _ExtremumReduce(CAReduce):
 
 class Max(_ExtremumReduce):
     """Maximum over ``axis`` (keeps the dtype; NaN propagates like ``np.max``)."""
+
+    #: an integer input receives the gradient reaching the integer output (Theano's max; its
+    #: min of integers is -max(-x), whose negation passes none)
+    grad_through_integer_outputs = True
 
     _scalar_name = "maximum"
 

@@ -19,7 +19,7 @@ from jitgraph.scalar_expr import incomplete_gamma as IG
 from jitgraph.scalar_expr import special_math as SM
 from jitgraph.tensor.core.gradient import grad_not_implemented
 from jitgraph.tensor.elementwise import math as tensor_math
-from jitgraph.tensor.elementwise.scalar_ops import (define_op, elemwise_function, float_out,
+from jitgraph.tensor.elementwise.scalar_ops import (define_op, float_out,
                                                     unary_grad)
 
 
@@ -32,7 +32,7 @@ def reference(helper):
     return np.vectorize(helper, otypes=[np.float64])
 
 
-erfinv = elemwise_function(define_op(
+erfinv = tensor_math.elemwise_of(define_op(
     "erfinv", 1, reference(SM.erfinv), float_out,
     unary_grad(lambda x, out, gz: gz * _T().const_like(0.5 * math.sqrt(math.pi), out)
                * _T().exp(_T().sqr(out))),
@@ -57,7 +57,7 @@ def _float64_out(*dtypes: str) -> str:
 def _special(name, nin, helper, grad, theano_class, doc, dtype=_real_float_out):
     """The row of a special function computing ``helper`` per element (no ``cast_inputs``
     surprise: inputs arrive in the output dtype, the helper computes in float64)."""
-    return elemwise_function(define_op(
+    return tensor_math.elemwise_of(define_op(
         name, nin, reference(helper), dtype, grad, lambda *xs: E.call(helper, *xs),
         theano_class=theano_class, doc=doc))
 

@@ -44,6 +44,8 @@ class CumOp(Op):
     the flattened input)."""
 
     __props__ = ("axis", "mode")
+    #: an integer input receives the gradient reaching the integer output (Theano's rule)
+    grad_through_integer_outputs = True
 
     def __init__(self, axis: int | None = None, mode: str = "add") -> None:
         if mode not in _RUNNING:
@@ -78,8 +80,6 @@ class CumOp(Op):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         (x,) = inputs
         (gz,) = output_grads
-        if dt.is_discrete(x.dtype):
-            return [None]
         axis = -1 if self.axis is None else self.axis
         if self.mode == "add":
             # out[i] = sum_{j <= i} x[j]: x[j] receives sum_{i >= j} gz[i].

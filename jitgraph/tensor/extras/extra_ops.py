@@ -146,8 +146,9 @@ class RepeatOp(Op):
     __props__ = ("axis",)
 
     def __init__(self, axis: int | None = None) -> None:
-        if axis is not None and (not _is_pyint(axis) or axis < 0):
-            raise ValueError(f"RepeatOp needs a non-negative int axis or None, got {axis!r}")
+        if axis is not None and not _is_pyint(axis):
+            raise ValueError(f"RepeatOp needs an int axis (negative counts from the end) or "
+                             f"None, got {axis!r}")
         self.axis = None if axis is None else int(axis)
 
     def __str__(self) -> str:
@@ -162,11 +163,12 @@ class RepeatOp(Op):
         if self.axis is None:
             bcast: tuple[bool, ...] = (False,)
         else:
-            if self.axis >= x.ndim:
+            if not -x.ndim <= self.axis < x.ndim:
                 raise ValueError(f"{self}: axis {self.axis} is out of range for the {x.ndim}-d "
                                  f"{x}")
             keep = repeats.ndim == 0 and _is_one(repeats)
-            bcast = tuple(b if (d != self.axis or keep) else False
+            axis = self.axis % x.ndim
+            bcast = tuple(b if (d != axis or keep) else False
                           for d, b in enumerate(x.broadcastable))
         return Apply(self, [x, repeats], [TensorType(x.dtype, bcast).make_variable()])
 
@@ -185,7 +187,7 @@ class RepeatOp(Op):
         (gz,) = output_grads
         # Each output slice along the axis came from input slice idx[k]; scatter-add them back.
         src = x.flatten() if self.axis is None else x
-        axis = 0 if self.axis is None else self.axis
+        axis = 0 if self.axis is None else self.axis % x.ndim
         n = 1 if src.broadcastable[axis] else shape_i(src, axis)
         idx = repeat(arange(n), repeats)
         order = [axis] + [d for d in range(src.ndim) if d != axis]
@@ -220,7 +222,8 @@ class RepeatOp(Op):
         if self.axis is None:
             return [(scaled(_prod(xshape)),)]
         dims = list(xshape)
-        dims[self.axis] = scaled(dims[self.axis])
+        axis = self.axis % len(dims)
+        dims[axis] = scaled(dims[axis])
         return [tuple(dims)]
 
 

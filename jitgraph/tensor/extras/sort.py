@@ -46,6 +46,20 @@ def _integer_scalar(who: str, name: str, value: Any) -> Variable:
     return v
 
 
+def _axis_scalar(who: str, axis: Any) -> Variable:
+    """The sort axis as an integer scalar; as in Theano, a float constant with an integral
+    value (``axis=1.0``) is that integer (1.5 is refused: Theano refuses it when it runs)."""
+    v = as_tensor_variable(axis)
+    if v.ndim == 0 and dt.is_float(v.dtype):
+        try:
+            value = float(get_scalar_constant_value(v))
+        except NotScalarConstantError:
+            value = None  # a float variable: refused below (its value is not known yet)
+        if value is not None and value.is_integer():
+            return as_tensor_variable(np.int64(value))
+    return _integer_scalar(who, "axis", v)
+
+
 def _along_axis(like: Variable, positions: Variable, axis: int) -> tuple:
     """An advanced index picking, for each entry of ``positions`` (shaped like ``like`` except
     along ``axis``), that position along ``axis`` (``numpy.take_along_axis``'s index)."""
@@ -61,8 +75,9 @@ def _along_axis(like: Variable, positions: Variable, axis: int) -> tuple:
 
 
 def _scatter_along(x: Variable, positions: Variable, values: Variable, axis: int) -> Variable:
-    """Zeros shaped like ``x`` with ``values`` added at ``positions`` along ``axis``."""
-    return inc_subtensor(zeros_like(x)[_along_axis(x, positions, axis)], values)
+    """Zeros shaped like ``x`` (in the dtype of ``values``) with ``values`` added at
+    ``positions`` along ``axis``."""
+    return inc_subtensor(zeros_like(x, values.dtype)[_along_axis(x, positions, axis)], values)
 
 
 def _constant_axis(axis: Variable, ndim: int) -> int | None:
@@ -92,7 +107,7 @@ class _SortBase(Op):
         x = as_tensor_variable(x)
         if x.ndim == 0:
             raise ValueError(f"{self}: cannot sort a scalar ({x.type}); use axis=None")
-        return x, _integer_scalar(str(self), "axis", axis)
+        return x, _axis_scalar(str(self), axis)
 
     def _axis(self, x: np.ndarray, axis: Any) -> int:
         a = int(axis)
@@ -108,6 +123,9 @@ class _SortBase(Op):
 class SortOp(_SortBase):
     """``numpy.sort(x, axis, kind)``; inputs ``x`` and the integer scalar ``axis``."""
 
+    #: an integer input receives the gradient reaching the integer output (Theano's rule)
+    grad_through_integer_outputs = True
+
     def make_node(self, input: Any, axis: Any = -1) -> Apply:
         x, axis = self._inputs(input, axis)
         return Apply(self, [x, axis], [x.type()])
@@ -120,8 +138,6 @@ class SortOp(_SortBase):
         x, axis = inputs
         (gz,) = output_grads
         g_axis = grad_undefined(self, 1, axis, "the axis of sort is an integer")
-        if dt.is_discrete(x.dtype):
-            return [None, g_axis]
         a = _constant_axis(axis, x.ndim)
         if a is None:
             return [grad_not_implemented(self, 0, x, "the gradient of sort needs the axis "

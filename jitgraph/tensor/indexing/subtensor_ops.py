@@ -283,6 +283,8 @@ class AdvancedSubtensor1(Op):
     """``x[ilist]`` for an int vector ``ilist`` (rows of ``x``; a copy)."""
 
     __props__ = ()
+    #: an integer input receives the gradient reaching the integer output (Theano's rule)
+    grad_through_integer_outputs = True
 
     def make_node(self, x: Any, ilist: Any) -> Apply:
         x = as_tensor_variable(x)
@@ -303,9 +305,8 @@ class AdvancedSubtensor1(Op):
         from jitgraph.tensor.core.basic import zeros_like
 
         x, ilist = inputs
-        if dt.is_discrete(x.dtype):
-            return [None, None]
-        return [AdvancedIncSubtensor1()(zeros_like(x), output_grads[0], ilist), None]
+        (gz,) = output_grads  # float, also for an integer x (grad_through_integer_outputs)
+        return [AdvancedIncSubtensor1()(zeros_like(x, gz.dtype), gz, ilist), None]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
         return [None if eval_points[0] is None else self(eval_points[0], inputs[1])]

@@ -212,10 +212,16 @@ class Eigh(Eig):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         (x,) = inputs
         w, v = self(x)
-        gw, gv = output_grads
-        gw = zeros_like(w) if isinstance(gw.type, DisconnectedType) else gw
-        gv = zeros_like(v) if isinstance(gv.type, DisconnectedType) else gv
+        gw, gv = zeros_for_disconnected([w, v], output_grads)
         return [EighGrad(self.UPLO)(x, w, v, gw, gv)]
+
+
+def zeros_for_disconnected(outputs: Sequence[Variable], grads: Sequence[Variable]
+                           ) -> list[Variable]:
+    """``grads`` with each disconnected gradient replaced by zeros shaped like its output
+    (Theano's ``nlinalg._zero_disconnected``)."""
+    return [zeros_like(o) if isinstance(g.type, DisconnectedType) else g
+            for o, g in zip(outputs, grads)]
 
 
 def eigh(a: Any, UPLO: str = "L") -> list[Variable]:  # noqa: N803 - Theano's name

@@ -37,6 +37,7 @@ from jitgraph.tensor.elementwise.scalar_ops import Cast, op as scalar_op
 from jitgraph.tensor.shaping.shape import Shape_i
 from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 from jitgraph.tensor.indexing.index_encoding import index_vars
+from jitgraph.tensor.extras.sort import TopKOp
 
 __all__: list[str] = []
 
@@ -453,3 +454,22 @@ def local_maximum_of_nonnegative(fgraph: FunctionGraph, node: Apply) -> list[Var
                 and _non_negative(x) and dt.is_discrete(out.dtype):
             return [broadcast_like(x, out, fgraph)]
     return None
+
+
+@register_canonicalize
+@register_useless
+@node_rewriter([TopKOp])
+def local_useless_topk(fgraph: FunctionGraph, node: Apply) -> dict[Variable, Variable] | None:
+    """A TopKOp computing values and positions of which the graph uses only one computes only
+    that one (``topk(x, k)`` builds both; Theano's rewrite of the same name)."""
+    op = node.op
+    if not (op.return_values and op.return_indices):
+        return None
+    values, positions = node.outputs
+    used_values, used_positions = (bool(fgraph.clients.get(v)) for v in (values, positions))
+    if used_values == used_positions:
+        return None
+    kept = values if used_values else positions
+    lean = TopKOp(axis=op.axis, sorted=op.sorted, idx_dtype=op.idx_dtype,
+                  return_values=used_values, return_indices=used_positions)
+    return {kept: lean(*node.inputs)}

@@ -126,6 +126,8 @@ class Reshape(Op):
 
     __props__ = ("ndim",)
     view_map = {0: [0]}
+    #: an integer input receives the gradient reaching the integer output (Theano's rule)
+    grad_through_integer_outputs = True
 
     def __init__(self, ndim: int) -> None:
         if not _is_pyint(ndim) or ndim < 0:
@@ -160,8 +162,6 @@ class Reshape(Op):
 
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         x, _ = inputs
-        if dt.is_discrete(x.dtype):
-            return [None, None]
         return [reshape(output_grads[0], _shape_dims(x), ndim=x.ndim), None]
 
     def R_op(self, inputs: Sequence[Variable], eval_points: Sequence[Variable | None]) -> list:
