@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 from jitgraph.backend_cpu.codegen.kernels import compile_stats as _stats
-from jitgraph.backend_cpu.lowering.registry import (load_lowerings, lower as _lower,
+from jitgraph.backend_cpu.lowering.registry import (load_lowerings_for, lower as _lower,
                                                     register_lowering as _reg)
 from jitgraph.backend_cpu.runtime.driver import build_program as _build
 
@@ -52,7 +52,7 @@ def register_lowering(*op_types: type) -> Any:
 
 
 def lower(op: Any, node: Any, ctx: Any) -> Any:
-    load_lowerings()
+    load_lowerings_for(type(op))
     return _lower(op, node, ctx)
 
 

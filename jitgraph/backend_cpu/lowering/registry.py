@@ -6,13 +6,15 @@ uses) or None when it cannot handle this node (an unsupported dtype, say): the n
 ``perform``. Lowerings are looked up along the op class's MRO (``functools.singledispatch``), so a
 subclass inherits its parent's lowering unless it registers its own.
 
-Adding an op: write ``lower_<family>.py`` with ``@register_lowering(MyOp)`` and import it from
-:func:`load_lowerings`.
+Adding an op: write ``lowering/<family>.py`` with ``@register_lowering(MyOp)`` and list it in
+:data:`CORE_LOWERINGS` or, for an optional family, in :data:`FAMILY_LOWERINGS` under the modules
+that define its ops (imported when the first such node is lowered: :func:`load_lowerings_for`).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -55,31 +57,81 @@ def register_lowering(*op_types: type) -> Callable:
 
 
 def has_lowering(op: Any) -> bool:
+    """Whether ``op`` has a registered lowering (its family's lowerings imported first)."""
+    load_lowerings_for(type(op))
     return lower.dispatch(type(op)) is not lower.dispatch(object)
 
 
-_loaded = False
+#: the lowering modules of the ops in almost every graph, imported before the first node is lowered
+CORE_LOWERINGS: tuple[str, ...] = ("blas", "elemwise", "nnet", "reduce", "views")
+
+#: the lowering module of each optional op family, by the op modules (or packages) whose classes
+#: it registers: imported the first time a node whose op class (or a base of it) is defined there
+#: is lowered, so that a cold compile of a graph without such ops never imports it (~40 ms for
+#: all of them). A family module registers lowerings only for classes of its own op modules (a
+#: test checks it against loading everything), so loading it later changes no other lowering.
+FAMILY_LOWERINGS: dict[str, str] = {
+    "jitgraph.tensor.convolution.corr": "conv",
+    "jitgraph.tensor.convolution.pool": "pool",
+    "jitgraph.random": "random",
+    "jitgraph.ifelse": "ifelse",
+    "jitgraph.scan": "scan",
+    "jitgraph.tensor.extras": "extra_ops",
+    "jitgraph.tensor.indexing.index_ravel": "extra_ops",
+    "jitgraph.tensor.shaping.diagonal_fill": "extra_ops",
+    "jitgraph.tensor.linalg.fft": "linalg",
+    "jitgraph.tensor.linalg.nlinalg": "linalg",
+    "jitgraph.tensor.linalg.slinalg": "linalg",
+    "jitgraph.tensor.shaping.diag_ops": "linalg",
+    "jitgraph.sparse": "sparse",
+}
+
+_PACKAGE = "jitgraph.backend_cpu.lowering"
+_core_loaded = False
+#: op classes whose family lowerings are imported already
+_families_loaded: set[type] = set()
+
+
+def _family_of(module: str) -> str | None:
+    """The family lowering module for op classes defined in ``module``, if any."""
+    while module:
+        family = FAMILY_LOWERINGS.get(module)
+        if family is not None:
+            return family
+        module = module.rpartition(".")[0]
+    return None
 
 
 def load_lowerings() -> None:
-    """Import every ``lower_*`` module once (each registers its lowerings)."""
-    global _loaded
-    if _loaded:
+    """Import the core lowering modules once (each registers its lowerings)."""
+    global _core_loaded
+    if _core_loaded:
         return
-    _loaded = True
-    from jitgraph.backend_cpu.lowering import (blas as lower_blas, conv as lower_conv,
-                                               elemwise as lower_elemwise, nnet as lower_nnet,
-                                               pool as lower_pool, reduce as lower_reduce,
-                                               views as lower_views)  # noqa: F401
-    from jitgraph.backend_cpu.lowering import random as lower_random  # noqa: F401
-    from jitgraph.backend_cpu.lowering import ifelse as lower_ifelse  # noqa: F401
-    from jitgraph.backend_cpu.lowering import scan as lower_scan  # noqa: F401
-    from jitgraph.backend_cpu.lowering import extra_ops as lower_extra_ops  # noqa: F401
-    from jitgraph.backend_cpu.lowering import linalg as lower_linalg  # noqa: F401
-    from jitgraph.backend_cpu.lowering import sparse as lower_sparse  # noqa: F401
+    _core_loaded = True
+    for name in CORE_LOWERINGS:
+        importlib.import_module(f"{_PACKAGE}.{name}")
+
+
+def load_lowerings_for(op_type: type) -> None:
+    """Import the lowering modules that ``op_type`` (along its MRO) may need, once per class."""
+    if op_type in _families_loaded:
+        return
+    load_lowerings()
+    for cls in op_type.__mro__:
+        family = _family_of(cls.__module__)
+        if family is not None:
+            importlib.import_module(f"{_PACKAGE}.{family}")
+    _families_loaded.add(op_type)
+
+
+def load_all_lowerings() -> None:
+    """Import every lowering module (for listings and tests)."""
+    load_lowerings()
+    for name in dict.fromkeys(FAMILY_LOWERINGS.values()):
+        importlib.import_module(f"{_PACKAGE}.{name}")
 
 
 def registered_op_types() -> list[type]:
     """Every op class with a lowering (for documentation and tests)."""
-    load_lowerings()
+    load_all_lowerings()
     return [cls for cls in lower.registry if cls is not object]

@@ -30,7 +30,8 @@ from jitgraph.graph.fg import FunctionGraph
 
 from jitgraph.backend_cpu.runtime.program import (CompiledProgram, InlinableRun, describe,
                                                   from_driver, placeholder)  # noqa: F401
-from jitgraph.backend_cpu.lowering.registry import NUMBA, PY, Lowered, load_lowerings, lower
+from jitgraph.backend_cpu.lowering.registry import (NUMBA, PY, Lowered, load_lowerings,
+                                                    load_lowerings_for, lower)
 from jitgraph.backend_cpu.codegen.scalar_templates import Unsupported
 from jitgraph.backend_cpu.codegen import compile_ahead
 from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
@@ -319,6 +320,7 @@ def build_program(fgraph: FunctionGraph, allow_gc: bool, order: Sequence[Apply] 
 
 
 def _lower_node(node: Apply, bctx: BuildContext, strict: bool) -> Lowered:
+    load_lowerings_for(type(node.op))
     try:
         lw = lower(node.op, node, bctx)
     except Unsupported as exc:
