@@ -26,7 +26,8 @@ change_flags = config.change_flags
 from jitgraph.logging_setup import disable_log_handler, has_handlers  # noqa: E402
 # What lower layers ask the package for by name (jitgraph.services), and the modules loaded as
 # plugins (rewrites, backends): wired once, here at the top (jitgraph/wiring.py).
-from jitgraph.wiring import BACKEND_MODULES, REWRITE_MODULES  # noqa: E402,F401
+from jitgraph.wiring import (BACKEND_MODULES, FAMILY_REWRITE_MODULES,  # noqa: E402,F401
+                             REWRITE_MODULES)
 
 # public name -> (module, attribute), imported on first use. A name whose module or attribute
 # does not exist (yet) is left out of __all__/dir() and raises AttributeError, never a stub.

@@ -17,8 +17,6 @@ import numpy as np
 
 from jitgraph.compile import sharedvalue  # noqa: F401  (registers the tensor and device kinds)
 from jitgraph.graph.shared import SharedVariable, register_kind
-from jitgraph.random.random_state import randomstate_constructor
-from jitgraph.sparse.sharedvar import sparse_constructor
 
 
 @register_kind
@@ -27,6 +25,9 @@ def random_state_constructor(value: Any, **kwargs: Any) -> SharedVariable | None
     only for such a value), as ``theano.shared`` takes one right after ``import theano``."""
     if not isinstance(value, np.random.RandomState):
         return None
+    # imported here: jitgraph.random (and its rewrites) costs ~20 ms, and a cold compile of a
+    # graph without random ops must not register its rewrites
+    from jitgraph.random.random_state import randomstate_constructor
 
     return randomstate_constructor(value, **kwargs)
 
@@ -39,6 +40,8 @@ def sparse_matrix_constructor(value: Any, name: str | None = None, strict: bool 
     a value of a SciPy class means SciPy is loaded already)."""
     if not type(value).__module__.startswith("scipy.sparse"):
         return None
+    # imported here: jitgraph.sparse (and its rewrites) costs ~25 ms, see above
+    from jitgraph.sparse.sharedvar import sparse_constructor
 
     return sparse_constructor(value, name=name, strict=strict, allow_downcast=allow_downcast,
                               borrow=borrow, **kwargs)

@@ -27,11 +27,19 @@ REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.tensor.rewriting.fusion",
     "jitgraph.tensor.rewriting.inplace",
     "jitgraph.rewrite.view_ops",
-    "jitgraph.scan.rewrites",
-    "jitgraph.ifelse.lazy",
-    "jitgraph.ifelse.rewrites",
     "jitgraph.tensor.rewriting.crossentropy",
 )
+
+#: the rewrite modules of optional op families, by the module defining the family's ops: imported
+#: before a graph is rewritten once that module is (an op of the family can exist in a graph,
+#: an inner graph among them, only then), so that a cold compile of a graph without scans or
+#: ifelses does not import them (~20 ms). Their rewrites sit at explicit positions and act only on
+#: the family's nodes, and no other rewrite makes such a node, so the rewritten graph is the same
+#: as with eager loading (tests/compile/test_lazy_family_rewrites.py).
+FAMILY_REWRITE_MODULES: dict[str, tuple[str, ...]] = {
+    "jitgraph.scan.op": ("jitgraph.scan.rewrites",),
+    "jitgraph.ifelse.op": ("jitgraph.ifelse.lazy", "jitgraph.ifelse.rewrites"),
+}
 
 #: the backends: modules that each register one ``jitgraph.compile.backend.Backend`` when
 #: imported. The compiler names none of them; it imports these (all of them, before it hands
@@ -51,8 +59,9 @@ services.provide("as_tensor_variable",  # graph-level ops given plain values
 services.provide("apply_scalar_op",  # a scalar-op table entry called on scalar variables
                  _attribute("jitgraph.scalar.apply", "apply_scalar_op"))
 services.provide("rewrite_modules", lambda: REWRITE_MODULES)
+services.provide("family_rewrite_modules", lambda: FAMILY_REWRITE_MODULES)
 services.provide("backend_modules", lambda: BACKEND_MODULES)
 services.provide("shared_kinds", lambda: importlib.import_module("jitgraph.shared_kinds"))
 
 
-__all__ = ["BACKEND_MODULES", "REWRITE_MODULES"]
+__all__ = ["BACKEND_MODULES", "FAMILY_REWRITE_MODULES", "REWRITE_MODULES"]

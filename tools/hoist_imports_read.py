@@ -39,7 +39,9 @@ DEFAULT_LAYERS = (
 # Externals that any module may load eagerly; any other one (numba, llvmlite, cupy, scipy, dask,
 # pydot, pytest...) must not become an eager import of a module that did not load it.
 CHEAP_EXTERNALS = frozenset(sys.stdlib_module_names) | {"numpy", "filelock", "typing_extensions"}
-ROOTS = (PACKAGE, PACKAGE + ".tensor")
+# Modules whose load set no hoist may grow: the two roots, and what the first ``shared()`` loads
+# (the kinds of shared value: random and sparse are imported only for such a value, ~45 ms).
+ROOTS = (PACKAGE, PACKAGE + ".tensor", PACKAGE + ".shared_kinds")
 OPTIONAL_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
 

@@ -25,6 +25,7 @@ A rewrite module::
 from __future__ import annotations
 
 import importlib
+import sys
 
 from jitgraph import services
 from jitgraph.lazy_exports import lazy_exports
@@ -90,13 +91,20 @@ _EXPORTS: dict[str, str] = {
 
 
 def load_tensor_rewrites() -> None:
-    """Import the modules that register rewrites into ``optdb`` (once; later calls are free).
+    """Import the modules that register rewrites into ``optdb`` (the first call; later calls
+    find them imported).
 
     They live above this engine (``jitgraph.tensor.rewriting``, scan's, ifelse's, the GPU
     backend's), so the engine does not name them: the package root provides their list as the
-    ``rewrite_modules`` service (:mod:`jitgraph.services`)."""
+    ``rewrite_modules`` service (:mod:`jitgraph.services`), and the optional families' modules
+    as ``family_rewrite_modules`` (op module -> rewrite modules), each imported here once its
+    op module is (no node of the family can exist before)."""
     for module in services.get("rewrite_modules"):
         importlib.import_module(module)
+    for op_module, modules in services.get("family_rewrite_modules").items():
+        if op_module in sys.modules:
+            for module in modules:
+                importlib.import_module(module)
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -4,7 +4,8 @@
 Theano's ``theano.scan_module`` re-exports these names (:mod:`jitgraph.scan_module`). Names
 load their modules on first use, so that importing the op (to unpickle a graph, or to lower one)
 does not import the graph-building side. The scan rewrites live in :mod:`jitgraph.scan.rewrites`
-(registered with the other rewrite modules, see ``jitgraph.REWRITE_MODULES``).
+(registered before the first rewrite once :mod:`jitgraph.scan.op` is imported, see
+``jitgraph.FAMILY_REWRITE_MODULES``).
 """
 
 from __future__ import annotations
