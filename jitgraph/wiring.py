@@ -23,7 +23,6 @@ REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.tensor.rewriting.stabilize",
     "jitgraph.tensor.rewriting.specialize",
     "jitgraph.tensor.rewriting.blas",
-    "jitgraph.tensor.rewriting.conv",
     "jitgraph.tensor.rewriting.fusion",
     "jitgraph.tensor.rewriting.inplace",
     "jitgraph.rewrite.view_ops",
@@ -33,12 +32,14 @@ REWRITE_MODULES: tuple[str, ...] = (
 #: the rewrite modules of optional op families, by the module defining the family's ops: imported
 #: before a graph is rewritten once that module is (an op of the family can exist in a graph,
 #: an inner graph among them, only then), so that a cold compile of a graph without scans or
-#: ifelses does not import them (~20 ms). Their rewrites sit at explicit positions and act only on
-#: the family's nodes, and no other rewrite makes such a node, so the rewritten graph is the same
-#: as with eager loading (tests/compile/test_lazy_family_rewrites.py).
+#: ifelses does not import them (~25 ms). Their rewrites act only on the family's nodes, no other
+#: rewrite makes such a node, and they sit at explicit positions (or, the abstract convolutions'
+#: gemm rewrite, last in specialize either way), so the rewritten graph is the same as with
+#: eager loading (tests/compile/test_lazy_family_rewrites.py).
 FAMILY_REWRITE_MODULES: dict[str, tuple[str, ...]] = {
     "jitgraph.scan.op": ("jitgraph.scan.rewrites",),
     "jitgraph.ifelse.op": ("jitgraph.ifelse.lazy", "jitgraph.ifelse.rewrites"),
+    "jitgraph.tensor.convolution.conv": ("jitgraph.tensor.rewriting.conv",),
 }
 
 #: the backends: modules that each register one ``jitgraph.compile.backend.Backend`` when

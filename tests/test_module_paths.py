@@ -193,9 +193,11 @@ def test_scan_module_submodules_reexport_jitgraphs_scan():
     from jitgraph.scan.op import Scan
     from jitgraph.scan_module import scan_op, scan_opt, scan_utils, scan_views
 
-    # as in Theano, the package's attribute ``scan`` is the function, not the module
+    # as in Theano, the package's attribute ``scan`` is the function, not the module (and
+    # ``theano.scan`` is the function or the callable package, by what was imported first)
     scan = importlib.import_module("jitgraph.scan_module.scan")
-    assert scan.scan is theano.scan.scan and scan_op.Scan is Scan
+    builder = importlib.import_module("jitgraph.scan.builder")
+    assert scan.scan is builder.scan and scan_op.Scan is Scan
     assert scan_views.map is theano.map and scan_views.foldr is theano.foldr
     scan_checkpoints = importlib.import_module("jitgraph.scan_module.scan_checkpoints")
     assert scan_checkpoints.scan_checkpoints is theano.scan_checkpoints

@@ -1,9 +1,9 @@
 """The rewrites of an optional op family are registered only once the family is imported: sparse
-and random when their package is (not by the first ``shared()`` any more), scan and ifelse
-(``jitgraph.FAMILY_REWRITE_MODULES``) before the first rewrite after their op module is. A graph
-rewrites to the same graph as when every family's rewrites were registered before the first
-rewrite, in today's order, or only those of the families it uses, each in a fresh process with
-the graph cache off. And a dense program never imports those families' modules."""
+and random when their package is (not by the first ``shared()`` any more), scan, ifelse and the
+abstract convolutions (``jitgraph.FAMILY_REWRITE_MODULES``) before the first rewrite after their
+op module is. A graph rewrites to the same graph as when every family's rewrites were registered
+before the first rewrite, in today's order, or only those of the families it uses, each in a
+fresh process with the graph cache off. And a dense program never imports those modules."""
 
 from __future__ import annotations
 
@@ -62,6 +62,12 @@ GRAPHS = textwrap.dedent('''
         out, _ = jitgraph.scan.scan(lambda v, acc: acc + v * 2, sequences=x,
                                     outputs_info=T.zeros_like(x[0]))
         return [x], [out[-1]], []
+
+    def conv():
+        x = T.tensor4("x")
+        w = jitgraph.shared(np.ones((2, 1, 3, 3)), name="w")
+        cost = T.nnet.conv2d(x, w).sum()
+        return [x], [cost, T.grad(cost, w)], []
 ''')
 
 CHILD = GRAPHS + textwrap.dedent('''
@@ -70,9 +76,12 @@ CHILD = GRAPHS + textwrap.dedent('''
     if sys.argv[1] == "eager":  # what the first shared() imported, the rewrites listed before
         import jitgraph.random, jitgraph.sparse
         from jitgraph import services, wiring
-        eager = list(wiring.REWRITE_MODULES)
+        eager = list(wiring.REWRITE_MODULES)  # in the order they were listed before
+        eager.insert(eager.index("jitgraph.tensor.rewriting.fusion"),
+                     "jitgraph.tensor.rewriting.conv")
         at = eager.index("jitgraph.tensor.rewriting.crossentropy")
-        eager[at:at] = [m for ms in wiring.FAMILY_REWRITE_MODULES.values() for m in ms]
+        eager[at:at] = [m for op, ms in wiring.FAMILY_REWRITE_MODULES.items() for m in ms
+                        if "convolution" not in op]
         services.provide("rewrite_modules", lambda: tuple(eager))
     out = {}
     for name in sys.argv[2:]:
@@ -81,11 +90,12 @@ CHILD = GRAPHS + textwrap.dedent('''
         out[name] = debugprint(fn.maker.fgraph, file="str")
     out["modules"] = sorted(m for m in sys.modules if m.split(".")[:2] in
                             (["jitgraph", "sparse"], ["jitgraph", "random"],
-                             ["jitgraph", "scan"], ["jitgraph", "ifelse"]))
+                             ["jitgraph", "scan"], ["jitgraph", "ifelse"])
+                            or m.startswith("jitgraph.tensor.convolution.conv"))
     print(json.dumps(out))
 ''').replace("import sys\n", "import sys, json\n", 1)
 
-NAMES = ["dense", "softmax", "sparse", "random", "ifelse", "scan"]
+NAMES = ["dense", "softmax", "sparse", "random", "ifelse", "scan", "conv"]
 
 
 def _run(how: str, names: list[str]) -> dict:
@@ -108,4 +118,5 @@ def test_dense_program_imports_no_optional_family_module():
 
 
 def test_the_eager_child_registers_the_family_rewrites():
-    assert "jitgraph.scan.rewrites" in _run("eager", ["dense"])["modules"]
+    loaded = _run("eager", ["dense"])["modules"]
+    assert "jitgraph.scan.rewrites" in loaded and "jitgraph.tensor.convolution.conv" in loaded
