@@ -412,25 +412,42 @@ def ones_like(x: Any, dtype: str | None = None) -> Variable:
 # ---------------------------------------------------------------------------------------------
 # Join, concatenate, stack
 
+# numpy's AxisError is both a ValueError and an IndexError (numpy.exceptions from NumPy 1.25)
+_AxisError = np.exceptions.AxisError if hasattr(np, "exceptions") else np.AxisError
+
+
 class Join(Op):
-    """Concatenation of tensors of equal rank along ``axis``."""
+    """Concatenation of tensors of equal rank along ``axis``.
+
+    ``Join()`` without an axis is Theano's calling convention, ``Join()(axis, *tensors)``: the
+    first input is the axis. It must be a constant, and the node built is ``Join(axis)``'s, since
+    kernels are specialised to the join axis.
+    """
 
     __props__ = ("axis",)
 
-    def __init__(self, axis: int = 0) -> None:
-        if not _is_pyint(axis):
+    def __init__(self, axis: int | None = None) -> None:
+        if axis is not None and not _is_pyint(axis):
             raise TypeError(f"Join needs an int axis, got {axis!r}")
-        self.axis = int(axis)
+        self.axis = None if axis is None else int(axis)
 
     def __str__(self) -> str:
-        return f"Join{{axis={self.axis}}}"
+        return "Join" if self.axis is None else f"Join{{axis={self.axis}}}"
 
     def _axis(self, ndim: int) -> int:
         if not -ndim <= self.axis < ndim:
-            raise ValueError(f"{self}: axis {self.axis} is out of range for {ndim}-d inputs")
+            raise _AxisError(
+                f"{self}: axis {self.axis} is out of range for {ndim}-d inputs")
         return self.axis % ndim
 
     def make_node(self, *tensors: Any) -> Apply:
+        if self.axis is None:
+            if not tensors:
+                raise ValueError("Join()(axis, *tensors) needs the axis as its first input")
+            return Join(_int_axis(tensors[0], "Join"))._make_node(tensors[1:])
+        return self._make_node(tensors)
+
+    def _make_node(self, tensors: Sequence[Any]) -> Apply:
         if not tensors:
             raise ValueError(f"{self} needs at least one tensor")
         ts = [as_tensor_variable(t) for t in tensors]

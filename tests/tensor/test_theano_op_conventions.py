@@ -1,0 +1,52 @@
+"""Theano's ways of calling op classes directly (found by Theano 1.0.5's own tests), with the
+results recorded under Theano 1.0.5 (tools/theano-oracle)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jitgraph
+import jitgraph.tensor as T
+from jitgraph.tensor.basic import Join
+
+
+def _shared_pair():
+    a = jitgraph.shared(np.arange(4.0).reshape(1, 4, 1), broadcastable=(False, False, True))
+    b = jitgraph.shared(np.arange(3.0).reshape(1, 3, 1), broadcastable=(True, False, True))
+    return a, b
+
+
+@pytest.mark.parametrize("axis", [1, "constant", "cast"])
+def test_join_without_axis_takes_the_axis_as_first_input(axis):
+    a, b = _shared_pair()
+    axis = {"constant": T.constant(1), "cast": T.cast(T.constant(1), "int32")}.get(axis, axis)
+    joined = Join()(axis, a, b)
+    # Theano 1.0.5: (True, False, True) [0.0, 1.0, 2.0, 3.0, 0.0, 1.0, 2.0]
+    assert joined.type.broadcastable == (True, False, True)
+    assert joined.owner.op == Join(1)
+    assert joined.eval().ravel().tolist() == [0.0, 1.0, 2.0, 3.0, 0.0, 1.0, 2.0]
+
+
+def test_join_of_one_tensor_keeps_its_pattern():
+    a, _ = _shared_pair()
+    assert Join()(0, a).type.broadcastable == (False, False, True)  # Theano 1.0.5
+
+
+def test_join_axis_out_of_range_is_an_index_error():
+    v = np.array([[0.1, 0.2], [0.3, 0.4]])
+    # Theano 1.0.5: join(-1) [[.1, .2, .1, .2], [.3, .4, .3, .4]]; join(-3) IndexError
+    assert T.join(-1, jitgraph.shared(v), v).eval().tolist() == [[0.1, 0.2, 0.1, 0.2],
+                                                                 [0.3, 0.4, 0.3, 0.4]]
+    with pytest.raises(IndexError, match="axis -3 is out of range for 2-d"):
+        T.join(-3, jitgraph.shared(v), v)
+    with pytest.raises(ValueError):  # and still the ValueError it was here
+        Join(2)(v, v)
+
+
+def test_join_axis_must_be_known_when_the_graph_is_built():
+    a, b = _shared_pair()
+    with pytest.raises(TypeError, match="axis must be known when the graph is built"):
+        Join()(T.lscalar("axis"), a, b)
+    with pytest.raises(ValueError, match="needs the axis as its first input"):
+        Join()()
