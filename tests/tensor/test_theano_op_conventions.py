@@ -50,3 +50,34 @@ def test_join_axis_must_be_known_when_the_graph_is_built():
         Join()(T.lscalar("axis"), a, b)
     with pytest.raises(ValueError, match="needs the axis as its first input"):
         Join()()
+
+
+def _floats(*shape):
+    return np.ones(shape, dtype=jitgraph.config.floatX)
+
+
+def test_specify_shape_without_known_takes_the_shape_as_one_argument():
+    x = T.matrix("x")
+    out = T.SpecifyShape()(x, [2, 3])
+    # Theano 1.0.5: str 'SpecifyShape', the output TensorType(float64, matrix); (2, 3) passes and
+    # (2, 2) raises AssertionError; shapes (), (1,), (2, 3, 4) raise AssertionError when built
+    assert str(T.SpecifyShape()) == "SpecifyShape"
+    assert out.type == x.type and isinstance(out.owner.op, T.SpecifyShape)
+    f = jitgraph.function([x], out)
+    assert f(_floats(2, 3)).shape == (2, 3)
+    with pytest.raises(AssertionError, match="dimension 1 of the input has length 2, expected 3"):
+        f(_floats(2, 2))
+    for shape in [(), (1,), (2, 3, 4)]:
+        with pytest.raises(AssertionError, match=f"{len(shape)} dims given for the 2-d x"):
+            T.SpecifyShape()(x, shape)
+
+
+@pytest.mark.parametrize("make", [lambda x, s: T.SpecifyShape()(x, s), T.specify_shape])
+def test_specify_shape_checks_a_shape_vector_length_at_run_time(make):
+    x, s = T.matrix("x"), T.ivector("s")
+    f = jitgraph.function([x, s], make(x, s))
+    # Theano 1.0.5: [2, 3] passes; [], [2], [2, 3, 4], [2, 2] raise AssertionError
+    assert f(_floats(2, 3), [2, 3]).shape == (2, 3)
+    for shape in [[], [2], [2, 3, 4], [2, 2]]:
+        with pytest.raises(AssertionError):
+            f(_floats(2, 3), shape)
