@@ -443,6 +443,16 @@ def test_scalar_sharedvar_matches_theano():
         shared(np.ones(2))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_scalar_basic_rounding_helper_matches_theano(dtype):
+    from jitgraph.scalar.basic import round_half_away_from_zero_vec
+
+    halves = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49], dtype=dtype)
+    rounded = round_half_away_from_zero_vec(halves)
+    assert rounded.dtype == dtype  # Theano 1.0.5's, both dtypes:
+    assert rounded.tolist() == [-3.0, -2.0, -1.0, 1.0, 2.0, 3.0, 0.0]
+
+
 def test_sympy_scalar_op():
     sympy = pytest.importorskip("sympy")
     import jitgraph.scalar as S

@@ -191,7 +191,11 @@ MODULES: dict[str, Row] = {
     # -- theano.scalar ------------------------------------------------------------------------
     "jitgraph.scalar.basic": Row(
         "``theano.scalar.basic``: where Theano 1.0 defined the scalar types and ops -- the "
-        "objects of :mod:`jitgraph.scalar`.", fallback=("jitgraph.scalar",)),
+        "objects of :mod:`jitgraph.scalar`, and the NumPy rounding helper Theano's tests "
+        "compare ``round_half_away_from_zero`` with.",
+        names=names("jitgraph.tensor.elementwise.scalar_ops",
+                    "round_half_away_from_zero_vec=_round_half_away"),
+        fallback=("jitgraph.scalar",)),
     "jitgraph.scalar.basic_scipy": Row(
         "``theano.scalar.basic_scipy``: the SciPy-backed scalar ops (``Erfinv``, ``GammaLn``, "
         "``Psi``, ...; PyMC3 builds ``GammaLn(upgrade_to_float, name=...)`` from here) -- the "
