@@ -453,6 +453,20 @@ def test_scalar_basic_rounding_helper_matches_theano(dtype):
     assert rounded.tolist() == [-3.0, -2.0, -1.0, 1.0, 2.0, 3.0, 0.0]
 
 
+def test_star_import_of_tensor_brings_what_theanos_did():
+    import jitgraph.compile
+    import jitgraph.gof
+
+    namespace: dict = {}
+    exec("from jitgraph.tensor import *", namespace)
+    # Theano 1.0.5's `from theano.tensor import *` (542 names, no __all__) brings these too
+    assert namespace["np"] is np and namespace["theano"] is theano
+    assert namespace["compile"] is jitgraph.compile and namespace["gof"] is jitgraph.gof
+    assert namespace["int32"] is theano.scalar.int32 and namespace["Rop"] is theano.gradient.Rop
+    assert namespace["dvector"] is T.dvector and "as_tensor_variable" in namespace
+    assert not [name for name in namespace if name.startswith("_") and name != "__builtins__"]
+
+
 def test_sympy_scalar_op():
     sympy = pytest.importorskip("sympy")
     import jitgraph.scalar as S

@@ -377,7 +377,11 @@ ADDED: dict[str, Row] = {
                 "tensor_from_scalar scalar_from_tensor"),
         **names("jitgraph.gradient", "Lop Rop consider_constant grad_not_implemented "
                 "grad_undefined hessian jacobian numeric_grad DisconnectedType"),
-        **names("jitgraph.printing", "pprint min_informative_str")}),
+        **names("jitgraph.printing", "pprint min_informative_str"),
+        # own use: Theano's tensor/__init__ imported these, and having no __all__, its
+        # `from theano.tensor import *` brought them (Theano's test modules rely on it)
+        "np": "numpy", "theano": "jitgraph", "compile": "jitgraph.compile",
+        "gof": "jitgraph.gof", "sys": "sys", "warnings": "warnings"}),
     "jitgraph.tensor.core.basic": Row(names={
         **names("jitgraph.tensor.core.type", "_allclose=values_allclose "
                 "_get_atol_rtol=comparison_tolerances"),
