@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import jitgraph
+import jitgraph.compile
 import jitgraph.tensor as T
 from jitgraph.tensor.basic import Join
 
@@ -81,3 +82,13 @@ def test_specify_shape_checks_a_shape_vector_length_at_run_time(make):
     for shape in [[], [2], [2, 3, 4], [2, 2]]:
         with pytest.raises(AssertionError):
             f(_floats(2, 3), shape)
+
+
+def test_join_of_one_tensor_is_rewritten_away():
+    a, _ = _shared_pair()
+    f = jitgraph.function([], Join()(0, a))
+    assert not [n for n in f.maker.fgraph.toposort() if isinstance(n.op, Join)]  # as Theano's
+    np.testing.assert_array_equal(f(), a.get_value())
+    without = jitgraph.compile.get_default_mode().excluding("local_join_1")
+    f = jitgraph.function([], Join()(0, a), mode=without)
+    assert [n for n in f.maker.fgraph.toposort() if isinstance(n.op, Join)]
