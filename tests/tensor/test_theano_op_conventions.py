@@ -3,6 +3,8 @@ results recorded under Theano 1.0.5 (tools/theano-oracle)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -92,3 +94,23 @@ def test_join_of_one_tensor_is_rewritten_away():
     without = jitgraph.compile.get_default_mode().excluding("local_join_1")
     f = jitgraph.function([], Join()(0, a), mode=without)
     assert [n for n in f.maker.fgraph.toposort() if isinstance(n.op, Join)]
+
+
+def test_stack_forms_and_axis_range():
+    a, b = T.imatrix("a"), T.imatrix("b")
+    # Theano 1.0.5: axis 4 and -4 raise IndexError, 2 and -3 give 3-d results
+    for axis in (4, -4):
+        with pytest.raises(IndexError, match=f"axis {axis} is out of range for stacking 2-d"):
+            T.stack([a, b], axis)
+    assert T.stack([a, b], 2).ndim == T.stack([a, b], -3).ndim == 3
+    with pytest.warns(DeprecationWarning, match="stack"):
+        old_form = T.stack(a, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        forms = [old_form, T.stack(tensors=[a, b], axis=1), T.stack([a, b], axis=1),
+                 T.stack(tensors=[a, b])]
+    results = jitgraph.function([a, b], forms)([[1, 2]], [[3, 4]])
+    assert [r.tolist() for r in results] == [  # Theano 1.0.5's
+        [[[1, 2]], [[3, 4]]], [[[1, 2], [3, 4]]], [[[1, 2], [3, 4]]], [[[1, 2]], [[3, 4]]]]
+    with pytest.raises(TypeError, match="not both"):
+        T.stack([a], tensors=[b])

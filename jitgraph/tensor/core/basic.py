@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -545,18 +546,28 @@ def concatenate(tensor_list: Sequence[Any], axis: int = 0) -> Variable:
     return join(axis, *tensor_list)
 
 
-def stack(*tensors: Any, axis: int = 0) -> Variable:
-    """Stack tensors of equal shape along a new axis ``axis``: ``stack([a, b], axis=0)``.
+def stack(*args: Any, tensors: Sequence[Any] | None = None, axis: Any = 0) -> Variable:
+    """Stack tensors of equal shape along a new axis ``axis``: ``stack([a, b], axis=0)`` (or
+    ``stack(tensors=[a, b], axis=0)``).
 
-    Theano's older form ``stack(a, b, c)`` is accepted too. Scalars stacked along axis 0 give a
-    :class:`MakeVector`.
+    Theano's older form ``stack(a, b, c)`` is accepted too, with a DeprecationWarning as in
+    Theano. Scalars stacked along axis 0 give a :class:`MakeVector`.
     """
-    if tensors and isinstance(tensors[0], (list, tuple)):
-        if len(tensors) > 2:
+    if tensors is not None:
+        if args:
+            raise TypeError("stack: give the tensors either as a list or as tensors=, not both")
+        args = (tensors,)
+    if args and isinstance(args[0], (list, tuple)):
+        if len(args) > 2:
             raise TypeError("stack(tensors, axis): too many positional arguments")
-        if len(tensors) == 2:
-            axis = tensors[1]
-        tensors = tuple(tensors[0])
+        if len(args) == 2:
+            axis = args[1]
+        tensors = tuple(args[0])
+    else:
+        if args:
+            warnings.warn("stack(a, b, ...) is deprecated: pass a list, stack([a, b, ...], "
+                          "axis)", DeprecationWarning, stacklevel=2)
+        tensors = args
     if not tensors:
         raise ValueError("stack needs at least one tensor")
     axis = _int_axis(axis, "stack")
@@ -569,6 +580,6 @@ def stack(*tensors: Any, axis: int = 0) -> Variable:
                          f"{[str(t.type) for t in ts]}")
     ndim = ndims.pop()
     if not -ndim - 1 <= axis <= ndim:
-        raise ValueError(f"stack: axis {axis} is out of range for stacking {ndim}-d tensors")
+        raise _AxisError(f"stack: axis {axis} is out of range for stacking {ndim}-d tensors")
     axis %= ndim + 1
     return join(axis, *[shape_padaxis(t, axis) for t in ts])
