@@ -114,3 +114,12 @@ def test_stack_forms_and_axis_range():
         [[[1, 2]], [[3, 4]]], [[[1, 2], [3, 4]]], [[[1, 2], [3, 4]]], [[[1, 2]], [[3, 4]]]]
     with pytest.raises(TypeError, match="not both"):
         T.stack([a], tensors=[b])
+
+
+@pytest.mark.parametrize("value, axis1, axis2", [(2, 0, 1), ([2, 1], 0, 1),
+                                                 ([[2, 1], [3, 4]], 3, 4),
+                                                 ([[2, 1], [3, 4]], -3, 0)])
+def test_swapaxes_out_of_range_is_an_index_error(value, axis1, axis2):
+    # Theano 1.0.5: IndexError for each; here numpy's AxisError, an IndexError and a ValueError
+    with pytest.raises(IndexError, match="swapaxes: axis .* is out of range"):
+        T.swapaxes(value, axis1, axis2)

@@ -414,7 +414,7 @@ def ones_like(x: Any, dtype: str | None = None) -> Variable:
 # Join, concatenate, stack
 
 # numpy's AxisError is both a ValueError and an IndexError (numpy.exceptions from NumPy 1.25)
-_AxisError = np.exceptions.AxisError if hasattr(np, "exceptions") else np.AxisError
+AxisError = np.exceptions.AxisError if hasattr(np, "exceptions") else np.AxisError
 
 
 class Join(Op):
@@ -437,7 +437,7 @@ class Join(Op):
 
     def _axis(self, ndim: int) -> int:
         if not -ndim <= self.axis < ndim:
-            raise _AxisError(
+            raise AxisError(
                 f"{self}: axis {self.axis} is out of range for {ndim}-d inputs")
         return self.axis % ndim
 
@@ -580,6 +580,6 @@ def stack(*args: Any, tensors: Sequence[Any] | None = None, axis: Any = 0) -> Va
                          f"{[str(t.type) for t in ts]}")
     ndim = ndims.pop()
     if not -ndim - 1 <= axis <= ndim:
-        raise _AxisError(f"stack: axis {axis} is out of range for stacking {ndim}-d tensors")
+        raise AxisError(f"stack: axis {axis} is out of range for stacking {ndim}-d tensors")
     axis %= ndim + 1
     return join(axis, *[shape_padaxis(t, axis) for t in ts])
