@@ -123,3 +123,14 @@ def test_swapaxes_out_of_range_is_an_index_error(value, axis1, axis2):
     # Theano 1.0.5: IndexError for each; here numpy's AxisError, an IndexError and a ValueError
     with pytest.raises(IndexError, match="swapaxes: axis .* is out of range"):
         T.swapaxes(value, axis1, axis2)
+
+
+@pytest.mark.parametrize("make, pattern, same, wanted", [
+    (T.matrix, (), True, (False, False)), (T.row, (), True, (True, False)),
+    (T.row, (False,), False, (False, False)), (T.matrix, (True,), False, (True, False))])
+def test_patternbroadcast_of_a_shorter_pattern_sets_the_leading_dims(make, pattern, same, wanted):
+    x = make("x")
+    out = T.patternbroadcast(x, pattern)  # Theano 1.0.5's: same object and pattern as here
+    assert (out is x) == same and out.broadcastable == wanted
+    with pytest.raises(ValueError, match="pattern .* has 3 entries for the 2-d x"):
+        T.patternbroadcast(x, (True, False, True))

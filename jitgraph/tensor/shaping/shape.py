@@ -467,13 +467,16 @@ def unbroadcast(x: Any, *axes: int) -> Variable:
 def patternbroadcast(x: Any, broadcastable: Sequence[bool]) -> Variable:
     """``x`` with the broadcastable pattern ``broadcastable`` (``x`` itself if it has it).
 
-    Dims that become broadcastable are checked to have length 1 at run time.
+    Dims that become broadcastable are checked to have length 1 at run time. A pattern shorter
+    than ``x``'s is that of its leading dims, the others keep theirs (as in Theano: an empty
+    pattern leaves ``x`` as it is).
     """
     x = as_tensor_variable(x)
     bcast = tuple(bool(b) for b in broadcastable)
-    if len(bcast) != x.ndim:
+    if len(bcast) > x.ndim:
         raise ValueError(f"patternbroadcast: pattern {bcast} has {len(bcast)} entries for the "
                          f"{x.ndim}-d {x}")
+    bcast += x.broadcastable[len(bcast):]
     if bcast == x.broadcastable:
         return x
     off = [d for d, (old, new) in enumerate(zip(x.broadcastable, bcast)) if old and not new]
