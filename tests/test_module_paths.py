@@ -467,6 +467,23 @@ def test_star_import_of_tensor_brings_what_theanos_did():
     assert not [name for name in namespace if name.startswith("_") and name != "__builtins__"]
 
 
+def test_tensor_basic_names_of_dot_and_the_scalar_bridge():
+    import jitgraph.scalar as S
+    from jitgraph.tensor import basic
+
+    # Theano 1.0.5: Dot 'dot'; scalar x vector and vector x tensor3 raise TypeError
+    assert (type(basic._dot).__name__, str(basic._dot)) == ("Dot", "dot")
+    for a, b in [(T.scalar(), T.vector()), (T.vector(), T.tensor3())]:
+        with pytest.raises(TypeError):
+            basic._dot(a, b)
+    assert str(basic._dot(T.vector(), T.matrix()).type) == "TensorType(float64, vector)"
+    assert basic.batched_dot(T.tensor3(), T.tensor3()).ndim == 3
+    assert basic.batched_tensordot(T.tensor3(), T.tensor3(), [[2], [1]]).ndim == 3
+    assert str(basic.scalar_from_tensor(T.lscalar()).type) == "int64"
+    assert str(basic.tensor_from_scalar(S.float32()).type) == "TensorType(float32, scalar)"
+    assert basic.ScalarFromTensor.__name__ == "ScalarFromTensor"
+
+
 def test_sympy_scalar_op():
     sympy = pytest.importorskip("sympy")
     import jitgraph.scalar as S

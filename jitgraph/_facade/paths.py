@@ -387,7 +387,11 @@ ADDED: dict[str, Row] = {
                 "_get_atol_rtol=comparison_tolerances"),
         **names("jitgraph._facade.objects", " ".join(
             f"_convert_to_{dtype}" for dtype in "bool int8 int16 int32 int64 uint8 uint16 uint32 "
-            "uint64 float16 float32 float64 complex64 complex128".split()))}),
+            "uint64 float16 float32 float64 complex64 complex128".split())),
+        # Theano's tensor/basic.py defined these (its tests take them from there)
+        **names("jitgraph.tensor.linalg.blas", "_dot batched_dot batched_tensordot"),
+        **names("jitgraph.scalar.bridge", "ScalarFromTensor TensorFromScalar "
+                "scalar_from_tensor tensor_from_scalar")}),
     "jitgraph.tensor.linalg.nlinalg": Row(names=names(
         "jitgraph.tensor.linalg.nlinalg", "_zero_disconnected=zeros_for_disconnected")),
     "jitgraph.tensor.elementwise.elemwise": Row(names=names(
