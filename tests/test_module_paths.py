@@ -445,6 +445,47 @@ def test_scalar_sharedvar_matches_theano():
         shared(np.ones(2))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_scalar_basic_rounding_helper_matches_theano(dtype):
+    from jitgraph.scalar.basic import round_half_away_from_zero_vec
+
+    halves = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49], dtype=dtype)
+    rounded = round_half_away_from_zero_vec(halves)
+    assert rounded.dtype == dtype  # Theano 1.0.5's, both dtypes:
+    assert rounded.tolist() == [-3.0, -2.0, -1.0, 1.0, 2.0, 3.0, 0.0]
+
+
+def test_star_import_of_tensor_brings_what_theanos_did():
+    import jitgraph.compile
+    import jitgraph.gof
+
+    namespace: dict = {}
+    exec("from jitgraph.tensor import *", namespace)
+    # Theano 1.0.5's `from theano.tensor import *` (542 names, no __all__) brings these too
+    assert namespace["np"] is np and namespace["theano"] is theano
+    assert namespace["compile"] is jitgraph.compile and namespace["gof"] is jitgraph.gof
+    assert namespace["int32"] is theano.scalar.int32 and namespace["Rop"] is theano.gradient.Rop
+    assert namespace["dvector"] is T.dvector and "as_tensor_variable" in namespace
+    assert not [name for name in namespace if name.startswith("_") and name != "__builtins__"]
+
+
+def test_tensor_basic_names_of_dot_and_the_scalar_bridge():
+    import jitgraph.scalar as S
+    from jitgraph.tensor import basic
+
+    # Theano 1.0.5: Dot 'dot'; scalar x vector and vector x tensor3 raise TypeError
+    assert (type(basic._dot).__name__, str(basic._dot)) == ("Dot", "dot")
+    for a, b in [(T.scalar(), T.vector()), (T.vector(), T.tensor3())]:
+        with pytest.raises(TypeError):
+            basic._dot(a, b)
+    assert str(basic._dot(T.vector(), T.matrix()).type) == "TensorType(float64, vector)"
+    assert basic.batched_dot(T.tensor3(), T.tensor3()).ndim == 3
+    assert basic.batched_tensordot(T.tensor3(), T.tensor3(), [[2], [1]]).ndim == 3
+    assert str(basic.scalar_from_tensor(T.lscalar()).type) == "int64"
+    assert str(basic.tensor_from_scalar(S.float32()).type) == "TensorType(float32, scalar)"
+    assert basic.ScalarFromTensor.__name__ == "ScalarFromTensor"
+
+
 def test_sympy_scalar_op():
     sympy = pytest.importorskip("sympy")
     import jitgraph.scalar as S

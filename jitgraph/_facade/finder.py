@@ -85,6 +85,17 @@ def _lookup(row: Row | None, name: str, module_name: str) -> Any:
     return _MISSING
 
 
+def _star_names(module: types.ModuleType, row: Row) -> list[str]:
+    """What ``from module import *`` binds for a real module without ``__all__`` that has
+    names added by the table (Theano's module had no ``__all__`` either, so its star-import
+    brought every public name, the added ones included): the module's own public names and the
+    row's that resolve."""
+    own = [n for n in module.__dict__ if not n.startswith("_")]
+    added = [n for n in row.names
+             if not n.startswith("_") and _lookup(row, n, module.__name__) is not _MISSING]
+    return list(dict.fromkeys(own + added))
+
+
 class _TableAttributes:
     """Attribute lookup of both module classes: child paths, the row's names and its fallback
     modules; a value found is cached in the module."""
@@ -94,6 +105,8 @@ class _TableAttributes:
         if name in _CHILDREN.get(module_name, ()):
             return importlib.import_module(f"{module_name}.{name}")
         row = _ROWS.get(module_name)
+        if name == "__all__" and module_name in paths.ADDED:
+            return _star_names(self, row)  # not cached: the module gains submodules later
         value = _lookup(row, name, module_name)
         if value is _MISSING:
             where = f" (looked up in {', '.join(row.fallback)})" if row and row.fallback else ""

@@ -191,7 +191,11 @@ MODULES: dict[str, Row] = {
     # -- theano.scalar ------------------------------------------------------------------------
     "jitgraph.scalar.basic": Row(
         "``theano.scalar.basic``: where Theano 1.0 defined the scalar types and ops -- the "
-        "objects of :mod:`jitgraph.scalar`.", fallback=("jitgraph.scalar",)),
+        "objects of :mod:`jitgraph.scalar`, and the NumPy rounding helper Theano's tests "
+        "compare ``round_half_away_from_zero`` with.",
+        names=names("jitgraph.tensor.elementwise.scalar_ops",
+                    "round_half_away_from_zero_vec=_round_half_away"),
+        fallback=("jitgraph.scalar",)),
     "jitgraph.scalar.basic_scipy": Row(
         "``theano.scalar.basic_scipy``: the SciPy-backed scalar ops (``Erfinv``, ``GammaLn``, "
         "``Psi``, ...; PyMC3 builds ``GammaLn(upgrade_to_float, name=...)`` from here) -- the "
@@ -373,13 +377,21 @@ ADDED: dict[str, Row] = {
                 "tensor_from_scalar scalar_from_tensor"),
         **names("jitgraph.gradient", "Lop Rop consider_constant grad_not_implemented "
                 "grad_undefined hessian jacobian numeric_grad DisconnectedType"),
-        **names("jitgraph.printing", "pprint min_informative_str")}),
+        **names("jitgraph.printing", "pprint min_informative_str"),
+        # own use: Theano's tensor/__init__ imported these, and having no __all__, its
+        # `from theano.tensor import *` brought them (Theano's test modules rely on it)
+        "np": "numpy", "theano": "jitgraph", "compile": "jitgraph.compile",
+        "gof": "jitgraph.gof", "sys": "sys", "warnings": "warnings"}),
     "jitgraph.tensor.core.basic": Row(names={
         **names("jitgraph.tensor.core.type", "_allclose=values_allclose "
                 "_get_atol_rtol=comparison_tolerances"),
         **names("jitgraph._facade.objects", " ".join(
             f"_convert_to_{dtype}" for dtype in "bool int8 int16 int32 int64 uint8 uint16 uint32 "
-            "uint64 float16 float32 float64 complex64 complex128".split()))}),
+            "uint64 float16 float32 float64 complex64 complex128".split())),
+        # Theano's tensor/basic.py defined these (its tests take them from there)
+        **names("jitgraph.tensor.linalg.blas", "_dot batched_dot batched_tensordot"),
+        **names("jitgraph.scalar.bridge", "ScalarFromTensor TensorFromScalar "
+                "scalar_from_tensor tensor_from_scalar")}),
     "jitgraph.tensor.linalg.nlinalg": Row(names=names(
         "jitgraph.tensor.linalg.nlinalg", "_zero_disconnected=zeros_for_disconnected")),
     "jitgraph.tensor.elementwise.elemwise": Row(names=names(

@@ -109,7 +109,7 @@ def size_vector(size: Any) -> Variable:
         return size
     if all(_is_int(s) for s in size):
         return as_tensor_variable(np.asarray(size, dtype=np.int64).reshape(len(size)))
-    return stack(*[cast(s, "int64") for s in size])
+    return stack([cast(s, "int64") for s in size])
 
 
 class MRG_RandomStreams(DistributionsMixin):  # noqa: N801 - Theano's name

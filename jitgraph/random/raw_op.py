@@ -156,7 +156,7 @@ def infer_ndim_bcast(ndim: int | None, shape: Any, *args: Any
         if all(isinstance(s, (int, np.integer)) for s in dims):
             vec = as_tensor_variable(np.asarray(dims, dtype=np.int64))
         else:
-            vec = stack(*[cast(s, "int64") for s in dims])
+            vec = stack([cast(s, "int64") for s in dims])
         return ndim, vec, tuple(bcast)
     if shape is None or (isinstance(shape, (tuple, list)) and len(shape) == 0):
         if not params:

@@ -120,6 +120,20 @@ def test_switch_clip_and_gradients():
     verify_grad(lambda a: T.clip(a, 0.3, 0.6), [np.array([0.1, 0.45, 0.9])], rng=0)
 
 
+@pytest.mark.parametrize("mode", ["FAST_RUN", "FAST_COMPILE"])
+def test_clip_with_lo_above_hi_follows_theano(mode):
+    # Theano 1.0.5: x below lo gives lo, else min(x, hi); numpy.clip would give hi everywhere
+    x, lo, hi = T.dvector("x"), T.dscalar("lo"), T.dscalar("hi")
+    f = jitgraph.function([x, lo, hi], T.clip(x, lo, hi), mode=mode)
+    xv = np.array([-3.0, -1.0, 0.0, 0.5, 1.0, 2.5, np.nan])
+    np.testing.assert_array_equal(f(xv, 1.0, -1.0), [1.0, 1.0, 1.0, 1.0, -1.0, -1.0, np.nan])
+    np.testing.assert_array_equal(f(xv, -1.0, 1.0), [-1.0, -1.0, 0.0, 0.5, 1.0, 1.0, np.nan])
+    np.testing.assert_array_equal(f(xv, np.nan, 1.0), [-3.0, -1.0, 0.0, 0.5, 1.0, 1.0, np.nan])
+    i = T.lvector("i")
+    clipped = jitgraph.function([i], T.clip(i, 5, 2), mode=mode)(np.array([0, 3, 9]))
+    assert clipped.tolist() == [5, 5, 2] and clipped.dtype == "int64"  # Theano 1.0.5's
+
+
 def test_round_modes_and_cast():
     x = T.dvector("x")
     v = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5])

@@ -260,8 +260,8 @@ def test_unbroadcast_and_patternbroadcast(infer_shape_ok):
     a = S.addbroadcast(x, 0, -1)
     assert a.broadcastable == (True, True)
     assert evaluate(a, {x: np.ones((1, 1))}).shape == (1, 1)
-    with pytest.raises(ValueError):
-        S.patternbroadcast(x, (True,))
+    with pytest.raises(ValueError):  # a shorter pattern is the leading dims' (Theano's)
+        S.patternbroadcast(x, (True, False, True))
 
 
 def test_broadcast_pattern_gradients():

@@ -65,3 +65,19 @@ def test_errors():
         T.cov(T.matrix(), fweights=T.vector())
     with pytest.raises(ValueError, match="vector or a matrix"):
         T.cov(T.tensor3())
+
+
+def test_var_and_std_corrected_match_theano():
+    x = T.dmatrix("x")
+    v = np.array([[1.0, 2.0, 4.0, 8.0], [0.5, -1.5, 3.0, 2.0],
+                  [1e8 + 1, 1e8 + 2, 1e8 + 4, 1e8 + 8]])
+    outs = [T.var(x, axis=1, corrected=True), T.var(x, axis=1, ddof=1, corrected=True),
+            x.std(axis=0, corrected=True, keepdims=True), x.var(corrected=True)]
+    got = jitgraph.function([x], outs)(v)
+    theano_1_0_5 = [[7.1875, 2.875, 7.1875], [9.583333333333334, 3.8333333333333335,
+                                              9.583333333333334],
+                    [[47140452.196954295, 47140452.9040611, 47140452.31480543,
+                      47140453.4933168]], 2222222283333340.8]
+    for g, want in zip(got, theano_1_0_5):
+        np.testing.assert_allclose(g, want, rtol=1e-12)
+    assert got[2].shape == (1, 4)

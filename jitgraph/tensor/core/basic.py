@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -412,25 +413,42 @@ def ones_like(x: Any, dtype: str | None = None) -> Variable:
 # ---------------------------------------------------------------------------------------------
 # Join, concatenate, stack
 
+# numpy's AxisError is both a ValueError and an IndexError (numpy.exceptions from NumPy 1.25)
+AxisError = np.exceptions.AxisError if hasattr(np, "exceptions") else np.AxisError
+
+
 class Join(Op):
-    """Concatenation of tensors of equal rank along ``axis``."""
+    """Concatenation of tensors of equal rank along ``axis``.
+
+    ``Join()`` without an axis is Theano's calling convention, ``Join()(axis, *tensors)``: the
+    first input is the axis. It must be a constant, and the node built is ``Join(axis)``'s, since
+    kernels are specialised to the join axis.
+    """
 
     __props__ = ("axis",)
 
-    def __init__(self, axis: int = 0) -> None:
-        if not _is_pyint(axis):
+    def __init__(self, axis: int | None = None) -> None:
+        if axis is not None and not _is_pyint(axis):
             raise TypeError(f"Join needs an int axis, got {axis!r}")
-        self.axis = int(axis)
+        self.axis = None if axis is None else int(axis)
 
     def __str__(self) -> str:
-        return f"Join{{axis={self.axis}}}"
+        return "Join" if self.axis is None else f"Join{{axis={self.axis}}}"
 
     def _axis(self, ndim: int) -> int:
         if not -ndim <= self.axis < ndim:
-            raise ValueError(f"{self}: axis {self.axis} is out of range for {ndim}-d inputs")
+            raise AxisError(
+                f"{self}: axis {self.axis} is out of range for {ndim}-d inputs")
         return self.axis % ndim
 
     def make_node(self, *tensors: Any) -> Apply:
+        if self.axis is None:
+            if not tensors:
+                raise ValueError("Join()(axis, *tensors) needs the axis as its first input")
+            return Join(_int_axis(tensors[0], "Join"))._make_node(tensors[1:])
+        return self._make_node(tensors)
+
+    def _make_node(self, tensors: Sequence[Any]) -> Apply:
         if not tensors:
             raise ValueError(f"{self} needs at least one tensor")
         ts = [as_tensor_variable(t) for t in tensors]
@@ -528,18 +546,28 @@ def concatenate(tensor_list: Sequence[Any], axis: int = 0) -> Variable:
     return join(axis, *tensor_list)
 
 
-def stack(*tensors: Any, axis: int = 0) -> Variable:
-    """Stack tensors of equal shape along a new axis ``axis``: ``stack([a, b], axis=0)``.
+def stack(*args: Any, tensors: Sequence[Any] | None = None, axis: Any = 0) -> Variable:
+    """Stack tensors of equal shape along a new axis ``axis``: ``stack([a, b], axis=0)`` (or
+    ``stack(tensors=[a, b], axis=0)``).
 
-    Theano's older form ``stack(a, b, c)`` is accepted too. Scalars stacked along axis 0 give a
-    :class:`MakeVector`.
+    Theano's older form ``stack(a, b, c)`` is accepted too, with a DeprecationWarning as in
+    Theano. Scalars stacked along axis 0 give a :class:`MakeVector`.
     """
-    if tensors and isinstance(tensors[0], (list, tuple)):
-        if len(tensors) > 2:
+    if tensors is not None:
+        if args:
+            raise TypeError("stack: give the tensors either as a list or as tensors=, not both")
+        args = (tensors,)
+    if args and isinstance(args[0], (list, tuple)):
+        if len(args) > 2:
             raise TypeError("stack(tensors, axis): too many positional arguments")
-        if len(tensors) == 2:
-            axis = tensors[1]
-        tensors = tuple(tensors[0])
+        if len(args) == 2:
+            axis = args[1]
+        tensors = tuple(args[0])
+    else:
+        if args:
+            warnings.warn("stack(a, b, ...) is deprecated: pass a list, stack([a, b, ...], "
+                          "axis)", DeprecationWarning, stacklevel=2)
+        tensors = args
     if not tensors:
         raise ValueError("stack needs at least one tensor")
     axis = _int_axis(axis, "stack")
@@ -552,6 +580,6 @@ def stack(*tensors: Any, axis: int = 0) -> Variable:
                          f"{[str(t.type) for t in ts]}")
     ndim = ndims.pop()
     if not -ndim - 1 <= axis <= ndim:
-        raise ValueError(f"stack: axis {axis} is out of range for stacking {ndim}-d tensors")
+        raise AxisError(f"stack: axis {axis} is out of range for stacking {ndim}-d tensors")
     axis %= ndim + 1
     return join(axis, *[shape_padaxis(t, axis) for t in ts])

@@ -244,11 +244,13 @@ class _TensorOperators:
              acc_dtype: str | None = None):
         return _stats().mean(self, axis=axis, dtype=dtype, keepdims=keepdims, acc_dtype=acc_dtype)
 
-    def var(self, axis: Any = None, ddof: int = 0, keepdims: bool = False):
-        return _stats().var(self, axis=axis, ddof=ddof, keepdims=keepdims)
+    def var(self, axis: Any = None, ddof: int = 0, keepdims: bool = False,
+            corrected: bool = False):
+        return _stats().var(self, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected)
 
-    def std(self, axis: Any = None, ddof: int = 0, keepdims: bool = False):
-        return _stats().std(self, axis=axis, ddof=ddof, keepdims=keepdims)
+    def std(self, axis: Any = None, ddof: int = 0, keepdims: bool = False,
+            corrected: bool = False):
+        return _stats().std(self, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected)
 
     def max(self, axis: Any = None, keepdims: bool = False):
         return _r().max(self, axis=axis, keepdims=keepdims)

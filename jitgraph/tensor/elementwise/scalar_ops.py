@@ -127,6 +127,12 @@ def _switch_grad(inputs, output, gz):
     return [None, T.switch(cond, gz, zero), T.switch(cond, zero, gz)]
 
 
+def _clip(x, lo, hi):
+    # Theano's order of the two tests: below lo gives lo, else at most hi (lo > hi gives lo
+    # below lo and hi elsewhere, where numpy.clip gives hi everywhere)
+    return np.where(x < lo, lo, np.minimum(x, hi))
+
+
 def _clip_grad(inputs, output, gz):
     T = _T()
     x, lo, hi = inputs
@@ -349,8 +355,8 @@ def _build_table() -> None:
          {"cast_inputs": (False, True), "shape_only_inputs": (0,)}),
         ("switch", 3, np.where, lambda c, a, b: dt.upcast(a, b), _switch_grad, E.where,
          {"cast_inputs": (False, True, True)}),
-        ("clip", 3, np.clip, lambda x, lo, hi: dt.upcast(x, lo, hi), _clip_grad,
-         lambda x, lo, hi: E.minimum(E.maximum(x, lo), hi), {}),
+        ("clip", 3, _clip, lambda x, lo, hi: dt.upcast(x, lo, hi), _clip_grad,
+         lambda x, lo, hi: E.where(x < lo, lo, E.minimum(x, hi)), {}),
     ]
     for name, nin, impl, rule, grad, expr, extra in entries:
         if name in _HOLOMORPHIC:

@@ -71,25 +71,33 @@ def mean(x: Any, axis: Any = None, dtype: str | None = None, keepdims: bool = Fa
     return out
 
 
-def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Variable:
-    """Variance over ``axis``: ``sum((x - mean)**2) / (count - ddof)`` (two-pass, stable)."""
+def var(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False,
+        corrected: bool = False) -> Variable:
+    """Variance over ``axis``: ``sum((x - mean)**2) / (count - ddof)`` (two-pass).
+
+    ``corrected=True`` subtracts the rounding error left in the mean (the corrected two-pass
+    algorithm: ``(sum(c**2) - sum(c)**2 / count) / (count - ddof)`` with ``c = x - mean``).
+    """
     x = as_tensor_variable(x)
     axes = normalize_axis(axis, x.ndim, "var")
     centered = x - mean(x, axis=axes, keepdims=True)
     sq = M.sqr(centered)
-    if ddof == 0:
+    if ddof == 0 and not corrected:
         out = mean(sq, axis=axes, keepdims=keepdims)
     else:
         count = _count(x, axes, _mean_dtypes(sq.dtype, None)[1])
-        out = with_kept_dims(M.true_div(tsum(sq, axis=axes), count - ddof), x.ndim, axes,
-                             keepdims)
+        total = tsum(sq, axis=axes)
+        if corrected:
+            total = total - M.true_div(M.sqr(tsum(centered, axis=axes)), count)
+        out = with_kept_dims(M.true_div(total, count - ddof), x.ndim, axes, keepdims)
     out.name = "var"
     return out
 
 
-def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Variable:
-    """Standard deviation over ``axis``: ``sqrt(var(x, axis, ddof))``."""
-    out = sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims))
+def std(x: Any, axis: Any = None, ddof: int = 0, keepdims: bool = False,
+        corrected: bool = False) -> Variable:
+    """Standard deviation over ``axis``: ``sqrt(var(x, axis, ddof, corrected=corrected))``."""
+    out = sqrt(var(x, axis=axis, ddof=ddof, keepdims=keepdims, corrected=corrected))
     out.name = "std"
     return out
 

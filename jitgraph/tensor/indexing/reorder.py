@@ -16,7 +16,7 @@ from jitgraph.tensor.shaping.dims import _eq, _is_pyint, _maximum, _switch
 from jitgraph.tensor.elementwise.elemwise import _fit_gradient, dimshuffle
 from jitgraph.tensor.shaping.shape import _shape_dims, flatten, reshape, shape_i
 from jitgraph.tensor.core.type import TensorType
-from jitgraph.tensor.core.basic import join, zeros_like
+from jitgraph.tensor.core.basic import AxisError, join, zeros_like
 from jitgraph.tensor.elementwise.math import clip, eq
 from jitgraph.tensor.elementwise.reduction import sum as tsum
 from jitgraph.tensor.extras.extra_ops import arange
@@ -29,7 +29,7 @@ def _axis_of(x: Variable, axis: Any, who: str) -> int:
     if not _is_pyint(axis):
         raise TypeError(f"{who}: axis must be an int, got {axis!r}")
     if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"{who}: axis {axis} is out of range for the {x.ndim}-d {x}")
+        raise AxisError(f"{who}: axis {axis} is out of range for the {x.ndim}-d {x}")
     return int(axis) % x.ndim
 
 

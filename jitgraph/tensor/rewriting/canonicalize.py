@@ -32,6 +32,7 @@ from jitgraph.tensor.rewriting.utils import (broadcast_like, const_like_var, ele
                                            same_shape, scalar_constant, scalar_op_name,
                                            shape_of, single_client)
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.basic import Join
 from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
 from jitgraph.tensor.elementwise.scalar_ops import Cast, op as scalar_op
 from jitgraph.tensor.shaping.shape import Shape_i
@@ -72,6 +73,19 @@ def local_dimshuffle_merge(fgraph: FunctionGraph, node: Apply) -> list[Variable]
     composed = ["x" if o == "x" else first[o] for o in node.op.new_order]
     x = inner.owner.inputs[0]
     return [broadcast_like(dimshuffle(x, composed), node.outputs[0], fgraph)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Join
+
+@register_useless
+@register_canonicalize
+@node_rewriter([Join])
+def local_join_1(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """A Join of one tensor (``Join()(axis, x)`` builds one) is that tensor."""
+    if len(node.inputs) == 1 and node.inputs[0].type == node.outputs[0].type:
+        return [node.inputs[0]]
+    return None
 
 
 # ---------------------------------------------------------------------------------------------

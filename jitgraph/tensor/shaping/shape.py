@@ -277,18 +277,35 @@ class SpecifyShape(Op):
 
     ``known[d]`` says whether dim ``d`` is checked; one int64 scalar input follows ``x`` for each
     checked dim. Dims checked against the constant 1 become broadcastable.
+
+    ``SpecifyShape()`` without ``known`` is Theano's calling convention, ``SpecifyShape()(x,
+    shape)``, with ``shape`` as :func:`specify_shape` takes it; the node built is
+    ``SpecifyShape(known)``'s.
     """
 
     __props__ = ("known",)
     view_map = {0: [0]}
 
-    def __init__(self, known: Sequence[bool]) -> None:
-        self.known = tuple(bool(k) for k in known)
+    def __init__(self, known: Sequence[bool] | None = None) -> None:
+        self.known = None if known is None else tuple(bool(k) for k in known)
 
     def __str__(self) -> str:
+        if self.known is None:
+            return "SpecifyShape"
         return "SpecifyShape{" + ",".join("i" if k else "_" for k in self.known) + "}"
 
     def make_node(self, x: Any, *dims: Any) -> Apply:
+        if self.known is None:
+            if len(dims) != 1:
+                raise TypeError(f"SpecifyShape()(x, shape) takes the shape as one argument, got "
+                                f"{len(dims)}")
+            x = as_tensor_variable(x)
+            entries = _shape_entries(x, dims[0])
+            known = [e is not None for e in entries]
+            return SpecifyShape(known)._make_node(x, [e for e in entries if e is not None])
+        return self._make_node(x, dims)
+
+    def _make_node(self, x: Any, dims: Sequence[Any]) -> Apply:
         x = as_tensor_variable(x)
         if x.ndim != len(self.known):
             raise ValueError(f"{self}: expected a {len(self.known)}-d input, got {x} ({x.type})")
@@ -348,23 +365,36 @@ def _scalar_int_input(v: Any, who: str) -> Variable:
     return v
 
 
-def specify_shape(x: Any, shape: Any) -> Variable:
-    """``x``, asserting at run time that its shape is ``shape``.
-
-    ``shape`` is a sequence with one entry per dim (an int, a symbolic int scalar, or None for
-    "unchecked"), or a symbolic int vector of known length.
-    """
+def _shape_entries(x: Variable, shape: Any) -> list:
+    """One entry per dim of ``x`` (int, int scalar, or None for "unchecked") from ``shape``. A
+    vector whose length is known only at run time has that length checked then."""
     from jitgraph.tensor.core.basic import get_vector_length
 
-    x = as_tensor_variable(x)
     if isinstance(shape, (list, tuple)):
         entries = list(shape)
     else:
         vec = _as_shape_vector(shape, "specify_shape")
-        n = get_vector_length(vec)
+        try:
+            n = get_vector_length(vec)
+        except ValueError:
+            n = x.ndim
+            vec = SpecifyShape((True,))(vec, n)
         entries = [_element(vec, i) for i in range(n)]
     if len(entries) != x.ndim:
-        raise ValueError(f"specify_shape: {len(entries)} dims given for the {x.ndim}-d {x}")
+        raise SpecifyShapeError(f"specify_shape: {len(entries)} dims given for the {x.ndim}-d "
+                                f"{x}")
+    return entries
+
+
+def specify_shape(x: Any, shape: Any) -> Variable:
+    """``x``, asserting at run time that its shape is ``shape``.
+
+    ``shape`` is a sequence with one entry per dim (an int, a symbolic int scalar, or None for
+    "unchecked"), or a symbolic int vector (of a length checked at run time when it is not
+    known before).
+    """
+    x = as_tensor_variable(x)
+    entries = _shape_entries(x, shape)
     known = [e is not None for e in entries]
     if not any(known):
         return x
@@ -437,13 +467,16 @@ def unbroadcast(x: Any, *axes: int) -> Variable:
 def patternbroadcast(x: Any, broadcastable: Sequence[bool]) -> Variable:
     """``x`` with the broadcastable pattern ``broadcastable`` (``x`` itself if it has it).
 
-    Dims that become broadcastable are checked to have length 1 at run time.
+    Dims that become broadcastable are checked to have length 1 at run time. A pattern shorter
+    than ``x``'s is that of its leading dims, the others keep theirs (as in Theano: an empty
+    pattern leaves ``x`` as it is).
     """
     x = as_tensor_variable(x)
     bcast = tuple(bool(b) for b in broadcastable)
-    if len(bcast) != x.ndim:
+    if len(bcast) > x.ndim:
         raise ValueError(f"patternbroadcast: pattern {bcast} has {len(bcast)} entries for the "
                          f"{x.ndim}-d {x}")
+    bcast += x.broadcastable[len(bcast):]
     if bcast == x.broadcastable:
         return x
     off = [d for d, (old, new) in enumerate(zip(x.broadcastable, bcast)) if old and not new]
