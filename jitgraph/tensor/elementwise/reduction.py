@@ -12,11 +12,12 @@ Dtype rules (Theano's, with one documented difference):
 
 * ``sum``/``prod`` return int64 for bool and signed ints, uint64 for unsigned ints, and the input
   dtype for floats; ``dtype=`` overrides the output dtype.
-* They accumulate (``acc_dtype``) in int64/uint64 for integers, float32 for float16, and **float32
-  for float32** (Theano accumulated float32 in float64; we keep float32 like NumPy, whose pairwise
-  summation keeps the error small and which is what backends can vectorise). Pass
-  ``acc_dtype='float64'`` for the Theano behaviour. An ``acc_dtype`` less precise than the input
-  is refused.
+* They accumulate (``acc_dtype``) in int64/uint64 for integers, float32 for float16 and float64
+  for float32, as Theano does: a compiled reduction adds its terms in order, so a float32
+  accumulator loses about ``n * 2**-24`` of the total over ``n`` terms (the mean of 50,000 values
+  near 1e4 was off by 7), where NumPy's pairwise summation would not. Pass
+  ``acc_dtype='float32'`` to trade that accuracy for speed. An ``acc_dtype`` less precise than the
+  input is refused.
 * ``max``/``min`` keep the input dtype; ``all``/``any`` return bool; ``argmax``/``argmin`` int64.
 
 ``keepdims`` is not an op parameter: the public functions re-insert the reduced axes with a
@@ -54,7 +55,7 @@ __all__ = [
 _SUM_OUT = {"bool": "int64", "int8": "int64", "int16": "int64", "int32": "int64",
             "int64": "int64", "uint8": "uint64", "uint16": "uint64", "uint32": "uint64",
             "uint64": "uint64"}
-_SUM_ACC = {**_SUM_OUT, "float16": "float32"}
+_SUM_ACC = {**_SUM_OUT, "float16": "float32", "float32": "float64"}
 
 
 def sum_output_dtype(in_dtype: str) -> str:
