@@ -14,7 +14,7 @@ TESTS = os.path.abspath(Path(__file__).resolve().parents[1])
 
 
 @contextlib.contextmanager
-def tests_folder_off_sys_path():
+def folder_of_tests_off_sys_path():
     """pytest puts ``tests/`` on ``sys.path`` (the suite's conftest.py is not in a package), so
     a test folder named like a library Dask probes for (``tests/sparse`` for PyData's
     ``sparse``) would be imported in its place. Dask is imported, and its worker processes
@@ -27,7 +27,7 @@ def tests_folder_off_sys_path():
         sys.path[:] = saved
 
 
-with tests_folder_off_sys_path():
+with folder_of_tests_off_sys_path():
     try:
         import dask.array  # noqa: F401
         import distributed  # noqa: F401
@@ -40,7 +40,7 @@ def client():
     """A Client of a LocalCluster of two single-threaded worker processes. The workers inherit
     the test session's JITGRAPH_FLAGS, hence its compiledir."""
     distributed = pytest.importorskip("distributed", reason=DASK_MISSING)
-    with tests_folder_off_sys_path():
+    with folder_of_tests_off_sys_path():
         cluster = distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1,
                                            dashboard_address=":0")
     with cluster, distributed.Client(cluster) as c:

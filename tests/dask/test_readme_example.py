@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.dask.conftest import DASK_MISSING, tests_folder_off_sys_path
+from tests.dask.conftest import DASK_MISSING, folder_of_tests_off_sys_path
 
 pytest.importorskip("dask.array", reason=DASK_MISSING)
 pytest.importorskip("distributed", reason=DASK_MISSING)
@@ -30,7 +30,7 @@ def test_readme_example_is_the_example_program_and_runs(capsys):
     assert code.strip() in program  # the README shows the program (less its header comment)
     namespace = {"__name__": "readme_example"}
     exec(compile(code, "README.md", "exec"), namespace)
-    with tests_folder_off_sys_path():  # the example starts worker processes of its own
+    with folder_of_tests_off_sys_path():  # the example starts worker processes of its own
         costs, accuracy = namespace["main"]()
     assert len(costs) == 5 * 10 and costs[-1] < 0.5 * costs[0]
     assert accuracy > 0.95
