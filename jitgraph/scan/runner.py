@@ -96,8 +96,7 @@ def _profiled(op: Any, fn: Any, inputs: Sequence[Any], output_storage: list, pro
               arrays: ArrayModule) -> None:
     inner = [0.0]
     t0 = time.perf_counter()
-    run = fn.downloading(profile.inner_run(fn)) if hasattr(fn, "downloading") else \
-        profile.inner_run(fn)
+    run = fn.downloading(profile.inner_run(fn))
     done = _run(op, fn, run, inputs, output_storage, inner, arrays)
     profile.record_loop(done, time.perf_counter() - t0, inner[0])
 
