@@ -55,6 +55,25 @@ def gpu_function(inputs, outputs, **kwargs):
     return fn
 
 
+def in_a_worker_thread(work):
+    """``work()`` run in a new thread (whose current device is CUDA's default, 0); its result,
+    or its exception raised here."""
+    outcome = {}
+
+    def run():
+        try:
+            outcome["result"] = work()
+        except Exception as exc:  # noqa: BLE001 - raised in the test's thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
+
+
 def test_free_then_call_uploads_the_constants_again(on_gpu, emulated_cuda):
     from jitgraph.backend_gpu.ops import GpuFromHost
 
@@ -76,21 +95,13 @@ def test_a_function_compiled_for_cuda1_runs_from_a_worker_thread(on_gpu):
     assert dev.index == 1
     x = T.fvector("x")
     fn = gpu_function([x], [T.exp(x) * 2, Out(x + 1, borrow=True)])
-    got, errors = [], []
 
     def work():
-        try:
-            w = jitgraph.shared(np.ones(5, "float32"), target="cuda")
-            got.append((fn(np.arange(5, dtype="float32")),
-                        w.get_value(borrow=True, return_internal_type=True).device.id))
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
+        w = jitgraph.shared(np.ones(5, "float32"), target="cuda")
+        return (fn(np.arange(5, dtype="float32")),
+                w.get_value(borrow=True, return_internal_type=True).device.id)
 
-    worker = threading.Thread(target=work)
-    worker.start()
-    worker.join()
-    assert not errors, errors[0]
-    (outs, shared_device), = got
+    outs, shared_device = in_a_worker_thread(work)
     np.testing.assert_allclose(outs[0], np.exp(np.arange(5)) * 2, rtol=1e-6)
     assert outs[1].device.id == 1 and shared_device == 1
 
@@ -101,19 +112,8 @@ def test_a_function_linked_in_a_thread_on_another_device_runs_on_the_gpu(on_gpu)
     device 0 and then failed on ``cuda1`` ('array device = 0 while current = 1')."""
     on_gpu(1)
     x = T.fvector("x")
-    made, errors = [], []
-
-    def link():
-        try:
-            made.append(gpu_function([x], x * np.arange(5, dtype="float32") + 1))
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-
-    worker = threading.Thread(target=link)
-    worker.start()
-    worker.join()
-    assert not errors, errors[0]
-    np.testing.assert_allclose(made[0](np.full(5, 2, "float32")), np.arange(5) * 2 + 1)
+    fn = in_a_worker_thread(lambda: gpu_function([x], x * np.arange(5, dtype="float32") + 1))
+    np.testing.assert_allclose(fn(np.full(5, 2, "float32")), np.arange(5) * 2 + 1)
 
 
 def test_a_function_pickled_without_a_gpu_is_linked_for_the_gpu_it_is_loaded_on(
