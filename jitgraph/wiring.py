@@ -59,6 +59,8 @@ services.provide("as_tensor_variable",  # graph-level ops given plain values
                  _attribute("jitgraph.tensor.core.conversion", "as_tensor_variable"))
 services.provide("apply_scalar_op",  # a scalar-op table entry called on scalar variables
                  _attribute("jitgraph.scalar.apply", "apply_scalar_op"))
+services.provide("scalar_type_rule",  # a table entry's output_types_preference
+                 _attribute("jitgraph.scalar.type_rules", "table_rule"))
 services.provide("rewrite_modules", lambda: REWRITE_MODULES)
 services.provide("family_rewrite_modules", lambda: FAMILY_REWRITE_MODULES)
 services.provide("backend_modules", lambda: BACKEND_MODULES)

@@ -25,6 +25,7 @@ import numpy as np
 
 from jitgraph.graph.utils import MethodNotDefined
 from jitgraph.scalar.type import get_scalar_type
+from jitgraph.scalar.type_rules import specific_out
 from jitgraph.tensor.elementwise import scalar_ops
 from jitgraph.tensor.elementwise.scalar_ops import ScalarOp as TableScalarOp
 
@@ -32,10 +33,12 @@ from jitgraph.tensor.elementwise.scalar_ops import ScalarOp as TableScalarOp
 def _rule_key(rule: Any) -> Any:
     if rule is None:
         return None
+    if isinstance(rule, specific_out):
+        return ("specific_out", rule.spec)
     qualname = getattr(rule, "__qualname__", None)
     if qualname is not None and "<locals>" not in qualname:
         return (getattr(rule, "__module__", None), qualname)
-    return id(rule)  # a closure (specific_out(...)): equal only to itself
+    return id(rule)  # a closure: equal only to itself
 
 
 def _taken_names() -> set[str]:

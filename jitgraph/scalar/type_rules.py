@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from jitgraph.scalar.type import ScalarType, get_scalar_type
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.elementwise.scalar_op_base import Cast
 
 Rule = Callable[..., tuple]
 
@@ -111,11 +112,34 @@ def real_out(t: ScalarType) -> tuple:
                                                                                  t.dtype)),)
 
 
-def specific_out(*spec: ScalarType) -> Rule:
-    """A rule giving the types ``spec`` whatever the inputs."""
+class specific_out:  # noqa: N801 - Theano's name
+    """A rule giving the types ``spec`` whatever the inputs (``.spec``: those types)."""
+
+    def __init__(self, *spec: ScalarType) -> None:
+        self.spec = spec
+
+    def __call__(self, *types: ScalarType) -> tuple:
+        return self.spec
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is specific_out and other.spec == self.spec
+
+    def __hash__(self) -> int:
+        return hash(self.spec)
+
+    def __repr__(self) -> str:
+        return f"specific_out{self.spec}"
+
+
+def table_rule(op: Any) -> Rule:
+    """The output-type rule of a scalar-op table entry (``op.output_types_preference``): a
+    conversion's is ``specific_out`` of its target type; any other entry's maps the input
+    types through the entry's dtype rule."""
+    if isinstance(op, Cast):
+        return specific_out(get_scalar_type(op.dtype))
 
     def rule(*types: ScalarType) -> tuple:
-        return spec
+        return tuple(get_scalar_type(d) for d in op.output_dtypes(*(t.dtype for t in types)))
 
     return rule
 
@@ -134,4 +158,4 @@ __all__ = ["upgrade_to_float", "upgrade_to_float64", "upgrade_to_float_no_comple
            "same_out", "same_out_nobool", "same_out_min8", "same_out_nocomplex",
            "same_out_float_only", "upcast_out", "upcast_out_nobool", "upcast_out_min8",
            "upcast_out_no_complex", "float_out", "float_out_nocomplex", "int_out",
-           "int_out_nocomplex", "real_out", "specific_out", "transfer_type"]
+           "int_out_nocomplex", "real_out", "specific_out", "table_rule", "transfer_type"]

@@ -243,7 +243,9 @@ def test_deprecated_cumsum_op_builds_a_cumop():
     (lambda: E.diff(T.matrix(), -1), ValueError, "non-negative"),
     (lambda: E.bincount(T.vector()), TypeError, "x must hold integers"),
     (lambda: E.bincount(T.imatrix()), TypeError, "vector"),
-    (lambda: E.searchsorted(T.matrix(), T.vector()), TypeError, "sorted array"),
+    # Theano 1.0.5: a wrong rank is a ValueError, a float sorter a TypeError
+    (lambda: E.searchsorted(T.matrix(), T.vector()), ValueError, "sorted array"),
+    (lambda: E.searchsorted(T.vector(), T.vector(), sorter=T.lmatrix()), ValueError, "sorter"),
     (lambda: E.searchsorted(T.vector(), T.vector(), side="up"), ValueError, "side"),
     (lambda: E.searchsorted(T.vector(), T.vector(), sorter=T.vector()), TypeError, "sorter"),
     (lambda: E.ravel_multi_index(T.lvector(), (3, 4)), TypeError, "tuple or a list"),
@@ -328,3 +330,48 @@ def test_repeat_op_with_a_negative_axis(axis, shape, total):
     assert g.ravel()[:6].tolist() == [0.0, 4.0, 8.0, 12.0, 16.0, 20.0]
     with pytest.raises(ValueError, match="out of range"):
         E.RepeatOp(axis=-4)(x, r)
+
+
+# -- repeat by one count: a broadcast, as in Theano 1.0.5 (whose values these are) -------------
+
+@pytest.mark.parametrize("axis,values", [
+    (None, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]),
+    (0, [[0, 1, 2], [0, 1, 2], [3, 4, 5], [3, 4, 5]]),
+    (1, [[0, 0, 1, 1, 2, 2], [3, 3, 4, 4, 5, 5]]),
+    (-1, [[0, 0, 1, 1, 2, 2], [3, 3, 4, 4, 5, 5]]),
+])
+def test_repeat_by_one_count_is_a_broadcast(axis, values):
+    x, r = T.dmatrix("x"), T.iscalar("r")
+    a = np.arange(6.0).reshape(2, 3)
+    out = E.repeat(x, r, axis=axis)
+    f = jitgraph.function([x, r], out)
+    np.testing.assert_array_equal(f(a, 2), values)
+    assert not any(isinstance(n.op, E.RepeatOp) for n in f.maker.fgraph.toposort())
+    grad = jitgraph.function([x, r], T.grad((out ** 2).sum(), x))
+    np.testing.assert_array_equal(grad(a, 3), [[0, 6, 12], [18, 24, 30]])
+    g = jitgraph.function([x], E.repeat(x, [3], axis=axis))  # a one-entry list: the same
+    assert not any(isinstance(n.op, E.RepeatOp) for n in g.maker.fgraph.toposort())
+
+
+def test_repeat_keeps_a_broadcastable_axis_repeated_once():
+    row = T.drow("row")
+    assert E.repeat(row, 1, axis=0).broadcastable == (True, False)
+    assert E.repeat(row, 2, axis=0).broadcastable == (False, False)
+
+
+@pytest.mark.parametrize("make", [T.scalar, T.vector])
+def test_repeat_refuses_uint64_counts(make):
+    counts = make("r", dtype="uint64")  # numpy.repeat cannot cast them to int64 safely
+    with pytest.raises(TypeError, match="uint64"):
+        E.repeat(T.dmatrix(), counts, axis=0)
+
+
+def test_unique_inverse_shape_needs_no_unique():
+    x = T.dmatrix("x")
+    for op in (E.Unique(return_inverse=True), E.Unique(True, True, True),
+               E.Unique(return_inverse=True, axis=0)):
+        inverse = op(x)[2 if op.return_index else 1]
+        f = jitgraph.function([x], inverse.shape)
+        assert not any(isinstance(n.op, E.Unique) for n in f.maker.fgraph.toposort())
+        expected = 6 if op.axis is None else 3
+        np.testing.assert_array_equal(f(np.zeros((3, 2))), [expected])

@@ -218,3 +218,33 @@ def test_runtime_shape_errors_are_named():
         jitgraph.function([m, v], sl.solve(m, v))(np.eye(2), np.ones(3))
     with pytest.raises(ValueError, match="b must have the shape of a"):
         jitgraph.function([m, m2], sl.eigvalsh(m, m2))(np.eye(2), np.eye(3))
+
+
+# solve's dtype is SciPy's (and Theano 1.0.5's): the common dtype with float32. Before, float16
+# inputs failed in NumPy and small integers gave float64.
+@pytest.mark.parametrize("a,b,theano", [
+    ("uint8", "uint8", "float32"), ("int8", "float16", "float32"), ("float16", "float16",
+                                                                    "float32"),
+    ("float16", "int32", "float64"), ("int64", "float32", "float64"), ("float32", "uint8",
+                                                                       "float32"),
+    ("float32", "float32", "float32"), ("uint64", "int8", "float64"), ("float64", "float16",
+                                                                       "float64"),
+])
+def test_solve_dtype_is_scipys(a, b, theano):
+    A, B = T.matrix("A", dtype=a), T.matrix("B", dtype=b)
+    x = sl.solve(A, B)
+    assert x.dtype == theano
+    got = jitgraph.function([A, B], x)(np.eye(2).astype(a), np.ones((2, 1)).astype(b))
+    assert got.dtype == theano
+    np.testing.assert_array_equal(got, np.ones((2, 1)))
+
+
+def test_cholesky_grad_of_a_failed_factorisation_is_nan():
+    # Theano 1.0.5: all NaN; before, the gradient raised SciPy's "must not contain infs or NaNs"
+    m = T.dmatrix("m")
+    g = jitgraph.grad(sl.Cholesky(lower=True, on_error="nan")(m).sum(), m)
+    got = jitgraph.function([m], g)(np.array([[1, 0.2], [0.2, -2]]))
+    assert np.isnan(got).all()
+    raising = jitgraph.grad(sl.Cholesky(lower=True, on_error="raise")(m).sum(), m)
+    with pytest.raises(scipy.linalg.LinAlgError):
+        jitgraph.function([m], raising)(np.array([[1, 0.2], [0.2, -2]]))

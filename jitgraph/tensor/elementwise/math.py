@@ -139,6 +139,10 @@ def cast(x: Any, dtype: str) -> Variable:
     dtype = dt.normalize_dtype(dtype)
     if x.dtype == dtype:
         return x
+    if dt.is_complex(x.dtype) and not dt.is_complex(dtype):
+        # dropping the imaginary part without a word would be a silent wrong result
+        raise TypeError(f"cast: casting the complex {x} ({x.dtype}) to {dtype} is ambiguous: "
+                        "take real(), imag(), angle() or abs() of it first")
     return _cast_op(dtype)(x)
 
 

@@ -77,8 +77,23 @@ def real_out(*dtypes: str) -> str:
     return {"complex64": "float32", "complex128": "float64"}.get(dtypes[0], dtypes[0])
 
 
+class _OutputTypesPreference:
+    """``op.output_types_preference``: Theano's output-type rule of a scalar op, a callable
+    from input scalar types to output scalar types. The scalar types live in
+    ``jitgraph.scalar``, a higher layer, which provides the rule (service
+    ``scalar_type_rule``). A non-data descriptor: Theano-style ops (``jitgraph.scalar``'s
+    ``ScalarOp`` subclasses) that are given a rule keep it as an instance attribute."""
+
+    def __get__(self, op: Any, owner: type) -> Any:
+        if op is None:
+            return self
+        return services.get("scalar_type_rule")(op)
+
+
 class ScalarOp:
     """One elementwise function. Immutable; equal when ``key`` (name and parameters) is equal."""
+
+    output_types_preference = _OutputTypesPreference()
 
     def __init__(self, name: str, nin: int, impl: Callable, out_dtype: Callable[..., str],
                  grad: GradFn | None = None, commutative: bool = False,

@@ -107,13 +107,16 @@ class SearchsortedOp(Op):
     def make_node(self, x: Any, v: Any, sorter: Any = None) -> Apply:
         x = as_tensor_variable(x)
         v = as_tensor_variable(v)
+        # Theano's choice: a wrong rank is a ValueError, a wrong dtype a TypeError
         if x.ndim != 1:
-            raise TypeError(f"{self}: the sorted array (x) must be a vector, got {x.type}")
+            raise ValueError(f"{self}: the sorted array (x) must be a vector, got {x.type}")
         inputs = [x, v]
         if sorter is not None:
             sorter = as_tensor_variable(sorter)
-            if sorter.ndim != 1 or not _is_integer(sorter.dtype):
-                raise TypeError(f"{self}: sorter must be an integer vector, got {sorter.type}")
+            if sorter.ndim != 1:
+                raise ValueError(f"{self}: sorter must be a vector, got {sorter.type}")
+            if not _is_integer(sorter.dtype):
+                raise TypeError(f"{self}: sorter must hold integers, got {sorter.type}")
             inputs.append(sorter)
         return Apply(self, inputs, [TensorType("int64", v.broadcastable)()])
 

@@ -160,6 +160,10 @@ class RepeatOp(Op):
         if repeats.ndim > 1 or not dt.is_discrete(repeats.dtype) or repeats.dtype == "bool":
             raise TypeError(f"{self}: repeats must be an integer scalar or vector, got "
                             f"{repeats} ({repeats.type})")
+        if repeats.dtype == "uint64":
+            # numpy.repeat casts repeats to intp only where that is safe, which uint64 is not
+            raise TypeError(f"{self}: repeats of dtype uint64 are not supported (numpy.repeat "
+                            f"cannot cast them safely to int64); cast {repeats} to int64")
         if self.axis is None:
             bcast: tuple[bool, ...] = (False,)
         else:
@@ -250,7 +254,24 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
         if not -x.ndim <= axis < x.ndim:
             raise ValueError(f"repeat: axis {axis} is out of range for the {x.ndim}-d {x}")
         axis %= x.ndim
+    if repeats.ndim == 0 and dt.is_discrete(repeats.dtype) and repeats.dtype not in ("bool",
+                                                                                      "uint64"):
+        return _repeat_each(x, repeats, axis)
     return RepeatOp(axis)(x, repeats)
+
+
+def _repeat_each(x: Variable, count: Variable, axis: int | None) -> Variable:
+    """``repeat`` by one scalar count: a broadcast (``alloc``) of ``x`` with a new axis of
+    length ``count`` after ``axis``, merged into it by a reshape. Compiled, this is one fused
+    broadcast instead of a NumPy call, and its gradient is alloc's (a sum)."""
+    if axis is None:
+        x, axis = x.flatten(), 0
+    dims = _shape_dims(x)
+    count = cast(count, "int64")
+    widened = dimshuffle(x, list(range(axis + 1)) + ["x"] + list(range(axis + 1, x.ndim)))
+    spread = alloc(widened, *dims[:axis + 1], count, *dims[axis + 1:])
+    out_dims = dims[:axis] + [_mul(dims[axis], count)] + dims[axis + 1:]
+    return reshape(spread, out_dims, ndim=x.ndim)
 
 
 def _vector_reps(vec: Variable, ndim: int | None) -> list[Any]:

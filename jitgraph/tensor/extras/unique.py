@@ -13,6 +13,7 @@ from jitgraph.graph.basic import Apply
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.type import TensorType
+from jitgraph.tensor.shaping.dims import _prod
 
 __all__ = ["Unique"]
 
@@ -62,6 +63,12 @@ class Unique(Op):
             cell[0] = np.asarray(extra, dtype=np.int64).reshape(-1)
 
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
-                    ) -> list[tuple]:
-        # The number of distinct values is known only once they are computed.
-        raise NotImplementedError("Unique: output sizes depend on the values")
+                    ) -> list[tuple | None]:
+        """The inverse has one entry per input entry (per slice with ``axis``); the number of
+        distinct values, and so every other output's size, is known only once computed."""
+        shapes: list[tuple | None] = [None] * len(node.outputs)
+        if self.return_inverse:
+            (x_shape,) = input_shapes
+            n = _prod(x_shape) if self.axis is None else x_shape[self.axis % len(x_shape)]
+            shapes[1 + self.return_index] = (n,)
+        return shapes

@@ -126,6 +126,10 @@ class CholeskyGrad(Op):
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         linalg = scipy_linalg()
         _, factor, dz = inputs
+        if not np.all(np.isfinite(factor)):
+            # Cholesky(on_error='nan') failed (x not positive definite): no gradient either
+            output_storage[0][0] = np.full(np.shape(factor), np.nan, node.outputs[0].dtype)
+            return
         # Work with the lower factor L (x = L L^T); the upper factor is its transpose.
         low = factor if self.lower else factor.T
         lbar = np.tril(dz if self.lower else dz.T)
@@ -180,14 +184,15 @@ class Solve(Op):
         b = as_tensor_variable(b)
         if b.ndim not in (1, 2):
             raise TypeError(f"{self}: b must be a vector or a matrix, got {b} ({b.type})")
-        dtype = float_dtype(dt.upcast(A.dtype, b.dtype))
-        return Apply(self, [A, b], [_tensor(dtype, b.ndim)])
+        return Apply(self, [A, b], [_tensor(solve_dtype(A.dtype, b.dtype), b.ndim)])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         linalg = scipy_linalg()
         A, b = inputs
         check_square(A, self, "A")
         check_rows(A, b, self)
+        # LAPACK has no float16 (nor small-integer) routines: compute in the output's dtype
+        A, b = (np.asarray(v, dtype=node.outputs[0].dtype) for v in (A, b))
         if self._triangular:
             x = linalg.solve_triangular(A, b, lower=self._reads_lower)
         elif self.A_structure == "symmetric":
@@ -218,6 +223,13 @@ class Solve(Op):
     def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence[Any]) -> list:
         a_shape, b_shape = input_shapes
         return [(a_shape[1],) + tuple(b_shape[1:])]
+
+
+def solve_dtype(a_dtype: str, b_dtype: str) -> str:
+    """The dtype of ``solve(A, b)``: as SciPy's (and Theano's) solvers, the common dtype of
+    ``A``, ``b`` and float32, so integers up to 16 bits and float16 give float32, wider
+    integers float64."""
+    return np.result_type(a_dtype, b_dtype, np.float32).name
 
 
 def _triangle(x: Variable, lower: bool) -> Variable:

@@ -3,7 +3,8 @@ shape(x), and the alloc rewrites.
 
 :class:`ShapeFeature` keeps, for every variable of a FunctionGraph, a tuple of int64 0-d variables
 (its symbolic shape) computed from each op's ``infer_shape``. Ops without one (or raising
-``NotImplementedError``) silently get ``Shape_i`` nodes, computed at run time; any other failure
+``NotImplementedError``, or giving ``None`` for one output) silently get ``Shape_i`` nodes,
+computed at run time; any other failure
 is reported through :func:`~jitgraph.rewrite.context.shape_error` (``config.on_shape_error``:
 warn and fall back, or raise). It is attached by the ``ShapeOpt`` pass (position 0.1, tags
 fast_run and fast_compile), or on demand by :func:`get_shape_feature`, and removed by
@@ -159,7 +160,9 @@ class ShapeFeature(Feature):
         try:
             shapes = node.op.infer_shape(self.fgraph, node, in_shapes)
             if shapes is not None:
-                shapes = [self._normalize(o, s) for o, s in zip(node.outputs, shapes)]
+                # None for one output: its size is known only once computed (run time)
+                shapes = [self._default_shape(o) if s is None else self._normalize(o, s)
+                          for o, s in zip(node.outputs, shapes)]
                 if len(shapes) != len(node.outputs):
                     raise ValueError(f"infer_shape returned {len(shapes)} shapes for "
                                      f"{len(node.outputs)} outputs")
