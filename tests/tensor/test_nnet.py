@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import jitgraph
+import jitgraph.tensor as T
+
 from jitgraph.graph.evaluate import evaluate
 from jitgraph.tensor import nnet as N
 from jitgraph.tensor.core.gradient import grad, verify_grad
@@ -202,3 +205,35 @@ def test_mlp_softmax_crossentropy_gradient_is_finite():
     assert np.all(np.isfinite(g))
     expected = (np_softmax(logits, -1) - np.eye(3)[labels]) / 2
     np.testing.assert_allclose(g, expected, atol=1e-12)
+
+
+def test_the_softmax_ops_of_the_last_axis_make_a_vector_a_row():
+    # Theano 1.0.5: softmax_op(vector) is a 1-row matrix, and so are the cross-entropy's inputs
+    from jitgraph.tensor.neural.softmax_xent import logsoftmax_op, softmax_op
+
+    v = T.dvector("v")
+    for op in (softmax_op, logsoftmax_op):
+        assert op(v).broadcastable == (True, False)
+    assert N.Softmax(0)(v).broadcastable == (False,)  # softmax(v, axis=-1) keeps a vector
+    nll = N.crossentropy_categorical_1hot(softmax_op(v), T.lvector("y"))
+    assert nll.broadcastable == (False,)
+    f = jitgraph.function([v], softmax_op(v))
+    np.testing.assert_allclose(f(np.array([1.0, 2.0, 3.0])),
+                               [[0.09003057, 0.24472847, 0.66524096]], rtol=1e-7)
+
+
+@pytest.mark.parametrize("make,order_dtype", [(T.dvector, "float64"), (T.ivector, "int32"),
+                                              (T.bvector, "int8")])
+def test_confusion_matrix_takes_labels_of_any_real_dtype(make, order_dtype):
+    from jitgraph.tensor.neural.confusion import confusion_matrix
+
+    actual, pred = make("a"), make("p")
+    f = jitgraph.function([actual, pred], confusion_matrix(actual, pred))
+    labels = np.array([2, 0, 2, 2, 0, 1.5]).astype(order_dtype)
+    mat, order = f(labels, np.array([0, 0, 2, 2, 0, 2]).astype(order_dtype))
+    np.testing.assert_array_equal(mat, [[2, 0, 0], [0, 0, 1], [1, 0, 2]])  # Theano 1.0.5
+    assert order.dtype == order_dtype
+    expected_order = [0, 1.5, 2] if order_dtype == "float64" else [0, 1, 2]
+    np.testing.assert_array_equal(order, expected_order)
+    with pytest.raises(ValueError, match="vector of labels"):
+        confusion_matrix(T.dmatrix(), T.dvector())

@@ -16,7 +16,7 @@ __all__ = ["ConfusionMatrix", "confusion_matrix"]
 
 
 class ConfusionMatrix(Op):
-    """Inputs ``(actual, pred)`` (integer vectors of equal length); outputs the matrix
+    """Inputs ``(actual, pred)`` (label vectors of equal length); outputs the matrix
     ``conf[i, j]`` = number of samples of actual label ``order[i]`` predicted as ``order[j]``
     (int64), and ``order``, the sorted labels present in either vector."""
 
@@ -25,9 +25,13 @@ class ConfusionMatrix(Op):
     def make_node(self, actual: Any, pred: Any) -> Apply:
         actual, pred = as_tensor_variable(actual), as_tensor_variable(pred)
         for name, v in (("actual", actual), ("pred", pred)):
-            if v.ndim != 1 or v.dtype not in dt.integer_dtypes:
-                raise TypeError(f"confusion_matrix: {name} must be an integer vector of labels, "
-                                f"got {v.type}")
+            # labels of any real dtype (float labels compare by value), as in Theano; a wrong
+            # rank is Theano's ValueError
+            if v.ndim != 1:
+                raise ValueError(f"confusion_matrix: {name} must be a vector of labels, got "
+                                 f"{v.type}")
+            if dt.is_complex(v.dtype):
+                raise TypeError(f"confusion_matrix: {name} must hold real labels, got {v.type}")
         order_dtype = dt.upcast(actual.dtype, pred.dtype)
         return Apply(self, [actual, pred], [TensorType("int64", (False, False)).make_variable(),
                                             TensorType(order_dtype, (False,)).make_variable()])

@@ -35,13 +35,10 @@ sigmoid = M.sigmoid
 softplus = M.softplus
 
 
-def ultra_fast_sigmoid(x: Any) -> Variable:
-    """Theano's piecewise sigmoid approximation; here the exact :func:`sigmoid` (an alias).
-
-    The approximation only existed to save time in Theano's C code; fused kernels make the exact
-    function cheap, and results agree with ``sigmoid`` rather than with Theano's approximation.
-    """
-    return M.sigmoid(x)
+#: Theano's piecewise approximation of the sigmoid, as an elementwise op; here the exact
+#: :data:`sigmoid` op itself. The approximation only saved time in Theano's C code; fused kernels
+#: make the exact function cheap, and results agree with ``sigmoid``.
+ultra_fast_sigmoid = M.sigmoid
 
 
 def hard_sigmoid(x: Any) -> Variable:
@@ -120,6 +117,10 @@ class _RowwiseOp(Op):
 
     def make_node(self, x: Any) -> Apply:
         x = as_tensor_variable(x)
+        if x.ndim == 1 and self.axis == -1:
+            # Theano's op of the last axis (``softmax_op``) makes a vector a 1-row matrix;
+            # ``softmax(v, axis=-1)`` builds the op of axis 0, which keeps a vector
+            x = shape_padleft(x)
         if self.axis is not None and not -x.ndim <= self.axis < x.ndim:
             raise ValueError(f"{self}: axis {self.axis} is out of bounds for {x.type}")
         if dt.is_complex(x.dtype):
@@ -282,7 +283,8 @@ class CrossentropyCategorical1Hot(Op):
         if labels.ndim != 1 or labels.dtype not in dt.integer_dtypes:
             raise TypeError(f"{self}: true_one_of_n must be an integer vector, got "
                             f"{labels.type}")
-        out = TensorType(coding.dtype, (coding.broadcastable[0],)).make_variable()
+        # a vector whatever the rows (as Theano's): one row is a 1-row softmax of a vector
+        out = TensorType(coding.dtype, (False,)).make_variable()
         return Apply(self, [coding, labels], [out])
 
     def perform(self, node: Apply, inputs: Sequence[np.ndarray], output_storage: list) -> None:

@@ -11,6 +11,11 @@ dimshuffles) are registered here again because the stabilize phase can create su
 * ``local_div_to_mul_constant``: ``x / c`` -> ``x * (1 / c)`` for a float constant ``c``
   (rounding can differ in the last bit, hence fast_run only).
 * ``local_mul_self_to_sqr``: ``x * x`` -> ``sqr(x)``.
+* ``local_argmax_pushdown``: ``argmax(f(x))`` -> ``argmax(x)`` (and ``argmin``) for ``f``
+  increasing: ``exp``, ``tanh``, ``sigmoid``, ``softplus``, a softmax along the reduced axis;
+  ``argmax(softmax_with_bias(x, b), axis=1)`` -> ``argmax(x + b, axis=1)``. The function is
+  not computed at all, and where it rounds distinct values to one (``sigmoid(40)`` and
+  ``sigmoid(50)`` are both 1.0) the index is that of the true maximum, as in Theano.
 * ``local_reduce_dimshuffle``: ``sum(dimshuffle(x), axes)`` (and every other reduction, so
   ``mean`` too) -> a reduction of ``x`` over the matching axes, followed by a dimshuffle of
   what is left.
@@ -28,6 +33,7 @@ from jitgraph.tensor.rewriting.canonicalize import (local_collect_constants, loc
                                            local_sub_canonical, local_useless_cast,
                                            local_useless_dimshuffle, local_useless_fill,
                                            local_useless_switch)
+from jitgraph.rewrite.context import copy_stack_trace
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.merge import MergeGraphRewriter
 from jitgraph.rewrite.phases import register_specialize
@@ -38,7 +44,9 @@ from jitgraph.tensor.elementwise.composite import Composite
 from jitgraph.tensor.core.conversion import constant
 from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
 from jitgraph.tensor.elementwise.math import cast
-from jitgraph.tensor.elementwise.reduction import CAReduce
+from jitgraph.tensor.elementwise.reduction import Argmax, Argmin, CAReduce
+from jitgraph.tensor.neural.softmax_xent import SoftmaxWithBias
+from jitgraph.tensor.nnet import Softmax
 
 __all__: list[str] = []
 
@@ -171,6 +179,50 @@ def local_reduce_dimshuffle(fgraph: FunctionGraph, node: Apply) -> list[Variable
     if new.dtype != out.dtype:
         return None
     return [broadcast_like(new, out, fgraph)]
+
+
+#: elementwise functions that are increasing everywhere (no NaN where the input is finite)
+_INCREASING = ("exp", "tanh", "sigmoid", "softplus")
+
+
+def _order_preserved_input(v: Variable, axes: tuple[int, ...]) -> Variable | None:
+    """``x`` when ``v = f(x)`` orders the entries of each lane along ``axes`` as ``x`` does."""
+    node = v.owner
+    if node is None:
+        return None
+    if isinstance(node.op, Elemwise) and len(node.inputs) == 1 \
+            and scalar_op_name(node) in _INCREASING:
+        return node.inputs[0]
+    if type(node.op) is Softmax:
+        softmax_axes = tuple(range(v.ndim)) if node.op.axis is None else (node.op.axis % v.ndim,)
+        return node.inputs[0] if softmax_axes == axes else None
+    if isinstance(node.op, SoftmaxWithBias) and axes == (1,):
+        x, b = node.inputs
+        row_b = dimshuffle(b, ["x", 0])
+        biased = elemwise("add", x, row_b)
+        copy_stack_trace(v, [row_b, biased])  # errors in them point at the softmax
+        return biased
+    return None
+
+
+@register_specialize
+@node_rewriter([Argmax, Argmin])
+def local_argmax_pushdown(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """``argmax(f(x))`` -> ``argmax(x)`` for an ``f`` that keeps the order (see the module
+    docstring); repeated until no such ``f`` is left."""
+    arg = node.inputs[0]
+    axes = tuple(range(arg.ndim)) if node.op.axis is None else tuple(node.op.axis)
+    x = _order_preserved_input(arg, axes)
+    if x is None:
+        return None
+    while True:
+        inner = _order_preserved_input(x, axes)
+        if inner is None:
+            break
+        x = inner
+    new = type(node.op)(node.op.axis)(x)
+    copy_stack_trace(node.outputs[0], new)
+    return [broadcast_like(new, node.outputs[0], fgraph)]
 
 
 @register_specialize

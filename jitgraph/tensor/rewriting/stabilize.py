@@ -10,6 +10,8 @@ of a sigmoid is stabilised by those rewrites.
 * ``local_expm1``: ``exp(x) - 1`` -> ``expm1(x)``.
 * ``local_log_softmax`` (also fast_compile): ``log(softmax(x))`` -> ``log_softmax(x)``, also
   through indexing (``log(softmax(x)[i, y])`` -> ``log_softmax(x)[i, y]``).
+* ``local_softmax_of_exp_ratio``: ``exp(x) / sum(exp(x), axis, keepdims=True)`` (one axis, or
+  all) -> ``softmax(x, axis)``, which cannot overflow (the ratio is NaN once ``exp`` does).
 * ``local_logsumexp``: ``log(sum(exp(x), axis))`` -> ``m + log(sum(exp(x - m), axis))`` with
   ``m = max(x, axis)`` (0 where ``m`` is infinite, so all-``-inf`` rows stay ``-inf``);
   ``local_logsumexp_grad``: its gradient ``g / sum(exp(x)) * exp(x)`` -> ``g * softmax(x)``.
@@ -156,6 +158,45 @@ def local_log_softmax(fgraph: FunctionGraph, node: Apply) -> list[Variable] | No
         new = arg.owner.op(logsm, *arg.owner.inputs[1:])
         return [broadcast_like(new, out, fgraph)]
     return None
+
+
+def _kept_sum_of(v: Variable) -> tuple[Variable, tuple[int, ...]] | None:
+    """``(e, axes)`` when ``v`` is ``sum(e, axes)`` with the reduced axes put back as length 1
+    in place (``keepdims=True``)."""
+    if v.owner is None or not isinstance(v.owner.op, DimShuffle):
+        return None
+    s = v.owner.inputs[0]
+    if s.owner is None or not isinstance(s.owner.op, Sum) or s.owner.op.pre_op is not None:
+        return None
+    e = s.owner.inputs[0]
+    axes = s.owner.op.reduced_axes(e.ndim)
+    kept = iter(range(e.ndim - len(axes)))
+    if list(v.owner.op.new_order) != ["x" if d in axes else next(kept) for d in range(e.ndim)]:
+        return None
+    return e, axes
+
+
+@register_stabilize
+@node_rewriter([Elemwise])
+def local_softmax_of_exp_ratio(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """``exp(x) / sum(exp(x), axis, keepdims=True)`` -> ``softmax(x, axis)``."""
+    if scalar_op_name(node) != "true_div":
+        return None
+    e, kept_sum = node.inputs
+    found = _kept_sum_of(kept_sum)
+    if found is None or found[0] is not e or not is_elemwise(e, "exp"):
+        return None
+    axes = found[1]
+    if len(axes) == e.ndim:
+        axis = None
+    elif len(axes) == 1:
+        axis = axes[0]
+    else:
+        return None
+    new = Softmax(axis)(e.owner.inputs[0])
+    if new.dtype != node.outputs[0].dtype:
+        return None
+    return [broadcast_like(new, node.outputs[0], fgraph)]
 
 
 @register_stabilize("fast_compile")

@@ -191,3 +191,33 @@ def test_constants_of_a_fused_composite_keep_their_dtypes():
     assert const_dtypes(again) == const_dtypes(out)  # the integer constants stay integers
     assert "int64" in const_dtypes(out)
     check_values(fused.inputs, [out, again], [np.array([5, -3, 0])], rtol=0)
+
+
+# argmax of an order-keeping function: Theano 1.0.5 takes the argmax of the argument, so where
+# the function rounds two values to one (sigmoid(40) == sigmoid(50) == 1.0) it still finds the
+# larger; before, jitgraph gave the first of the tied entries
+@pytest.mark.parametrize("build,value,theano", [
+    (lambda m: T.argmax(T.nnet.sigmoid(m), axis=-1), [[40.0, 50.0], [-3.0, -4.0]], [1, 0]),
+    (lambda m: T.argmax(T.nnet.softmax(m), axis=-1),
+     [[1.0, 1.0 + 2.3e-16, 0.5], [3.0, 1.0, 2.0]], [1, 0]),
+    (lambda m: T.argmax(T.tanh(T.exp(m)), axis=None), [[40.0, 50.0], [-3.0, -4.0]], 1),
+    # a softmax along another axis than the argmax's changes the order: kept
+    (lambda m: T.argmax(T.nnet.Softmax(1)(m), axis=0), [[1.0, 2.0], [3.0, -1.0]], [1, 0]),
+])
+def test_argmax_of_an_increasing_function(build, value, theano):
+    m = T.dmatrix("m")
+    f = jitgraph.function([m], build(m))
+    np.testing.assert_array_equal(f(np.array(value)), theano)
+
+
+def test_argmax_pushdown_leaves_the_argmax_alone():
+    from jitgraph.tensor.elementwise.reduction import Argmax
+    from jitgraph.tensor.neural.softmax_xent import softmax_with_bias
+
+    m, b = T.dmatrix("m"), T.dvector("b")
+    f = jitgraph.function([m], T.argmax(T.nnet.softmax(T.exp(T.tanh(m))), axis=-1))
+    assert [type(n.op) for n in f.maker.fgraph.toposort()] == [Argmax]
+    g = jitgraph.function([m, b], T.argmax(softmax_with_bias(m, b), axis=-1))
+    assert not any("Softmax" in type(n.op).__name__ for n in g.maker.fgraph.toposort())
+    value = np.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+    np.testing.assert_array_equal(g(value, np.array([2.0, 0.0, -5.0])), [0, 0])

@@ -247,3 +247,16 @@ def test_divisions_cancel_through_a_sum():
 
 def test_crossentropy_op_classes_exist():
     assert CrossentropyCategorical1Hot and CrossentropyCategorical1HotGrad
+
+
+def test_exp_over_its_kept_sum_becomes_the_softmax_op():
+    # Theano 1.0.5 gives [[1, 0, 0], ...]: the ratio exp(x) / sum(exp(x)) overflowed to NaN
+    from jitgraph.tensor.neural.activations import softmax_graph
+    from jitgraph.tensor.nnet import Softmax
+
+    m = T.dmatrix("m")
+    f = jitgraph.function([m], softmax_graph(m))
+    assert any(isinstance(n.op, Softmax) for n in f.maker.fgraph.toposort())
+    np.testing.assert_allclose(f(np.array([[1000.0, 0.0, -1.0], [1.0, 2.0, 3.0]])),
+                               [[1.0, 0.0, 0.0], [0.09003057317038045, 0.2447284710547976,
+                                                  0.6652409557748218]], rtol=1e-13)
