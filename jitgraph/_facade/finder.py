@@ -20,6 +20,7 @@ Implementation packages never import this package: the table points down at them
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -111,7 +112,10 @@ class _TableAttributes:
         if value is _MISSING:
             where = f" (looked up in {', '.join(row.fallback)})" if row and row.fallback else ""
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}{where}")
-        self.__dict__[name] = value
+        if not (isinstance(self, AugmentedModule) and hasattr(builtins, name)):
+            # cached, except in a real module under a builtin's name (``complex``, ``sum``):
+            # its dict is the module's globals, where the name would hide the builtin
+            self.__dict__[name] = value
         return value
 
     def __dir__(self) -> list[str]:

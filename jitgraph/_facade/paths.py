@@ -122,8 +122,13 @@ MODULES: dict[str, Row] = {
     "jitgraph.tensor.nnet.sigm": Row(
         "``theano.tensor.nnet.sigm``: sigmoid, softplus, hard_sigmoid, ultra_fast_sigmoid (the "
         "objects of :mod:`jitgraph.tensor.nnet`) and Theano's names of the scalar ops.",
-        names=names("jitgraph._facade.objects",
-                    "scalar_softplus ScalarSigmoid ScalarSoftplus"),
+        names={**names("jitgraph._facade.objects",
+                        "scalar_softplus ScalarSigmoid ScalarSoftplus"),
+               **names("jitgraph.tensor.rewriting.mul_tree",
+                       "compute_mul is_1pexp parse_mul_tree perform_sigm_times_exp "
+                       "simplify_mul"),
+               **names("jitgraph.tensor.rewriting.sigmoid",
+                       "register_local_1msigmoid local_sigm_times_exp local_hard_sigmoid")},
         fallback=("jitgraph.tensor.nnet", "jitgraph.tensor")),
     "jitgraph.tensor.nnet.conv": Row(
         "``theano.tensor.nnet.conv``: the legacy ``ConvOp`` and its ``conv2d``.",
@@ -390,8 +395,11 @@ ADDED: dict[str, Row] = {
             "uint64 float16 float32 float64 complex64 complex128".split())),
         # Theano's tensor/basic.py defined these (its tests take them from there)
         **names("jitgraph.tensor.linalg.blas", "_dot batched_dot batched_tensordot"),
+        **names("jitgraph.tensor.elementwise.reduction", "Argmax Argmin"),
         **names("jitgraph.scalar.bridge", "ScalarFromTensor TensorFromScalar "
-                "scalar_from_tensor tensor_from_scalar")}),
+                "scalar_from_tensor tensor_from_scalar")},
+        # Theano's tensor/basic.py held most of theano.tensor (constructors, neg, exp, ...)
+        fallback=("jitgraph.tensor",)),
     "jitgraph.tensor.linalg.nlinalg": Row(names=names(
         "jitgraph.tensor.linalg.nlinalg", "_zero_disconnected=zeros_for_disconnected")),
     "jitgraph.tensor.elementwise.elemwise": Row(names=names(

@@ -16,6 +16,7 @@ from typing import Iterable
 from jitgraph.graph.basic import (Apply, Constant, Variable, clone, clone_get_equiv,
                                   equal_computations, io_toposort, is_in_ancestors,
                                   stack_search)
+from jitgraph.graph.analysis import is_same_graph
 
 
 def ancestors(variable_list: Iterable[Variable],
@@ -40,4 +41,5 @@ def inputs(variable_list: Iterable[Variable],
 
 
 __all__ = ["Apply", "Constant", "Variable", "ancestors", "clone", "clone_get_equiv",
-           "equal_computations", "inputs", "io_toposort", "is_in_ancestors", "stack_search"]
+           "equal_computations", "inputs", "io_toposort", "is_in_ancestors", "is_same_graph",
+           "stack_search"]

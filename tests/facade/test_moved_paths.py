@@ -10,7 +10,10 @@ import importlib.util
 import subprocess
 import sys
 
+import numpy as np
 import pytest
+
+import jitgraph
 
 from jitgraph._facade.moved import MOVED
 
@@ -43,3 +46,17 @@ def test_a_theano_path_is_the_jitgraph_module_with_its_own_spec():
         import jitgraph.tensor.nnet as own
         assert nnet is own and own.__spec__.name == "jitgraph.tensor.nnet"
         assert importlib.util.find_spec("theano.no_such_module") is None
+
+
+def test_names_served_into_a_real_module_never_hide_a_builtin():
+    # theano.tensor.basic (a real module here) also serves jitgraph.tensor's names; caching
+    # `complex` into its globals made its own isinstance(v, complex) fail, and the rewrites that
+    # read constants through it silently stopped (log(1 - sigmoid(x)) got a NaN gradient)
+    import jitgraph.tensor as T
+    from jitgraph.tensor.core import basic
+
+    assert basic.complex is T.complex and basic.vectors is T.vectors
+    assert "complex" not in vars(basic) and "vectors" in vars(basic)
+    x, lr = T.dmatrix("x"), T.dscalar("lr")
+    step = x - lr * jitgraph.grad(T.log(1 - T.nnet.sigmoid(x)).mean(), x)
+    np.testing.assert_allclose(jitgraph.function([x, lr], step)([[50.0]], 0.1), [[50.1]])
