@@ -89,6 +89,10 @@ def _check(inputs, outs, values, names, tol=None, refs=None):
 
 # -- every op, every special value -------------------------------------------------------------
 
+def _convert(dtype, x):
+    return Elemwise(S.Cast(dtype))(x)
+
+
 def _op_outputs(a, b, dtype):
     other = "complex128" if dtype == "complex64" else "complex64"
     outs = {
@@ -98,8 +102,9 @@ def _op_outputs(a, b, dtype):
         "real": T.real(a), "imag": T.imag(a), "conj": T.conj(a), "angle": T.angle(a),
         "eq": T.eq(a, b), "neq": T.neq(a, b), "isnan": T.isnan(a), "isinf": T.isinf(a),
         "switch": T.switch(T.eq(b, 1), a, b), "add3": a + b + a * 0.5,
-        "cast->float32": T.cast(a, "float32"), "cast->float64": T.cast(a, "float64"),
-        "cast->bool": T.cast(a, "bool"), f"cast->{other}": T.cast(a, other),
+        # the conversion ops themselves: cast() refuses complex -> real (Theano's TypeError)
+        "cast->float32": _convert("float32", a), "cast->float64": _convert("float64", a),
+        "cast->bool": _convert("bool", a), f"cast->{other}": T.cast(a, other),
     }
     return list(outs), list(outs.values())
 
@@ -141,7 +146,7 @@ def test_complex_to_integer_casts_in_range(dtype):
     values = np.array([0, -0.0, 0.4 + 3j, 2.7 - 1j, 100.9 + 5j, complex(127, np.inf), 1j],
                       dtype=dtype)
     targets = ["int8", "int32", "int64", "uint8"]
-    _check([a], [T.cast(a, t) for t in targets], [values], targets)
+    _check([a], [_convert(t, a) for t in targets], [values], targets)
 
 
 @pytest.mark.parametrize("real_dtype", ["float32", "float64", "int32", "uint8", "bool"])
