@@ -16,6 +16,9 @@ dimshuffles) are registered here again because the stabilize phase can create su
   ``argmax(softmax_with_bias(x, b), axis=1)`` -> ``argmax(x + b, axis=1)``. The function is
   not computed at all, and where it rounds distinct values to one (``sigmoid(40)`` and
   ``sigmoid(50)`` are both 1.0) the index is that of the true maximum, as in Theano.
+* ``local_sum_of_alloc``: ``sum(alloc(c, *dims), axes)`` -> ``alloc(c * prod(reduced dims),
+  *kept dims)`` for a scalar ``c`` (just ``c``'s zeros when ``c`` is 0): a sum of a broadcast
+  constant, as the difference of two equal computations leaves, is not computed.
 * ``local_reduce_dimshuffle``: ``sum(dimshuffle(x), axes)`` (and every other reduction, so
   ``mean`` too) -> a reduction of ``x`` over the matching axes, followed by a dimshuffle of
   what is left.
@@ -44,7 +47,8 @@ from jitgraph.tensor.elementwise.composite import Composite
 from jitgraph.tensor.core.conversion import constant
 from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
 from jitgraph.tensor.elementwise.math import cast
-from jitgraph.tensor.elementwise.reduction import Argmax, Argmin, CAReduce
+from jitgraph.tensor.core.basic import Alloc, alloc
+from jitgraph.tensor.elementwise.reduction import Argmax, Argmin, CAReduce, Sum
 from jitgraph.tensor.neural.softmax_xent import SoftmaxWithBias
 from jitgraph.tensor.nnet import Softmax
 
@@ -223,6 +227,28 @@ def local_argmax_pushdown(fgraph: FunctionGraph, node: Apply) -> list[Variable] 
     new = type(node.op)(node.op.axis)(x)
     copy_stack_trace(node.outputs[0], new)
     return [broadcast_like(new, node.outputs[0], fgraph)]
+
+
+@register_specialize
+@node_rewriter([Sum])
+def local_sum_of_alloc(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """``sum(alloc(c, *dims), axes)`` -> ``alloc(c * prod(reduced dims), *kept dims)``."""
+    spread = node.inputs[0]
+    if node.op.pre_op is not None or spread.owner is None \
+            or not isinstance(spread.owner.op, Alloc):
+        return None
+    value, *dims = spread.owner.inputs
+    if not all(value.broadcastable):
+        return None
+    value = dimshuffle(value, [])  # one number, whatever its broadcastable dims
+    out = node.outputs[0]
+    axes = node.op.reduced_axes(spread.ndim)
+    total = cast(value, out.dtype)
+    if get_constant(value) != 0:
+        for d in axes:
+            total = elemwise("mul", total, cast(dims[d], out.dtype))
+    kept = [d for k, d in enumerate(dims) if k not in axes]
+    return [broadcast_like(alloc(total, *kept) if kept else total, out, fgraph)]
 
 
 @register_specialize

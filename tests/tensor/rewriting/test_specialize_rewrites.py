@@ -221,3 +221,17 @@ def test_argmax_pushdown_leaves_the_argmax_alone():
     assert not any("Softmax" in type(n.op).__name__ for n in g.maker.fgraph.toposort())
     value = np.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
     np.testing.assert_array_equal(g(value, np.array([2.0, 0.0, -5.0])), [0, 0])
+
+
+def test_sum_of_a_broadcast_constant_is_not_computed():
+    from jitgraph.tensor.elementwise.reduction import Sum
+
+    x = T.dtensor3("x")
+    f = jitgraph.function([x], T.sum(abs(x - x)))  # x - x is alloc(0, *x.shape)
+    assert not any(isinstance(n.op, Sum) for n in f.maker.fgraph.toposort())
+    assert f(np.ones((2, 3, 4))) == 0.0
+    g = jitgraph.function([x], T.sum(T.alloc(np.float32(1.5), *x.shape), axis=(0, 2)))
+    assert not any(isinstance(n.op, Sum) for n in g.maker.fgraph.toposort())
+    got = g(np.ones((2, 3, 4)))
+    np.testing.assert_array_equal(got, [12.0, 12.0, 12.0])
+    assert got.dtype == T.sum(T.alloc(np.float32(1.5), 2, 3), axis=0).dtype
