@@ -60,3 +60,20 @@ def test_names_served_into_a_real_module_never_hide_a_builtin():
     x, lr = T.dmatrix("x"), T.dscalar("lr")
     step = x - lr * jitgraph.grad(T.log(1 - T.nnet.sigmoid(x)).mean(), x)
     np.testing.assert_allclose(jitgraph.function([x, lr], step)([[50.0]], 0.1), [[50.1]])
+
+
+def test_theano_names_for_sigmoid_tests():
+    # names Theano's test_sigm and test_nnet import from these paths
+    import jitgraph.gof.graph as gof_graph
+    import jitgraph.tensor as T
+    from jitgraph.tensor.core import basic
+    from jitgraph.tensor.elementwise.reduction import Argmax
+    from jitgraph.tensor.rewriting import mul_tree, sigmoid
+
+    sigm = importlib.import_module("jitgraph.tensor.nnet.sigm")
+    assert basic.Argmax is Argmax and basic.neg is T.neg and basic.matrix is T.matrix
+    x = T.dvector("x")
+    assert gof_graph.is_same_graph(x * 2, x * 2)
+    assert sigm.parse_mul_tree is mul_tree.parse_mul_tree
+    assert sigm.register_local_1msigmoid is True
+    assert sigm.local_sigm_times_exp is sigmoid.local_sigm_times_exp
