@@ -36,6 +36,68 @@ def test_the_widest_python_ints_keep_an_integer_dtype():
     assert T.constant(-2 ** 63).dtype == "int64"
 
 
+def test_extract_constant_gives_a_new_array_not_a_variable():
+    # Theano 1.0.5: array(2, dtype=int8); a variable there made `extract_constant(x) == 2`
+    # a symbolic comparison, false as a condition
+    folded = B.extract_constant(T.constant(1) + 1)
+    assert isinstance(folded, np.ndarray) and folded.dtype == "int8" and folded == 2
+    c = T.constant(3)
+    value = B.extract_constant(c)
+    value += 1
+    assert B.extract_constant(c) == 3 and c.data == 3
+
+
+# -- inputs Theano refuses -------------------------------------------------------------------
+
+def test_tile_refuses_non_integer_repeats():
+    for reps in (2.5, T.fscalar()):
+        with pytest.raises(ValueError, match="reps must be integers"):
+            T.tile(T.vector(), reps)
+
+
+def test_tile_checks_a_repeat_vector_longer_than_ndim_when_it_runs():
+    x, reps = T.matrix(), T.ivector()
+    f = jitgraph.function([x, reps], T.tile(x, reps, 3))
+    assert f(np.ones((2, 2)), [2, 3]).shape == f(np.ones((2, 2)), [1, 2, 3]).shape == (1, 4, 6)
+    with pytest.raises(AssertionError, match="more than ndim=3"):  # Theano 1.0.5: too
+        f(np.ones((2, 2)), [2, 3, 4, 5])
+
+
+# -- constant analysis -----------------------------------------------------------------------
+
+def test_constant_analysis_sees_through_a_true_assert_and_scalar_from_tensor():
+    c = T.constant(2)
+    assert B.get_scalar_constant_value(Assert()(c, c > 1)) == 2  # Theano 1.0.5: 2
+    with pytest.raises(B.NotScalarConstantError):
+        B.get_scalar_constant_value(Assert()(c, c > 2))
+    with pytest.raises(B.NotScalarConstantError):
+        B.get_scalar_constant_value(Assert()(c, c > T.scalar()))
+    s = jitgraph.shared(np.ones((1, 1)), broadcastable=(True, True))
+    assert B.get_scalar_constant_value(ScalarFromTensor()(s.shape[0])) == 1
+
+
+def test_an_empty_array_is_an_empty_constant_error():
+    with pytest.raises(B.EmptyConstantError):
+        B.get_scalar_constant_value(np.array([]))
+    with pytest.raises(B.EmptyConstantError):  # and again, from the constant's cached answer
+        for _ in range(2):
+            try:
+                B.get_scalar_constant_value(T.constant(np.zeros(0)))
+            except B.EmptyConstantError:
+                pass
+        B.get_scalar_constant_value(T.constant(np.zeros(0)))
+
+
+def test_assert_checks_its_conditions_when_the_function_runs():
+    v = T.dvector()
+    f = jitgraph.function([v], Assert("too long")(v, v.size < 3))
+    assert f(np.ones(2)).tolist() == [1.0, 1.0]
+    with pytest.raises(AssertionError, match="too long"):
+        f(np.ones(3))
+    g = jitgraph.function([v], T.grad(Assert()(v, v.size < 3).sum(), v))
+    assert g(np.ones(2)).tolist() == [1.0, 1.0]
+
+
 # -- Theano's calling conventions ------------------------------------------------------------
 
 def test_a_python_bool_is_not_a_tensor():
