@@ -49,6 +49,26 @@ def test_extract_constant_gives_a_new_array_not_a_variable():
 
 # -- inputs Theano refuses -------------------------------------------------------------------
 
+@pytest.mark.parametrize("fn", [T.ceil, T.floor, T.trunc, T.round, T.sgn, T.erfc,
+                                lambda z: T.clip(z, T.scalar(), T.scalar())])
+def test_functions_of_real_numbers_refuse_complex_inputs(fn):
+    with pytest.raises(TypeError, match="complex inputs are not supported"):
+        fn(T.zvector())
+
+
+def test_percent_refuses_complex_numbers_but_mod_takes_them():
+    with pytest.raises(ComplexError):
+        T.vector(dtype="complex64") % 5
+    assert T.mod(T.vector(dtype="complex64"), 5).dtype == "complex64"  # as in Theano 1.0.5
+
+
+def test_abs_gradient_of_complex_numbers_is_z_over_modulus():
+    # (Theano 1.0.5 refuses this gradient: "returned an integer-valued variable")
+    z = T.zvector()
+    g = jitgraph.function([z], T.grad(abs(z).sum(), z))(np.array([3 + 4j, 0j, -2j]))
+    np.testing.assert_allclose(g, [0.6 + 0.8j, 0, -1j])
+
+
 def test_tile_refuses_non_integer_repeats():
     for reps in (2.5, T.fscalar()):
         with pytest.raises(ValueError, match="reps must be integers"):
@@ -99,6 +119,31 @@ def test_assert_checks_its_conditions_when_the_function_runs():
 
 
 # -- Theano's calling conventions ------------------------------------------------------------
+
+def test_values_eq_approx_needs_no_type():
+    a = np.array([-np.inf, -1, 0, 1, np.inf, np.nan])
+    assert T.TensorType.values_eq_approx(a, a) and T.TensorType.values_eq(a, a)
+    assert not T.TensorType.values_eq_approx(a, np.array([np.inf, -1, 0, 1, np.inf, np.nan]))
+
+
+def test_isnan_of_integers_is_false_without_an_elementwise_op():
+    for dtype in ("int32", "bool"):
+        x = T.matrix(dtype=dtype)
+        for fn in (T.isnan, T.isinf):
+            assert not isinstance(fn(x).owner.op, T.Elemwise) and fn(x).dtype == "bool"
+        assert isinstance(T.isnan_(x).owner.op, T.Elemwise)
+        f = jitgraph.function([x], [T.isnan(x), T.isnan_(x)], allow_input_downcast=True)
+        assert [r.tolist() for r in f([[0, 1, 1]])] == [[[False] * 3]] * 2
+    assert isinstance(T.isnan(T.matrix()).owner.op, T.Elemwise)
+
+
+def test_erf_of_complex_numbers():
+    z = T.zvector()
+    out = jitgraph.function([z], T.erf(z))(np.array([1 + 1j, -0.5 + 2j]))
+    # Theano 1.0.5 (SciPy's complex erf)
+    np.testing.assert_allclose(out, [1.31615128 + 0.19045347j, -13.83998567 - 1.0429925j],
+                               rtol=1e-8)
+
 
 def test_a_python_bool_is_not_a_tensor():
     # Theano 1.0.5 refuses it everywhere (often it is `x == y` on variables, which Python
