@@ -83,6 +83,27 @@ def test_tile_checks_a_repeat_vector_longer_than_ndim_when_it_runs():
         f(np.ones((2, 2)), [2, 3, 4, 5])
 
 
+def test_dimshuffle_names_a_repeated_dimension():
+    with pytest.raises(ValueError, match="may not appear twice"):
+        T.DimShuffle((False,), (0, 0))(T.vector())
+
+
+class _DefaultOutputOp(Op):
+    def __init__(self, default_output):
+        self.default_output = default_output
+
+    def make_node(self, x):
+        x = T.as_tensor_variable(x)
+        return Apply(self, [x], [x.type()])
+
+
+@pytest.mark.parametrize("default_output", [-1, 2, [0, 1]])
+def test_a_default_output_out_of_range_is_an_attribute_error(default_output):
+    node = _DefaultOutputOp(default_output).make_node(T.scalar())
+    with pytest.raises(AttributeError, match="default_output"):
+        T.as_tensor_variable(node)
+
+
 # -- constant analysis -----------------------------------------------------------------------
 
 def test_constant_analysis_sees_through_a_true_assert_and_scalar_from_tensor():
@@ -135,6 +156,41 @@ def test_isnan_of_integers_is_false_without_an_elementwise_op():
         f = jitgraph.function([x], [T.isnan(x), T.isnan_(x)], allow_input_downcast=True)
         assert [r.tolist() for r in f([[0, 1, 1]])] == [[[False] * 3]] * 2
     assert isinstance(T.isnan(T.matrix()).owner.op, T.Elemwise)
+
+
+def test_transpose_is_a_new_variable_named_after_its_input():
+    x1 = T.dvector("x1")
+    t = T.transpose(x1)
+    assert t is not x1 and t.name == "x1.T" and x1.name == "x1"
+    assert T.transpose(T.dmatrix("x2")).name == "x2.T" and T.transpose(T.dmatrix()).name is None
+    assert jitgraph.function([x1], t)(np.arange(3.0)).tolist() == [0.0, 1.0, 2.0]
+
+
+def test_unbroadcast_undoes_addbroadcast():
+    x = T.matrix()
+    assert T.unbroadcast(T.addbroadcast(x, 0), 0) is x
+    assert T.addbroadcast(T.unbroadcast(x, 0), 0) is not x
+    assert T.unbroadcast(T.addbroadcast(x, 0, 1), 0).broadcastable == (False, True)
+    # two unbroadcasts are one, and an addbroadcast undoes one (Theano 1.0.5: all True)
+    x = T.TensorType("float64", (True, True))()
+    assert T.unbroadcast(T.unbroadcast(x, 1), 0).owner.inputs[0] is x
+    assert T.addbroadcast(T.unbroadcast(x, 1), 0).owner.inputs[0] is x
+    assert T.addbroadcast(T.unbroadcast(x, 0), 0) is x
+    assert jitgraph.function([x], T.unbroadcast(T.unbroadcast(x, 1), 0))(
+        np.ones((1, 1))).tolist() == [[1.0]]
+
+
+def test_reshape_to_a_scalar_shape_with_ndim():
+    m = T.dmatrix()
+    f = jitgraph.function([m], T.reshape(m, T.as_tensor_variable(6), ndim=1))
+    assert f(np.arange(6.0).reshape(2, 3).T).tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+
+
+def test_hessian_of_a_cost_linear_in_its_inputs_is_zero():
+    a, b = T.dvector("a"), T.dvector("b")
+    ha, hb = T.hessian(T.stack([a, b]).sum(), [a, b])
+    out = jitgraph.function([a, b], [ha, hb])(np.arange(3.0), np.ones(3))
+    assert [h.tolist() for h in out] == [[[0.0] * 3] * 3] * 2  # Theano 1.0.5
 
 
 def test_erf_of_complex_numbers():
