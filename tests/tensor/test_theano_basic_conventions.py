@@ -193,6 +193,46 @@ def test_hessian_of_a_cost_linear_in_its_inputs_is_zero():
     assert [h.tolist() for h in out] == [[[0.0] * 3] * 3] * 2  # Theano 1.0.5
 
 
+def test_builtin_divmod_and_a_linker_run_on_a_graph():
+    x, y = T.fscalars("xy")
+    d, r = divmod(x, y)
+    fn = PerformLinker().accept(FunctionGraph([x, y], [d, r])).make_function()
+    # Theano 1.0.5: Python's sign rules
+    assert [[float(v) for v in fn(p, q)] for p, q in [(-5, 3), (5, -3), (-5, -3)]] == [
+        [-2.0, 1.0], [-2.0, -1.0], [1.0, -2.0]]
+    i = T.ivector()
+    out = jitgraph.function([i], divmod(i, 3))(np.array([-7, 7], dtype="int32"))
+    assert [v.tolist() for v in out] == [[-3, 2], [2, 1]]
+
+
+def test_default_takes_none_for_no_value():
+    x, y = T.scalars("xy")
+    f = jitgraph.function([x, y], T.default(x, y))
+    assert (f(None, 2), f(1, None), f(1, 2)) == (2.0, 1.0, 1.0)  # Theano 1.0.5
+    with pytest.raises(TypeError):
+        jitgraph.function([x], x + 1)(None)
+    # an input's state set to None, then replaced by its update (Theano 1.0.5: 15, 4.8, 7)
+    new_x = y + T.default(x, 3.8)
+    g = jitgraph.function([y, jitgraph.In(x, update=new_x, value=12.0)], new_x)
+    assert g(3) == 15.0
+    g["x"] = None
+    np.testing.assert_allclose([g(1), g(np.asarray(2.2))], [4.8, 7.0])
+
+
+def test_an_input_computed_from_other_variables_cuts_the_graph_there():
+    x, y = T.matrices("x", "y")
+    z = x + y
+    ones = np.ones((2, 2))
+    # Theano 1.0.5: 2s, 3s, then a missing input (x is not given)
+    assert jitgraph.function([z], z * 2)(ones).tolist() == [[2.0, 2.0]] * 2
+    assert jitgraph.function([z, x], z * x)(ones, 3 * ones).tolist() == [[3.0, 3.0]] * 2
+    with pytest.raises(MissingInputError):
+        jitgraph.function([z], z * x)
+    assert (z * 2).eval({z: ones}).tolist() == [[2.0, 2.0]] * 2
+    w = x.dot(y)
+    assert x.dot(w).eval({x: np.eye(2), w: ones}).tolist() == [[1.0, 1.0]] * 2
+
+
 def test_erf_of_complex_numbers():
     z = T.zvector()
     out = jitgraph.function([z], T.erf(z))(np.array([1 + 1j, -0.5 + 2j]))
