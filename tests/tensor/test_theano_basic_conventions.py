@@ -69,10 +69,13 @@ def test_abs_gradient_of_complex_numbers_is_z_over_modulus():
     np.testing.assert_allclose(g, [0.6 + 0.8j, 0, -1j])
 
 
-def test_tile_refuses_non_integer_repeats():
+def test_tile_refuses_non_integer_repeats_and_an_ndim_below_the_input_s():
     for reps in (2.5, T.fscalar()):
         with pytest.raises(ValueError, match="reps must be integers"):
             T.tile(T.vector(), reps)
+    for reps in ([2, 3, 4], T.iscalar(), T.ivector()):  # Theano 1.0.5: ValueError
+        with pytest.raises(ValueError, match="smaller than"):
+            T.tile(T.tensor3(), reps, 2)
 
 
 def test_tile_checks_a_repeat_vector_longer_than_ndim_when_it_runs():

@@ -280,6 +280,8 @@ def tile(x: Any, reps: Any, ndim: int | None = None) -> Variable:
     with leading 1s.
     """
     x = as_tensor_variable(x)
+    if ndim is not None and ndim < x.ndim:
+        raise ValueError(f"tile: ndim={ndim} is smaller than the {x.ndim} dimensions of {x}")
     if _is_pyint(reps):
         reps = [reps]
     elif not isinstance(reps, (list, tuple)):
