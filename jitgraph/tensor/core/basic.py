@@ -26,8 +26,8 @@ from jitgraph.tensor.elementwise.reduction import sum as tsum
 from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
 __all__ = [
-    "NotScalarConstantError", "EmptyConstantError", "get_scalar_constant_value", "get_vector_length",
-    "extract_constant", "as_tensor_variable", "constant",
+    "NotScalarConstantError", "EmptyConstantError", "get_scalar_constant_value",
+    "get_vector_length", "extract_constant", "as_tensor_variable", "constant",
     "MakeVector", "make_vector", "Alloc", "alloc", "zeros", "ones", "full", "zeros_like",
     "ones_like", "full_like", "Join", "join", "concatenate", "stack",
 ]
