@@ -49,6 +49,7 @@ MODULES: dict[str, Row] = {
         "(``register_canonicalize``, ...), ``local_optimizer``, ``ShapeFeature`` and the "
         "helpers Theano's rewrites imported from here -- jitgraph's objects; jitgraph's own "
         "rewrites are in :mod:`jitgraph.tensor.rewriting`.",
+        names=names("jitgraph.tensor.core.assertion", "Assert assert_op assert_"),
         fallback=("jitgraph.rewrite.phases", "jitgraph.rewrite.theano_api",
                   "jitgraph.tensor.rewriting.shape", "jitgraph.rewrite", "jitgraph.tensor",
                   "jitgraph.gof")),
@@ -450,8 +451,8 @@ ADDED: dict[str, Row] = {
 SUBMODULE_ATTRIBUTES: dict[str, frozenset[str]] = {
     "jitgraph.tensor": frozenset(
         "shared_randomstreams raw_random nnet signal opt inplace sharedvar xlogx nlinalg "
-        "slinalg fft utils basic blas elemwise extra_ops fourier io subtensor type type_other "
-        "var".split()),
+        "slinalg fft utils basic blas blas_c blas_scipy elemwise extra_ops fourier io "
+        "subtensor type type_other var".split()),
     "jitgraph.tensor.nnet": frozenset(
         "abstract_conv blocksparse bn conv conv3d2d corr corr3d ctc neighbours nnet opt "
         "sigm".split()),

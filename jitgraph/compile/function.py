@@ -125,9 +125,11 @@ class FunctionMaker:
         self._original = (list(inputs), outputs, updates, givens, no_default_updates)
         #: shared variables replaced by ``Function.copy(swap=...)``: original -> replacement
         self.swapped: dict[SharedVariable, SharedVariable] = {}
+        _check_inputs_distinct([i.variable for i in self.inputs])
+        self.inputs, cuts = _cut_at_computed_inputs(self.inputs)
         explicit = [i.variable for i in self.inputs]
-        _check_inputs_distinct(explicit)
-        needed = self._computations(explicit, updates, givens, no_default_updates)
+        needed = self._computations(explicit, updates, _with_cuts(givens, cuts),
+                                    no_default_updates)
         self.shared_inputs = [v for v in graph_inputs(needed)
                               if isinstance(v, SharedVariable) and v not in explicit]
         for var, _ in self.updates:
@@ -367,6 +369,33 @@ def _without_update(inp: Any) -> Any:
     return stripped
 
 
+def _cut_at_computed_inputs(inputs: list) -> tuple[list, list[tuple[Variable, Variable]]]:
+    """The input specs with each variable computed from others (``f = function([x + y],
+    ...)``, Theano cuts the graph there) replaced by a free variable of its type, and the
+    ``(computed, free)`` pairs to substitute as ``givens``."""
+    specs, cuts = [], []
+    for spec in inputs:
+        var = spec.variable
+        if var.owner is None:
+            specs.append(spec)
+            continue
+        free = var.type.make_variable(name=var.name)
+        spec = _copy.copy(spec)
+        spec.variable = free
+        specs.append(spec)
+        cuts.append((var, free))
+    return specs, cuts
+
+
+def _with_cuts(givens: Any, cuts: list[tuple[Variable, Variable]]) -> Any:
+    """``givens`` with the substitutions of :func:`_cut_at_computed_inputs` added."""
+    if not cuts:
+        return givens
+    if not givens:
+        return cuts
+    return (list(givens.items()) if isinstance(givens, dict) else list(givens)) + cuts
+
+
 def _check_inputs_distinct(inputs: list) -> None:
     seen = set()
     for i, var in enumerate(inputs):
@@ -376,9 +405,6 @@ def _check_inputs_distinct(inputs: list) -> None:
             raise TypeError(f"input {i} ({var}) is a shared variable: functions read shared "
                             "variables implicitly. To pass its value explicitly, use a new input "
                             "and givens={shared_var: new_input}")
-        if var.owner is not None:
-            raise TypeError(f"input {i} ({var}) is computed by {var.owner.op}; inputs must be "
-                            "free variables (use givens to substitute an expression)")
         if var in seen:
             # Theano's class for it: the value passed the second time would be ignored
             raise UnusedInputError(f"variable {var} is used twice as an input")

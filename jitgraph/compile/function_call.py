@@ -19,6 +19,7 @@ from jitgraph.config import config
 from jitgraph.graph.basic import Constant, Variable
 from jitgraph.graph.container import Container
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.tensor.core.default import Default
 
 
 class Function(FunctionStorage):
@@ -64,7 +65,8 @@ class Function(FunctionStorage):
         self._device_inputs = {k for k in getattr(program, "device_inputs", ())
                                if k < len(maker.inputs)}
         self._names = {inp.name: k for k, inp in enumerate(maker.inputs) if inp.name}
-        self._filters = [self._input_filter(inp) for inp in maker.inputs]
+        self._filters = [self._input_filter(inp, var)
+                         for inp, var in zip(maker.inputs, program.fgraph.inputs)]
         # The cell holding the value each input takes when a call leaves it out (None: the
         # input is required); f[name] reads and sets it, an In(update=...) input's update
         # replaces it after a call. In(value=g.container[x]) shares g's cell: the two
@@ -133,12 +135,16 @@ class Function(FunctionStorage):
     def _calling_path(self) -> Any:
         return make_fast_call(self) or self.generic_call
 
-    def _input_filter(self, inp: Any):
+    def _input_filter(self, inp: Any, var: Variable):
         allow = inp.allow_downcast
         if allow is None:
             allow = self.maker.allow_input_downcast
         vtype = inp.variable.type
         strict = inp.strict
+        if _only_defaulted(self._program.fgraph, var):
+            # None is the "no value" that default(x, fallback) replaces (Theano's way)
+            return lambda value: None if value is None else vtype.filter(
+                value, strict=strict, allow_downcast=allow)
         return lambda value: vtype.filter(value, strict=strict, allow_downcast=allow)
 
     def generic_call(self, *args: Any, **kwargs: Any) -> Any:
@@ -394,6 +400,13 @@ class InputValues:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self._function[key] = value
+
+
+def _only_defaulted(fgraph: FunctionGraph, var: Variable) -> bool:
+    """Whether every node reading input ``var`` is a ``default(x, fallback)``."""
+    clients = fgraph.clients.get(var, ())
+    return bool(clients) and all(isinstance(getattr(node, "op", None), Default)
+                                 for node, _ in clients)
 
 
 def _fast_type(vtype: Any) -> tuple[np.dtype, int] | None:

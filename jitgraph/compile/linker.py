@@ -7,6 +7,7 @@ one, those names fall back to the Python VM with the same garbage-collection beh
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -252,6 +253,35 @@ class Linker:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+    # Theano's linker protocol: ``linker.accept(fgraph).make_function()(*inputs)``.
+    def accept(self, fgraph: FunctionGraph, no_recycling: Any = None, profile: Any = None
+               ) -> "Linker":
+        """This linker bound to ``fgraph`` (a copy of it when it is bound to another graph)."""
+        bound = getattr(self, "fgraph", None)
+        linker = self if bound is None or bound is fgraph else copy.copy(self)
+        linker.fgraph = fgraph
+        return linker
+
+    def make_function(self, unpack_single: bool = True, **kwargs: Any) -> Callable[..., Any]:
+        """A callable running the graph given to :meth:`accept` as it is (not rewritten):
+        inputs by position, the outputs as a list (one output alone with ``unpack_single``)."""
+        fgraph = getattr(self, "fgraph", None)
+        if fgraph is None:
+            raise ValueError(f"{self}.make_function(): no graph; call accept(fgraph) first")
+        program = self.make_program(fgraph)
+        inputs = fgraph.inputs
+
+        def run(*args: Any) -> Any:
+            if len(args) != len(inputs):
+                raise TypeError(f"this function takes {len(inputs)} inputs, got {len(args)}")
+            for cell, var, value in zip(program.input_cells, inputs, args):
+                cell[0] = var.type.filter(value)
+            program.run()
+            outputs = [cell[0] for cell in program.output_cells]
+            return outputs[0] if unpack_single and len(outputs) == 1 else outputs
+
+        return run
 
 
 class PerformLinker(Linker):

@@ -61,7 +61,9 @@ def hessian(cost: Variable, wrt: Any, consider_constant: Sequence[Variable] | No
                                         "variable as `wrt`")
         g = grad(cost, x, consider_constant=consider_constant,
                  disconnected_inputs=disconnected_inputs)
-        hessians.append(_rows(g, [x], consider_constant, disconnected_inputs)[0])
+        # A gradient that does not depend on x (a cost linear in x) has zero rows: Theano's
+        # hessian ignores that disconnection, whatever disconnected_inputs says.
+        hessians.append(_rows(g, [x], consider_constant, "ignore")[0])
     return format_as(isinstance(wrt, list), isinstance(wrt, tuple), hessians)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import numbers
 import sys
 import traceback
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
@@ -188,6 +189,11 @@ class Apply:
         """The default output (the only one for single-output ops)."""
         do = self.op.default_output
         if do is not None:
+            if not isinstance(do, numbers.Integral) or isinstance(do, bool):
+                raise AttributeError(f"{self.op}.default_output should be an int, got {do!r}")
+            if not 0 <= do < len(self.outputs):
+                raise AttributeError(f"{self.op}.default_output is out of range: {do} for "
+                                     f"{len(self.outputs)} outputs")
             return self.outputs[do]
         if len(self.outputs) != 1:
             raise AttributeError(f"{self.op} has {len(self.outputs)} outputs and no default output")

@@ -18,6 +18,7 @@ class TensorFromScalar(Op):
     """A scalar variable as a 0-d tensor of the same dtype."""
 
     __props__ = ()  # no parameters: all instances are equal
+    keeps_input_value = True  # get_scalar_constant_value looks through it
 
     def make_node(self, s: Any) -> Apply:
         s = as_scalar(s)
@@ -38,6 +39,7 @@ class ScalarFromTensor(Op):
     """A 0-d tensor as a scalar variable of the same dtype."""
 
     __props__ = ()  # no parameters: all instances are equal
+    keeps_input_value = True  # get_scalar_constant_value looks through it
 
     def make_node(self, t: Any) -> Apply:
         t = as_tensor_variable(t)

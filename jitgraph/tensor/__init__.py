@@ -19,7 +19,7 @@ from jitgraph.tensor.elementwise.math import (IntegerDivisionError, abs, abs_, a
                                               arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
                                               cast, ceil, clip, cos, cosh, div_proxy, eq, erf, erfc,
                                               exp, exp2, expm1, fill, floor, ge, gt, identity,
-                                              int_div, inv, invert, isinf, isnan, le, log, log1p,
+                                              int_div, inv, invert, le, log, log1p,
                                               log2, log10, lt, maximum, minimum, mod, mul, neg, neq,
                                               or_, pow, reciprocal, round,
                                               round_half_away_from_zero, round_half_to_even, second,

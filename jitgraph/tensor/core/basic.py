@@ -13,6 +13,7 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.assertion import Assert
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 from jitgraph.tensor.shaping.dims import _add, _const_int, _constant_elements, _dim, _is_pyint
 from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, _fit_gradient
@@ -25,8 +26,8 @@ from jitgraph.tensor.elementwise.reduction import sum as tsum
 from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
 __all__ = [
-    "NotScalarConstantError", "get_scalar_constant_value", "get_vector_length",
-    "extract_constant", "as_tensor_variable", "constant",
+    "NotScalarConstantError", "EmptyConstantError", "get_scalar_constant_value",
+    "get_vector_length", "extract_constant", "as_tensor_variable", "constant",
     "MakeVector", "make_vector", "Alloc", "alloc", "zeros", "ones", "full", "zeros_like",
     "ones_like", "full_like", "Join", "join", "concatenate", "stack",
 ]
@@ -39,12 +40,17 @@ class NotScalarConstantError(Exception):
     """The variable is not provably a scalar constant when the graph is built."""
 
 
+class EmptyConstantError(NotScalarConstantError):
+    """A constant expected to hold one number holds none (it is empty)."""
+
+
+
 def _unique_value(data: Any) -> Any:
     arr = np.asarray(data)
     if arr.ndim == 0:
         return arr[()]
     if arr.size == 0:
-        raise NotScalarConstantError("empty constant")
+        raise EmptyConstantError("empty constant")
     first = arr.flat[0]
     if np.all(arr == first) or (arr.dtype.kind in "fc" and np.all(np.isnan(arr))
                                 and np.isnan(first)):
@@ -60,11 +66,11 @@ def _constant_unique_value(c: Constant) -> Any:
         try:
             cached = (True, _unique_value(c.data))
         except NotScalarConstantError as exc:
-            cached = (False, str(exc))
+            cached = (False, exc)
         c.tag.unique_value = cached
     ok, value = cached
     if not ok:
-        raise NotScalarConstantError(value)
+        raise type(value)(*value.args)
     return value
 
 
@@ -88,7 +94,15 @@ def get_scalar_constant_value(v: Any, elemwise: bool = True, only_process_consta
             raise NotScalarConstantError(f"{v} is not a constant")
         node = v.owner
         op = node.op
-        if isinstance(op, (DimShuffle, Unbroadcast, SpecifyShape, Reshape, Alloc)):
+        # (an op defined above this module says so with ``keeps_input_value``)
+        if isinstance(op, (DimShuffle, Unbroadcast, SpecifyShape, Reshape, Alloc)) or getattr(
+                op, "keeps_input_value", False):
+            v = node.inputs[0]
+            continue
+        if isinstance(op, Assert):  # the value, when every condition is a true constant
+            if not all(get_scalar_constant_value(c, elemwise, only_process_constants,
+                                                 max_recur) for c in node.inputs[1:]):
+                raise NotScalarConstantError(f"{v} is asserted by a false condition")
             v = node.inputs[0]
             continue
         if isinstance(op, Shape_i):
@@ -163,13 +177,14 @@ def _subtensor_constant(node: Apply, elemwise: bool, max_recur: int) -> Any:
 
 
 def extract_constant(x: Any, elemwise: bool = True, only_process_constants: bool = False) -> Any:
-    """``x`` as a constant when :func:`get_scalar_constant_value` can fold it, else ``x``."""
+    """The value of ``x`` (a new 0-d array of its dtype, as in Theano) when
+    :func:`get_scalar_constant_value` can fold it, else ``x`` itself."""
     try:
         value = get_scalar_constant_value(x, elemwise, only_process_constants)
     except NotScalarConstantError:
         return x
     if isinstance(x, Variable):
-        return constant(np.asarray(value, dtype=x.dtype))
+        return np.array(value, dtype=x.dtype)
     return value
 
 

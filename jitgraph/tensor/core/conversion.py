@@ -60,6 +60,12 @@ def as_tensor_variable(x: Any, name: str | None = None, ndim: int | None = None,
         x = x.get()
     if x is None:
         raise AsTensorError("cannot convert None to a tensor")
+    if isinstance(x, bool):
+        # As Theano: a Python bool here is most often a mistake (``x == y`` on variables is
+        # identity in Python; ``T.eq(x, y)`` compares them).
+        raise AsTensorError(f"cannot use the Python bool {x} as a tensor; pass "
+                            f"numpy.array({x}) for a boolean constant (is it the result of "
+                            "== or != on variables? T.eq and T.neq compare elementwise)")
     try:
         return constant(x, name=name, ndim=ndim, dtype=dtype)
     except TypeError as exc:

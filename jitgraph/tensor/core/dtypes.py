@@ -131,10 +131,20 @@ class autocast_float_as:  # noqa: N801  (Theano's name; used as ``with autocast_
         autocast_float.dtypes = self._saved
 
 
+def _check_int_range(value: int) -> None:
+    """Refuse a Python int no integer dtype holds (as Theano does): a float64 would silently
+    round it (``2**64 + 1`` would become ``2**64``)."""
+    if not np.iinfo(np.int64).min <= value <= np.iinfo(np.uint64).max:
+        raise OverflowError(f"the Python int {value} fits no integer dtype (int64 or uint64); "
+                            "pass a float if an approximate value will do")
+
+
 def autocast_scalar(value: Any) -> np.ndarray:
     """A 0-d array for a Python/NumPy scalar, following ``config.cast_policy``."""
     if isinstance(value, np.generic) or (isinstance(value, np.ndarray)):
         return np.asarray(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        _check_int_range(value)
     if config.cast_policy == "numpy+floatX":
         arr = np.asarray(value)
         if isinstance(value, float) and arr.dtype.name != config.floatX:
@@ -143,7 +153,7 @@ def autocast_scalar(value: Any) -> np.ndarray:
     if isinstance(value, bool):
         return np.asarray(value, dtype="bool")
     if isinstance(value, int):
-        return _smallest_exact(value, int_dtypes + ("uint64", "float64"))
+        return _smallest_exact(value, int_dtypes + ("uint64",))
     if isinstance(value, float):
         return autocast_float(value)
     if isinstance(value, complex):

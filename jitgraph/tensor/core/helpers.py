@@ -15,7 +15,8 @@ import numpy as np
 
 from jitgraph.graph.basic import Variable
 from jitgraph.tensor.core import dtypes as dt
-from jitgraph.tensor.core.basic import NotScalarConstantError, get_vector_length, stack
+from jitgraph.tensor.core.basic import (EmptyConstantError, NotScalarConstantError,
+                                       get_vector_length, stack)
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.var import TensorConstant
 from jitgraph.tensor.elementwise.elemwise import dimshuffle
@@ -25,10 +26,6 @@ from jitgraph.tensor.elementwise.reduction import max as tmax, min as tmin
 
 class ShapeError(Exception):
     """A shape is inconsistent with what an operation needs."""
-
-
-class EmptyConstantError(NotScalarConstantError):
-    """A constant expected to hold one number holds none (it is empty)."""
 
 
 # -- axes -------------------------------------------------------------------------------------

@@ -166,11 +166,15 @@ class TensorType(ArrayTypeIdentity, Type):
                 and data.ndim == self.ndim
                 and all(n == 1 for b, n in zip(self.broadcastable, data.shape) if b))
 
-    def values_eq(self, a: Any, b: Any) -> bool:
+    # Static, as Theano's: ``TensorType.values_eq_approx(a, b)`` compares two arrays without
+    # a type (the dtype comes from the values).
+    @staticmethod
+    def values_eq(a: Any, b: Any) -> bool:
         a, b = np.asarray(a), np.asarray(b)
         return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
 
-    def values_eq_approx(self, a: Any, b: Any, allow_remove_inf: bool = False,
+    @staticmethod
+    def values_eq_approx(a: Any, b: Any, allow_remove_inf: bool = False,
                          allow_remove_nan: bool = False, rtol: float | None = None,
                          atol: float | None = None) -> bool:
         """Equality up to dtype-aware tolerances (``tensor.cmp_sloppy`` loosens them)."""

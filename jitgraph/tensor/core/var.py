@@ -12,6 +12,7 @@ import numpy as np
 
 from jitgraph.config import config
 from jitgraph.graph.basic import Constant, Variable
+from jitgraph.scalar_expr.errors import ComplexError
 
 
 def _m():
@@ -77,7 +78,13 @@ class _TensorOperators:
     def __rtruediv__(self, other): return _m().true_div(other, self)
     def __floordiv__(self, other): return _m().int_div(self, other)
     def __rfloordiv__(self, other): return _m().int_div(other, self)
-    def __mod__(self, other): return _m().mod(self, other)
+    def __mod__(self, other):
+        if self.dtype.startswith("complex"):  # as Theano's % (its T.mod takes complex values)
+            raise ComplexError(f"% is not defined for complex numbers ({self} is {self.dtype})")
+        return _m().mod(self, other)
+
+    def __divmod__(self, other): return self // other, self % other
+    def __rdivmod__(self, other): return _m().int_div(other, self), _m().mod(other, self)
     def __rmod__(self, other): return _m().mod(other, self)
     def __pow__(self, other): return _m().pow(self, other)
     def __rpow__(self, other): return _m().pow(other, self)

@@ -194,7 +194,10 @@ class DimShuffle(Op):
         self.new_order = tuple("x" if o == "x" else int(o) for o in new_order)
         ndim = len(self.input_broadcastable)
         kept = [o for o in self.new_order if o != "x"]
-        if len(set(kept)) != len(kept) or any(not 0 <= o < ndim for o in kept):
+        if len(set(kept)) != len(kept):
+            raise ValueError(f"invalid dimshuffle pattern {tuple(new_order)}: the same input "
+                             "dimension may not appear twice in the pattern")
+        if any(not 0 <= o < ndim for o in kept):
             raise ValueError(f"invalid dimshuffle pattern {new_order} for {ndim} dimensions")
         for d in range(ndim):
             if d not in kept and not self.input_broadcastable[d]:
@@ -278,7 +281,9 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Variable:
     if axes is None:
         axes = tuple(range(x.ndim - 1, -1, -1))
     axes = tuple(a % x.ndim if x.ndim else a for a in axes)
-    out = dimshuffle(x, axes)
-    if x.name and out is not x and axes == tuple(range(x.ndim - 1, -1, -1)):
+    # Always a new variable, even for a vector (as in Theano): naming the transpose must not
+    # rename ``x``. The rewrites drop an identity DimShuffle.
+    out = DimShuffle(x.broadcastable, axes)(x)
+    if x.name and axes == tuple(range(x.ndim - 1, -1, -1)):
         out.name = f"{x.name}.T"  # as Theano names a transpose
     return out

@@ -43,16 +43,6 @@ def _define(name: str, doc: str) -> Elemwise:
     return elemwise_op(name)
 
 
-def _define_function(name: str, doc: str):
-    """A plain function applying row ``name`` (Theano's ``isnan``/``isinf`` are functions)."""
-    def fn(*args: Any) -> Variable:
-        return _apply(name, *args)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return fn
-
-
 # One public op per scalar op of the table: the shared Elemwise, called as a function.
 neg = _define("neg", "-x")
 abs = _define("abs", "|x|")
@@ -86,8 +76,10 @@ erf = _define("erf", "error function")
 erfc = _define("erfc", "1 - erf(x)")
 sigmoid = _define("sigmoid", "logistic function 1/(1+exp(-x)), computed stably")
 softplus = _define("softplus", "log(1 + exp(x)), computed stably")
-isnan = _define_function("isnan", "x is NaN")
-isinf = _define_function("isinf", "x is +-inf")
+# Theano's isnan/isinf are functions that skip the op for integers (math_extra); these are the
+# ops themselves, under Theano's names for them.
+isnan_ = _define("isnan", "x is NaN")
+isinf_ = _define("isinf", "x is +-inf")
 invert = _define("invert", "bitwise / logical not")
 identity = _define("identity", "a copy of x")
 add = _define("add", "x + y + ... (any number of inputs)")

@@ -20,6 +20,7 @@ from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.elementwise import math as tm
 from jitgraph.tensor.elementwise.complex_math import (angle, complex, complex_from_polar, conj,
                                                       imag, real)  # noqa: A004
+from jitgraph.tensor.core.basic import alloc
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.elementwise.scalar_ops import (define_op, float_out,
                                                     unary_grad)
@@ -32,10 +33,27 @@ bitwise_or = tm.or_
 bitwise_xor = tm.xor
 bitwise_not = tm.invert
 square = tm.sqr
-# Theano's isinf/isnan skip the op for integer inputs; isinf_/isnan_ are the bare elementwise
-# ops. Here the op itself answers False for integers, so both spellings are one function.
-isinf_ = tm.isinf
-isnan_ = tm.isnan
+isinf_ = tm.isinf_
+isnan_ = tm.isnan_
+
+
+def isnan(x: Any) -> Variable:
+    """Where ``x`` is NaN, as a bool tensor. An integer or bool ``x`` has none: the result is
+    all False, without an elementwise op (as in Theano, whose ``isnan_`` is the op itself)."""
+    return _float_test(isnan_, x)
+
+
+def isinf(x: Any) -> Variable:
+    """Where ``x`` is +-inf, as a bool tensor (all False for an integer or bool ``x``, without
+    an elementwise op, as :func:`isnan`)."""
+    return _float_test(isinf_, x)
+
+
+def _float_test(test: Any, x: Any) -> Variable:
+    x = as_tensor_variable(x)
+    if dt.is_discrete(x.dtype):
+        return alloc(np.asarray(False), *[x.shape[i] for i in range(x.ndim)])
+    return test(x)
 
 
 def power(x: Any, y: Any) -> Variable:
@@ -92,13 +110,13 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
         if v.dtype == "bool" or dt.is_complex(v.dtype):
             raise TypeError(f"isclose: {name} has dtype {v.dtype}; integer or float tensors "
                             "are expected")
-    finite = tm.and_(tm.invert(tm.or_(tm.isnan(a), tm.isinf(a))),
-                     tm.invert(tm.or_(tm.isnan(b), tm.isinf(b))))
+    finite = tm.and_(tm.invert(tm.or_(isnan(a), isinf(a))),
+                     tm.invert(tm.or_(isnan(b), isinf(b))))
     within = tm.le(abs(a - b), atol + rtol * abs(b))
-    same_infinity = tm.and_(tm.and_(tm.isinf(a), tm.isinf(b)), tm.eq(a, b))
+    same_infinity = tm.and_(tm.and_(isinf(a), isinf(b)), tm.eq(a, b))
     close = tm.or_(tm.and_(finite, within), same_infinity)
     if equal_nan:
-        close = tm.or_(close, tm.and_(tm.isnan(a), tm.isnan(b)))
+        close = tm.or_(close, tm.and_(isnan(a), isnan(b)))
     return close
 
 
@@ -110,5 +128,5 @@ def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
 
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "square", "isinf_",
-           "isnan_", "power", "deg2rad", "rad2deg", "iround", "divmod", "isclose", "allclose",
-           "complex", "real", "imag", "angle", "conj", "complex_from_polar"]
+           "isnan_", "isinf", "isnan", "power", "deg2rad", "rad2deg", "iround", "divmod",
+           "isclose", "allclose", "complex", "real", "imag", "angle", "conj", "complex_from_polar"]

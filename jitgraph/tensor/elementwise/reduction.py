@@ -31,7 +31,7 @@ from typing import Any as _Any, Sequence
 
 import numpy as np
 
-from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
@@ -64,14 +64,19 @@ def sum_output_dtype(in_dtype: str) -> str:
 
 
 def normalize_axis(axis: _Any, ndim: int, op_name: str = "reduction") -> tuple[int, ...] | None:
-    """``axis`` (None, int, negative int, sequence, constant) as a sorted tuple, or None for all."""
+    """``axis`` (None, int, negative int, sequence, constant) as a sorted tuple, or None for all.
+
+    An axis named twice counts once, as in Theano (NumPy refuses it); a constant None
+    (``NoneConst``) means all axes.
+    """
     if axis is None:
         return None
     if isinstance(axis, Variable):
-        data = getattr(axis, "data", None)
-        if data is None:
+        if not isinstance(axis, Constant):
             raise TypeError(f"{op_name}: axis must be known when the graph is built, got {axis}")
-        axis = data.tolist()
+        if axis.data is None:
+            return None
+        axis = np.asarray(axis.data).tolist()
     if isinstance(axis, np.ndarray):
         axis = axis.tolist()
     axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
@@ -83,9 +88,7 @@ def normalize_axis(axis: _Any, ndim: int, op_name: str = "reduction") -> tuple[i
         if not -ndim <= a < ndim:
             raise ValueError(f"{op_name}: axis {a} is out of bounds for a {ndim}-d input")
         norm.append(a % ndim if ndim else a)
-    if len(set(norm)) != len(norm):
-        raise ValueError(f"{op_name}: repeated axis in {axis!r}")
-    return tuple(sorted(norm))
+    return tuple(sorted(set(norm)))
 
 
 def _check_axis_prop(axis: _Any) -> tuple[int, ...] | None:

@@ -90,6 +90,20 @@ class _OutputTypesPreference:
         return services.get("scalar_type_rule")(op)
 
 
+def real_only(rule: Callable[..., str]) -> Callable[..., str]:
+    """``rule`` for a row defined on real numbers only (rounding, sign, clip...): a complex
+    input is refused when the graph is built, as Theano refuses it."""
+
+    def checked(*dtypes: str) -> str:
+        for d in dtypes:
+            if dt.is_complex(d):
+                raise TypeError(f"complex inputs are not supported here, got {d}")
+        return rule(*dtypes)
+
+    checked.__name__ = checked.__qualname__ = f"real_only({rule.__name__})"
+    return checked
+
+
 class ScalarOp:
     """One elementwise function. Immutable; equal when ``key`` (name and parameters) is equal."""
 

@@ -69,7 +69,8 @@ from jitgraph.tensor.elementwise.scalar_op_base import (Cast, GradFn, ScalarOp, 
                                             always_complex, binary_grad, bool_out,
                                             compiled_scalar_ops, define_op,
                                             discrete_or_bool_out, elemwise_function, float_out,
-                                            get_scalar_op, has_gradient, real_out, register,
+                                            get_scalar_op, has_gradient, real_only, real_out,
+                                            register,
                                             same_out, same_out_nobool, true_div_out, unary_grad,
                                             unchanged, upcast_out, upcast_out_min8,
                                             upcast_out_nobool)
@@ -144,6 +145,14 @@ def _clip_grad(inputs, output, gz):
             T.switch(T.gt(x, hi), gz, zero)]
 
 
+def _abs_grad(x, out, gz):
+    T = _T()
+    if not dt.is_complex(x.dtype):
+        return gz * T.sgn(x)
+    # d|z| = Re(conj(z/|z|) dz): the gradient is z/|z| (0 at z = 0, where |z| has none)
+    return gz * x / T.switch(T.eq(x, 0), T.ones_like_scalar(out), out)
+
+
 def _pow_grad(x, y, out, gz):
     T = _T()
     gx = gz * y * T.pow(x, y - 1)
@@ -162,6 +171,10 @@ def _maxmin_grad(x, y, out, gz):
 
 def _erf_impl(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x)
+    if x.dtype.kind == "c":  # erf is entire: SciPy's complex erf, as Theano's
+        from scipy import special
+
+        return special.erf(x).astype(x.dtype)
     out_dtype = x.dtype if x.dtype.kind == "f" else np.float64
     return np.vectorize(_pymath.erf, otypes=[out_dtype])(x)
 
@@ -255,9 +268,9 @@ def _build_table() -> None:
         # name, nin, NumPy reference, dtype rule, gradient, expression, extra
         ("identity", 1, _identity, same_out, u(lambda x, o, g: g), unchanged, {}),
         ("neg", 1, np.negative, same_out_nobool, u(lambda x, o, g: -g), lambda x: -x, {}),
-        ("abs", 1, np.abs, real_out, u(lambda x, o, g: g * T().sgn(x)), abs,
+        ("abs", 1, np.abs, real_out, u(_abs_grad), abs,
          {"cast_inputs": "none"}),
-        ("sgn", 1, _sgn, same_out_nobool, None, _sign_expr, {"differentiable": False}),
+        ("sgn", 1, _sgn, real_only(same_out_nobool), None, _sign_expr, {"differentiable": False}),
         ("exp", 1, np.exp, float_out, u(lambda x, o, g: g * o), E.exp, {}),
         ("exp2", 1, np.exp2, float_out,
          u(lambda x, o, g: g * o * T().const_like(np.log(2.0), o)), E.exp2, {}),
@@ -291,16 +304,17 @@ def _build_table() -> None:
          u(lambda x, o, g: g / T().sqrt(T().sqr(x) - 1)), E.acosh, {}),
         ("arctanh", 1, np.arctanh, float_out, u(lambda x, o, g: g / (1 - T().sqr(x))),
          E.atanh, {}),
-        ("floor", 1, np.floor, float_out, _zero_grad, _rounded(E.floor), {}),
-        ("ceil", 1, np.ceil, float_out, _zero_grad, _rounded(E.ceil), {}),
-        ("round_half_to_even", 1, _round_half_even, same_out, _zero_grad, _rounded(E.rint), {}),
-        ("round_half_away_from_zero", 1, _round_half_away, same_out, _zero_grad,
+        ("floor", 1, np.floor, real_only(float_out), _zero_grad, _rounded(E.floor), {}),
+        ("ceil", 1, np.ceil, real_only(float_out), _zero_grad, _rounded(E.ceil), {}),
+        ("round_half_to_even", 1, _round_half_even, real_only(same_out), _zero_grad,
+         _rounded(E.rint), {}),
+        ("round_half_away_from_zero", 1, _round_half_away, real_only(same_out), _zero_grad,
          _round_away_expr, {}),
-        ("trunc", 1, np.trunc, float_out, _zero_grad, _rounded(E.trunc), {}),
+        ("trunc", 1, np.trunc, real_only(float_out), _zero_grad, _rounded(E.trunc), {}),
         ("erf", 1, _erf_impl, float_out,
          u(lambda x, o, g: g * T().const_like(2.0 / _SQRT_PI, o) * T().exp(-T().sqr(x))),
          E.erf, {}),
-        ("erfc", 1, _erfc_impl, float_out,
+        ("erfc", 1, _erfc_impl, real_only(float_out),
          u(lambda x, o, g: -g * T().const_like(2.0 / _SQRT_PI, o) * T().exp(-T().sqr(x))),
          E.erfc, {}),
         ("sigmoid", 1, _sigmoid_impl, float_out, u(lambda x, o, g: g * o * (1 - o)),
@@ -355,7 +369,7 @@ def _build_table() -> None:
          {"cast_inputs": (False, True), "shape_only_inputs": (0,)}),
         ("switch", 3, np.where, lambda c, a, b: dt.upcast(a, b), _switch_grad, E.where,
          {"cast_inputs": (False, True, True)}),
-        ("clip", 3, _clip, lambda x, lo, hi: dt.upcast(x, lo, hi), _clip_grad,
+        ("clip", 3, _clip, real_only(upcast_out), _clip_grad,
          lambda x, lo, hi: E.where(x < lo, lo, E.minimum(x, hi)), {}),
     ]
     for name, nin, impl, rule, grad, expr, extra in entries:
@@ -385,7 +399,8 @@ def _holomorphic(grad: GradFn) -> GradFn:
 
 
 #: the rows above whose gradient rule is :func:`_holomorphic`
-_HOLOMORPHIC = frozenset({"exp", "log", "sqrt", "sqr", "sin", "cos", "tanh", "true_div", "pow"})
+_HOLOMORPHIC = frozenset({"exp", "log", "sqrt", "sqr", "sin", "cos", "tanh", "true_div", "pow",
+                          "erf"})
 
 
 #: the rows above whose expression computes complex values as NumPy does (``complex_expr``)

@@ -19,7 +19,7 @@ from jitgraph.scalar_expr import incomplete_gamma as IG
 from jitgraph.scalar_expr import special_math as SM
 from jitgraph.tensor.core.gradient import grad_not_implemented
 from jitgraph.tensor.elementwise import math as tensor_math
-from jitgraph.tensor.elementwise.scalar_ops import (define_op, float_out,
+from jitgraph.tensor.elementwise.scalar_ops import (define_op, float_out, real_only,
                                                     unary_grad)
 
 
@@ -41,12 +41,8 @@ erfinv = tensor_math.elemwise_of(define_op(
 
 # -- rows of the Theano special functions beyond erfinv (helpers in special_math) ----------
 
-def _real_float_out(*dtypes: str) -> str:
-    """float_out, refusing complex inputs (these functions are real-valued here)."""
-    for d in dtypes:
-        if d.startswith("complex"):
-            raise TypeError(f"this special function is defined for real inputs, got {d}")
-    return float_out(*dtypes)
+#: float_out, refusing complex inputs (these functions are real-valued here)
+_real_float_out = real_only(float_out)
 
 
 def _float64_out(*dtypes: str) -> str:

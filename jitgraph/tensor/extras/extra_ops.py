@@ -21,6 +21,7 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.assertion import Assert
 from jitgraph.tensor.core.basic import (NotScalarConstantError, alloc, concatenate,
                                         get_scalar_constant_value, get_vector_length, ones,
                                         zeros_like)
@@ -278,7 +279,7 @@ def _vector_reps(vec: Variable, ndim: int | None) -> list[Any]:
     """The entries of the int vector ``vec`` as a list of ``ndim`` repeat counts. A vector whose
     length is only known at run time (Keras' ``K.tile(x, K.shape(y))``) needs ``ndim``: it is
     padded in front with 1s (a vector longer than ``ndim`` fails at run time, as the padding's
-    length turns negative)."""
+    length turns negative: an AssertionError, as in Theano)."""
     try:
         return [vec[i] for i in range(get_vector_length(vec))]
     except ValueError:
@@ -286,7 +287,9 @@ def _vector_reps(vec: Variable, ndim: int | None) -> list[Any]:
             raise ValueError(f"tile: the length of reps {vec} is only known at run time; "
                              "pass ndim (the number of output dimensions)") from None
 
-    padded = concatenate([ones([ndim - vec.shape[0]], dtype=vec.dtype), vec])
+    length = Assert(f"tile: reps has more than ndim={ndim} entries")(vec.shape[0],
+                                                                     vec.shape[0] <= ndim)
+    padded = concatenate([ones([ndim - length], dtype=vec.dtype), vec])
     return [padded[i] for i in range(ndim)]
 
 
@@ -298,6 +301,8 @@ def tile(x: Any, reps: Any, ndim: int | None = None) -> Variable:
     with leading 1s.
     """
     x = as_tensor_variable(x)
+    if ndim is not None and ndim < x.ndim:
+        raise ValueError(f"tile: ndim={ndim} is smaller than the {x.ndim} dimensions of {x}")
     if _is_pyint(reps):
         reps = [reps]
     elif not isinstance(reps, (list, tuple)):
@@ -308,6 +313,10 @@ def tile(x: Any, reps: Any, ndim: int | None = None) -> Variable:
             reps = _vector_reps(vec, ndim)
         else:
             raise ValueError(f"tile: reps must be a scalar or a vector, not the {vec.ndim}-d {vec}")
+    for r in reps:
+        dtype = as_tensor_variable(r).dtype
+        if not dt.is_discrete(dtype) or dtype == "bool":
+            raise ValueError(f"tile: reps must be integers, got {r!r} of dtype {dtype}")
     reps = [_dim(r) for r in reps]
     if ndim is not None:
         if ndim < len(reps):

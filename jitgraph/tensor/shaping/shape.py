@@ -221,6 +221,8 @@ def reshape(x: Any, newshape: Any, ndim: int | None = None) -> Variable:
     from jitgraph.tensor.core.basic import get_vector_length
 
     x = as_tensor_variable(x)
+    if ndim is not None and isinstance(newshape, Variable) and newshape.ndim == 0:
+        newshape = [newshape]  # a scalar with ndim given is a shape of one entry (Theano's)
     if isinstance(newshape, (list, tuple)) or _is_pyint(newshape):
         items = list(newshape) if isinstance(newshape, (list, tuple)) else [newshape]
         consts = [int(s) for s in items if _is_pyint(s)]
@@ -461,7 +463,25 @@ def unbroadcast(x: Any, *axes: int) -> Variable:
     todo = [a for a in _norm_axes(axes, x.ndim, "unbroadcast") if x.broadcastable[a]]
     if not todo:
         return x
+    # Undoing an addbroadcast gives back its input, and two unbroadcasts are one (Theano
+    # fuses its Rebroadcast ops the same way).
+    pattern = tuple(b and d not in todo for d, b in enumerate(x.broadcastable))
+    inner = _addbroadcast_input(x)
+    if inner is not None and inner.broadcastable == pattern:
+        return inner
+    if x.owner is not None and isinstance(x.owner.op, Unbroadcast):
+        return Unbroadcast(x.owner.op.axes + tuple(todo))(x.owner.inputs[0])
     return Unbroadcast(todo)(x)
+
+
+def _addbroadcast_input(x: Variable) -> Variable | None:
+    """The input of ``x`` when ``x`` is an addbroadcast of it (a SpecifyShape of 1s only)."""
+    node = x.owner
+    if node is None or not isinstance(node.op, SpecifyShape) or node.op.known is None:
+        return None
+    if all(_const_int(d) == 1 for d in node.inputs[1:]):
+        return node.inputs[0]
+    return None
 
 
 def patternbroadcast(x: Any, broadcastable: Sequence[bool]) -> Variable:
@@ -479,6 +499,9 @@ def patternbroadcast(x: Any, broadcastable: Sequence[bool]) -> Variable:
     bcast += x.broadcastable[len(bcast):]
     if bcast == x.broadcastable:
         return x
+    if x.owner is not None and isinstance(x.owner.op, Unbroadcast) and (
+            x.owner.inputs[0].broadcastable == bcast):
+        return x.owner.inputs[0]  # the unbroadcast undone
     off = [d for d, (old, new) in enumerate(zip(x.broadcastable, bcast)) if old and not new]
     on = [d for d, (old, new) in enumerate(zip(x.broadcastable, bcast)) if new and not old]
     if off:
