@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from jitgraph.compile.aliasing import shares_memory
+from jitgraph.compile.aliasing import outputs_to_copy, shares_memory
 from jitgraph.compile.concurrency import (call_gate, compiling, give_all, own_gate, take_all,
                                           update_gates)
 from jitgraph.compile.fast_call import make_fast_call
@@ -47,7 +47,12 @@ class Function(FunctionStorage):
         self._output_cells = program.output_cells[:n_out]
         self._update_cells = list(zip([v for v, _ in maker.updates],
                                       program.output_cells[n_before_upd:]))
-        self._copy_output = _outputs_needing_copy(maker)
+        copies = _values_needing_copy(maker)
+        self._copy_output = copies[:n_out]
+        # update values that would share memory with an input, a constant or another state
+        # (A <- B leaves B's array to A only if B gets a new one)
+        self._copy_input_update = copies[n_out:n_before_upd]
+        self._copy_update = copies[n_before_upd:]
         # GPU programs leave some outputs on the device: they are returned as NumPy arrays
         # unless the output was asked for with Out(..., borrow=True).
         device_outputs = getattr(program, "device_outputs", ())
@@ -422,32 +427,19 @@ def _bad_input(inp: Any, k: int, value: Any, exc: Exception) -> TypeError:
                      f"{inp.variable.type}, got {got}: {exc}")
 
 
-def _outputs_needing_copy(maker: Any) -> list[bool]:
-    """Outputs that could alias an input, a shared value, a constant, another output or an
-    update: returning them without a copy would let later calls or the user corrupt them."""
+def _values_needing_copy(maker: Any) -> list[bool]:
+    """Per output of the program (returned outputs, then ``In(update=...)`` values, then
+    shared-variable updates): whether a call copies it before handing it over, so that it
+    shares no memory with an input, a constant, another output or another state (see
+    :func:`~.aliasing.outputs_to_copy`)."""
     fgraph = maker.fgraph
-    n_out = len(maker.outputs)
-    update_values = set(fgraph.outputs[n_out:])
-    seen: set = set()
-    flags = []
-    for spec, var in zip(maker.outputs, fgraph.outputs[:n_out]):
-        alias = _aliases_storage(var, set(fgraph.inputs)) or var in seen or var in update_values
-        seen.add(var)
-        flags.append(alias and not spec.borrow)
-    return flags
-
-
-def _aliases_storage(var: Variable, inputs: set) -> bool:
-    while True:
-        if var in inputs or isinstance(var, Constant):
-            return True
-        if var.owner is None:
-            return False
-        op, idx = var.owner.op, var.index
-        sources = op.view_map.get(idx, []) + op.destroy_map.get(idx, [])
-        if not sources:
-            return False
-        var = var.owner.inputs[sources[0]]
+    n_explicit = len(maker.inputs)
+    input_borrow = [bool(getattr(inp, "borrow", False)) or bool(inp.mutable)
+                    for inp in maker.inputs]
+    input_borrow += [True] * (len(fgraph.inputs) - n_explicit)  # shared variables' values
+    updated = [fgraph.inputs[k] for k in maker._update_mapping().values()]
+    return outputs_to_copy(fgraph, len(maker.outputs), [o.borrow for o in maker.outputs],
+                           input_borrow, updated)
 
 
 def _unpickle_function(state: dict) -> Any:
