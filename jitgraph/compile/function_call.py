@@ -16,7 +16,7 @@ from jitgraph.compile.fast_call import make_fast_call
 from jitgraph.compile.function_storage import FunctionStorage
 from jitgraph.compile.profiling import ProfileStats
 from jitgraph.config import config
-from jitgraph.graph.basic import Constant, Variable
+from jitgraph.graph.basic import Constant
 from jitgraph.graph.container import Container
 from jitgraph.graph.fg import FunctionGraph
 
@@ -378,6 +378,7 @@ class Function(FunctionStorage):
                  "allow_input_downcast": maker.allow_input_downcast,
                  "trust_input": self.trust_input, "swapped": maker.swapped,
                  "unpack_single": maker.unpack_single,
+                 "rebuild_strict": maker.rebuild_strict,
                  "defaults": [cell[0] for cell in self._defaults]}
         return (_unpickle_function, (state,))
 
@@ -455,7 +456,8 @@ def _unpickle_function(state: dict) -> Any:
     maker = FunctionMaker(inputs, outputs, state["mode"], updates=updates, givens=givens,
                           no_default_updates=no_default,
                           allow_input_downcast=state["allow_input_downcast"],
-                          on_unused_input="ignore", name=state["name"], **kwargs)
+                          on_unused_input="ignore", name=state["name"],
+                          rebuild_strict=state.get("rebuild_strict", True), **kwargs)
     if state.get("swapped"):
         swapped = state["swapped"]
         maker = maker.with_shared_swapped(swapped, missing_ok=True)
