@@ -166,6 +166,7 @@ class FunctionMaker:
                 self._protect(fgraph)
             fgraph.update_mapping = self._update_mapping()  # type: ignore[attr-defined]
         self.fgraph = fgraph
+        fgraph.name = name  # (Theano's FunctionGraph carries its function's name)
         t1 = time.perf_counter()
         self.rewrite_stats = mode.rewrite(fgraph) if rewrite else None
         t2 = time.perf_counter()
@@ -254,6 +255,10 @@ class FunctionMaker:
         """Add the ``default_update`` of every shared variable the graph reaches (after
         ``givens``) that has no explicit update and is not excluded by ``no_default_updates``
         (True, or a list of shared variables); ``givens`` apply to the default updates too."""
+        if not isinstance(no_default_updates, (bool, list, tuple, set, frozenset, type(None))):
+            raise TypeError("no_default_updates must be True, False or a list of shared "
+                            f"variables, got {no_default_updates!r} "
+                            f"({type(no_default_updates).__name__})")
         if no_default_updates is True:
             return
         skip = set(no_default_updates or ())

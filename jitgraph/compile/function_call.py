@@ -69,6 +69,9 @@ class Function(FunctionStorage):
         self._device_inputs = {k for k in getattr(program, "device_inputs", ())
                                if k < len(maker.inputs)}
         self._names = {inp.name: k for k, inp in enumerate(maker.inputs) if inp.name}
+        #: names several inputs have: passing one by keyword is an error (which input?)
+        self._ambiguous = {inp.name for k, inp in enumerate(maker.inputs)
+                           if inp.name and self._names[inp.name] != k}
         self._filters = [self._input_filter(inp) for inp in maker.inputs]
         # The cell holding the value each input takes when a call leaves it out (None: the
         # input is required); f[name] reads and sets it, an In(update=...) input's update
@@ -260,6 +263,9 @@ class Function(FunctionStorage):
             raise TypeError(f"function {self.name} takes {n} inputs, got {len(args)}")
         values = list(args) + [_MISSING] * (n - len(args))
         for key, value in kwargs.items():
+            if key in self._ambiguous:
+                raise TypeError(f"function {self.name} has several inputs named {key!r}; pass "
+                                "them by position")
             if key not in self._names:
                 raise TypeError(f"function {self.name} has no input named {key!r}; inputs: "
                                 f"{[i.name for i in self.maker.inputs]}")
@@ -280,6 +286,16 @@ class Function(FunctionStorage):
         return values
 
     # -- other API ------------------------------------------------------------------------
+    def __copy__(self) -> "Function":
+        """``copy.copy(f)`` is ``f.copy()``, as in Theano."""
+        return self.copy()
+
+    @property
+    def _check_for_aliased_inputs(self) -> bool:
+        """Whether calls check the inputs for shared memory: only functions with an input
+        an in-place op may overwrite (``In(mutable=True)``) need it."""
+        return bool(self._mutable_positions)
+
     def copy(self, share_memory: bool = False, swap: dict | None = None,
              delete_updates: bool = False, name: str | None = None, profile: Any = None
              ) -> "Function":
@@ -334,6 +350,9 @@ class Function(FunctionStorage):
     def _input_position(self, key: Any) -> int:
         """The position of input ``key``: its name, variable, ``In`` spec or position."""
         if isinstance(key, str):
+            if key in self._ambiguous:
+                raise TypeError(f"function {self.name} has several inputs named {key!r}; use "
+                                "the input variable or its position")
             k = self._names.get(key)
         elif isinstance(key, (int, np.integer)) and not isinstance(key, bool):
             k = int(key) if 0 <= key < len(self.maker.inputs) else None
@@ -379,7 +398,9 @@ class Function(FunctionStorage):
                  "trust_input": self.trust_input, "swapped": maker.swapped,
                  "unpack_single": maker.unpack_single,
                  "rebuild_strict": maker.rebuild_strict,
-                 "defaults": [cell[0] for cell in self._defaults]}
+                 # the cells themselves: functions pickled (or deep-copied) together that
+                 # shared an input's state (In(value=g.container[x])) still share it
+                 "default_cells": list(self._defaults)}
         return (_unpickle_function, (state,))
 
     def __repr__(self) -> str:
@@ -397,6 +418,13 @@ class InputValues:
 
     def __getitem__(self, key: Any) -> Any:
         return self._function[key]
+
+    def __contains__(self, key: Any) -> bool:
+        try:
+            self._function._input_position(key)
+        except TypeError:
+            return False
+        return True
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self._function[key] = value
@@ -465,9 +493,11 @@ def _unpickle_function(state: dict) -> Any:
     maker.unpack_single = state.get("unpack_single", maker.unpack_single)
     fn = maker.create()
     fn.trust_input = state["trust_input"]
-    if "defaults" in state:
+    if "default_cells" in state:  # the state the pickled function had reached
+        fn._defaults = list(state["default_cells"])
+    elif "defaults" in state:  # (pickled before the cells were kept)
         for cell, value in zip(fn._defaults, state["defaults"]):
-            cell[0] = value  # the state the pickled function had reached
+            cell[0] = value
     return fn
 
 

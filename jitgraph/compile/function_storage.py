@@ -156,6 +156,13 @@ class FunctionStorage:
                          value))
         return rows + [(False, False, None)] * len(self._shared_cells)
 
+    @property
+    def indices(self) -> list[tuple[Any, None, list]]:
+        """Theano's ``f.indices``: per input container (explicit inputs, then the shared
+        variables), ``(spec, None, [spec])`` with ``spec`` its ``In`` or shared variable."""
+        specs = list(self.maker.inputs) + [var for var, _ in self._shared_cells]
+        return [(spec, None, [spec]) for spec in specs]
+
     def get_shared(self) -> list:
         """The shared variables the function reads."""
         return [var for var, _ in self._shared_cells]
