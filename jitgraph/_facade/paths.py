@@ -426,7 +426,9 @@ ADDED: dict[str, Row] = {
         **names("jitgraph.graph.container", "Container"),
         **names("jitgraph.compile.linker", "Linker LocalLinker=Linker PerformLinker"),
         **names("jitgraph.backend_cpu.theano_linkers", "CLinker OpWiseCLinker DualLinker"),
-        **names("jitgraph.rewrite.theano_api", "LocalOptimizer OpRemove OpSub local_optimizer")},
+        **names("jitgraph.rewrite.theano_api", "LocalOptimizer OpRemove OpSub local_optimizer"),
+        **names("jitgraph.rewrite.db", "DB=RewriteDatabase Query=RewriteDatabaseQuery "
+                "SequenceDB EquilibriumDB LocalGroupDB")},
         unavailable=unavailable("jitgraph does not cache constants (Theano shared one Constant "
                                 "per value between graphs and refused it in a FunctionGraph "
                                 "built with clone=False); any Constant can be in any graph, so "

@@ -433,7 +433,8 @@ class InputValues:
 def _fast_type(vtype: Any) -> tuple[np.dtype, int] | None:
     dtype = getattr(vtype, "dtype", None)
     bcast = getattr(vtype, "broadcastable", None)
-    if dtype is None or bcast is None or any(bcast):
+    if dtype is None or bcast is None or any(bcast) or getattr(vtype, "filter_checks_isfinite",
+                                                               False):
         return None
     return np.dtype(dtype), len(bcast)
 

@@ -52,8 +52,22 @@ def _opt_query(name: str) -> Any:
 #: optimizer name -> query or rewriter, beyond the levels (``register_optimizer`` adds here);
 #: ``fast_run_stable`` is resolved when first used
 predefined_optimizers: dict[str, Any] = {}
-#: mode name -> Mode, added by ``register_mode``
-predefined_modes: dict[str, "Mode"] = {}
+class _PredefinedModes(dict):
+    """Registered modes by name. Indexing it with a built-in name (``'DEBUG_MODE'``,
+    ``'FAST_RUN'``...) makes that mode and keeps it: from then on the name stands for that
+    instance, so a program may change it (``predefined_modes['DEBUG_MODE'].check_isfinite =
+    False``, as with Theano). Until then each use of a name makes a mode from the current
+    flags."""
+
+    def __missing__(self, name: str) -> "Mode":
+        if name not in _MODE_NAMES:
+            raise KeyError(name)
+        mode = self[name] = _named(name)
+        return mode
+
+
+#: mode name -> Mode, added by ``register_mode`` (and the built-in ones once indexed)
+predefined_modes: dict[str, "Mode"] = _PredefinedModes()
 
 
 def _is_query(optimizer: Any) -> bool:
