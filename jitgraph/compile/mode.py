@@ -22,7 +22,7 @@ from typing import Any
 from jitgraph.compile.linker import (COMPILED_LINKER_NAMES, LINKERS, Linker, get_linker,
                                      linker_names, wrapped_by_backends)
 from jitgraph.compile.rewriting import protect_inputs, rewrite_for_mode
-from jitgraph.config import config
+from jitgraph.config import change_flags, config
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.db import RewriteDatabaseQuery
 from jitgraph.rewrite.engine import GraphRewriter
@@ -166,13 +166,16 @@ class Mode:
 
     # -- use ------------------------------------------------------------------------------
     def rewrite(self, fgraph: FunctionGraph) -> Any:
-        """Rewrite ``fgraph`` in place with this mode's optimizer and tag changes."""
-        if _is_graph_rewriter(self.optimizer):
-            protect_inputs(fgraph)
-            stats = self.optimizer.rewrite(fgraph)
-        else:
-            stats = rewrite_for_mode(fgraph, self.optimizer, self.include, self.exclude,
-                                     self.require)
+        """Rewrite ``fgraph`` in place with this mode's optimizer and tag changes. The nodes
+        rewrites build get test values as ``compute_test_value_opt`` says (default 'off': the
+        graph's inputs, placeholders of an inner graph included, have none then)."""
+        with change_flags(compute_test_value=config.compute_test_value_opt):
+            if _is_graph_rewriter(self.optimizer):
+                protect_inputs(fgraph)
+                stats = self.optimizer.rewrite(fgraph)
+            else:
+                stats = rewrite_for_mode(fgraph, self.optimizer, self.include, self.exclude,
+                                         self.require)
         bind_inner_graphs(fgraph, self)
         return stats
 
