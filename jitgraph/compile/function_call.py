@@ -449,11 +449,14 @@ def _device_value_fits(value: Any, vtype: Any) -> bool:
             and all(n == 1 for b, n in zip(bcast, value.shape) if b))
 
 
-def _bad_input(inp: Any, k: int, value: Any, exc: Exception) -> TypeError:
+def _bad_input(inp: Any, k: int, value: Any, exc: Exception) -> Exception:
+    """The error of a call given a value its input's type refuses: a TypeError, or a
+    ValueError when the type said the value itself is wrong (text for numbers), as Theano."""
     got = (f"{type(value).__name__} of dtype {value.dtype} and shape {value.shape}"
            if hasattr(value, "dtype") and hasattr(value, "shape") else repr(value)[:80])
     name = inp.name or str(inp.variable)
-    return TypeError(f'bad input argument "{name}" at index {k} (0-based): expected '
+    kind = ValueError if isinstance(exc, ValueError) else TypeError
+    return kind(f'bad input argument "{name}" at index {k} (0-based): expected '
                      f"{inp.variable.type}, got {got}: {exc}")
 
 

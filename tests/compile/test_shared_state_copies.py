@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import pickle
 
+import numpy as np
 import pytest
 
 import jitgraph.tensor as T
@@ -79,3 +80,17 @@ def test_no_default_updates_must_be_a_flag_or_a_list():
             function([], s, no_default_updates=wrong)
     function([], s, no_default_updates=[s])()
     assert s.get_value() == 0
+
+
+def test_text_for_numbers_is_a_value_error():
+    """As in Theano 1.0.5: ``set_value('adsf')`` on a float vector and a call given text raise
+    ValueError (it was TypeError)."""
+    from jitgraph import shared
+
+    u = shared(np.asarray([1.0, 2.0]))
+    for text in ("adsf", ["a", "b"]):
+        with pytest.raises(ValueError, match="text"):
+            u.set_value(text)
+    x = T.dvector("x")
+    with pytest.raises(ValueError, match="text"):
+        function([x], x * 2)("ab")

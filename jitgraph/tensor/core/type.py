@@ -156,6 +156,8 @@ class TensorType(ArrayTypeIdentity, Type):
                 converted = src.astype(self.dtype)
                 if np.array_equal(converted, src, equal_nan=src.dtype.kind in "fc"):
                     return converted
+        if src.dtype.kind in "US":  # text is no number: a wrong value (Theano's ValueError)
+            raise ValueError(f"{self} holds numbers; got text {short_text(data)}")
         raise TypeError(f"value of dtype {src.dtype} cannot be stored in a {self} without loss "
                         f"of precision; cast it first or pass allow_input_downcast=True")
 
@@ -247,6 +249,12 @@ class TensorType(ArrayTypeIdentity, Type):
 
     def get_size(self, shape_info: tuple[int, ...]) -> int:
         return int(np.prod(shape_info, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+
+
+def short_text(value: Any, limit: int = 40) -> str:
+    """``repr(value)``, cut to ``limit`` characters (for error messages)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 _NUMPY_DTYPES: dict[str, np.dtype] = {}
