@@ -31,6 +31,7 @@ MODULES: dict[str, Row] = {
         names={**names("jitgraph.random.raw_helpers", "choice_helper multinomial_helper "
                        "permutation_helper random_integers_helper"),
                **names("jitgraph.random.rewrites", "random_make_inplace"),
+               **names("jitgraph.random.raw_op", "_infer_ndim_bcast=infer_ndim_bcast"),
                **names("jitgraph.rewrite.phases", "optdb"),
                # own use: Theano's module had no __all__, so `from raw_random import *` also
                # brought these (its tests use `theano` and `tensor` from there)
