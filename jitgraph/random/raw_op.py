@@ -90,7 +90,7 @@ class RandomFunction(Op):
         if size is not None and out_ndim != len(size) + self.ndim_added:
             raise ValueError(f"{self}: the size {size} gives {len(size) + self.ndim_added} "
                              f"dimensions, the output has {out_ndim}")
-        if size is None:
+        if size is None and not self.ndim_added:  # (added dims belong to the draw)
             _check_broadcast(node, args)
         if not self.inplace:
             r = copy.deepcopy(r)

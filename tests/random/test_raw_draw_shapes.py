@@ -64,3 +64,18 @@ def test_choice_with_a_false_p_is_uniform():
     post, out = choice(rng, (2, 3), 10, 1, 0)
     value, _ = _draw(out, post, [], seed=5)
     np.testing.assert_array_equal(value, np.random.RandomState(5).choice(10, (2, 3), True, None))
+
+
+def test_draws_that_add_dims_take_no_broadcast_check():
+    """A multinomial's pvals carry the outcomes as an extra dim: one row per n, no size."""
+    from jitgraph.random.raw import multinomial
+
+    rng = random_state_type()
+    n, pvals = T.lvector("n"), T.dmatrix("pvals")
+    post, out = multinomial(rng, n=n, pvals=pvals)
+    f = function([rng, n, pvals], out)
+    rows = np.array([[0.1, 0.9], [0.2, 0.8], [0.3, 0.7]])
+    expected = np.random.RandomState(4)
+    np.testing.assert_array_equal(
+        f(np.random.RandomState(4), [1, 2, 3], rows),
+        [expected.multinomial(n=k, pvals=p) for k, p in zip([1, 2, 3], rows)])
