@@ -169,15 +169,20 @@ class Mode:
         """Rewrite ``fgraph`` in place with this mode's optimizer and tag changes. The nodes
         rewrites build get test values as ``compute_test_value_opt`` says (default 'off': the
         graph's inputs, placeholders of an inner graph included, have none then)."""
-        with change_flags(compute_test_value=config.compute_test_value_opt):
-            if _is_graph_rewriter(self.optimizer):
-                protect_inputs(fgraph)
-                stats = self.optimizer.rewrite(fgraph)
-            else:
-                stats = rewrite_for_mode(fgraph, self.optimizer, self.include, self.exclude,
-                                         self.require)
+        if config.compute_test_value != config.compute_test_value_opt:
+            with change_flags(compute_test_value=config.compute_test_value_opt):
+                stats = self._rewrite(fgraph)
+        else:  # (the usual case: both 'off'; the flags stay untouched)
+            stats = self._rewrite(fgraph)
         bind_inner_graphs(fgraph, self)
         return stats
+
+    def _rewrite(self, fgraph: FunctionGraph) -> Any:
+        if _is_graph_rewriter(self.optimizer):
+            protect_inputs(fgraph)
+            return self.optimizer.rewrite(fgraph)
+        return rewrite_for_mode(fgraph, self.optimizer, self.include, self.exclude,
+                                self.require)
 
     @property
     def linker_name(self) -> str:
