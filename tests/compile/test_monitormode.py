@@ -113,3 +113,25 @@ def test_theanos_pass_names_exclude_fusion_and_inplace():
     assert len(f.maker.fgraph.apply_nodes) == 5
     assert not any(node.op.destroy_map for node in f.maker.fgraph.apply_nodes
                    if isinstance(node.op, Elemwise))
+
+
+def test_vm_linker_callback_sees_each_node_after_it_ran():
+    """Theano's ``VM_Linker(callback=...)``: called after each node with its storage and
+    compute map (Theano 1.0.5 reports the same two nodes and values)."""
+    from jitgraph.compile.linker import VMLinker
+    from jitgraph.compile.mode import Mode
+
+    seen = []
+
+    def callback(node, thunk, storage_map, compute_map):
+        out = node.outputs[0]
+        seen.append((str(node.op), compute_map[out][0], float(storage_map[out][0])))
+
+    a, b, c = T.scalars("a", "b", "c")
+    f = function([a, b, c], (a + b) * c, mode=Mode(optimizer=None,
+                                                   linker=VMLinker(callback=callback)))
+    assert f(1, 2, 3) == 9.0
+    assert seen == [("Elemwise{add,no_inplace}", True, 3.0),
+                    ("Elemwise{mul,no_inplace}", True, 9.0)]
+    f(1, 2, 3)
+    assert len(seen) == 4
