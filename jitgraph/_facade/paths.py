@@ -31,6 +31,7 @@ MODULES: dict[str, Row] = {
         names={**names("jitgraph.random.raw_helpers", "choice_helper multinomial_helper "
                        "permutation_helper random_integers_helper"),
                **names("jitgraph.random.rewrites", "random_make_inplace"),
+               **names("jitgraph.random.raw_op", "_infer_ndim_bcast=infer_ndim_bcast"),
                **names("jitgraph.rewrite.phases", "optdb"),
                # own use: Theano's module had no __all__, so `from raw_random import *` also
                # brought these (its tests use `theano` and `tensor` from there)
@@ -435,7 +436,9 @@ ADDED: dict[str, Row] = {
         **names("jitgraph.graph.container", "Container"),
         **names("jitgraph.compile.linker", "Linker LocalLinker=Linker PerformLinker"),
         **names("jitgraph.backend_cpu.theano_linkers", "CLinker OpWiseCLinker DualLinker"),
-        **names("jitgraph.rewrite.theano_api", "LocalOptimizer OpRemove OpSub local_optimizer")},
+        **names("jitgraph.rewrite.theano_api", "LocalOptimizer OpRemove OpSub local_optimizer"),
+        **names("jitgraph.rewrite.db", "DB=RewriteDatabase Query=RewriteDatabaseQuery "
+                "SequenceDB EquilibriumDB LocalGroupDB")},
         unavailable=unavailable("jitgraph does not cache constants (Theano shared one Constant "
                                 "per value between graphs and refused it in a FunctionGraph "
                                 "built with clone=False); any Constant can be in any graph, so "

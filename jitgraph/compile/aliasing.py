@@ -80,13 +80,32 @@ def infer_reuse_pattern(fgraph: FunctionGraph, outputs_to_disown: Iterable[Varia
     return {v for v in found if v.owner is not None}
 
 
+def _alias_roots(v: Variable) -> list[Variable]:
+    """Every variable whose memory ``v`` may use (:func:`alias_root` for outputs that view
+    several inputs, such as a sparse matrix built from three arrays)."""
+    roots, pending, seen = [], [v], set()
+    while pending:
+        var = pending.pop()
+        if var in seen:
+            continue
+        seen.add(var)
+        op = var.owner.op if var.owner is not None else None
+        sources = [] if op is None else \
+            list(op.view_map.get(var.index, ())) + list(op.destroy_map.get(var.index, ()))
+        if sources:
+            pending.extend(var.owner.inputs[k] for k in sources)
+        else:
+            roots.append(var)
+    return roots
+
+
 def _destroyed_roots(fgraph: FunctionGraph) -> set[Variable]:
     """The roots of the values in-place nodes of ``fgraph`` overwrite."""
     roots: set[Variable] = set()
     for node in fgraph.apply_nodes:
         for in_idxs in node.op.destroy_map.values():
             for i in in_idxs:
-                roots.add(alias_root(node.inputs[i]))
+                roots.update(_alias_roots(node.inputs[i]))
     return roots
 
 
@@ -129,6 +148,53 @@ def insert_deepcopy(fgraph: FunctionGraph, wrapped_inputs: Sequence[Any],
                 borrowed = out_borrow
             _wrap_output(fgraph, i, borrowed)
             break
+
+
+def outputs_to_copy(fgraph: FunctionGraph, n_returned: int, returned_borrow: Sequence[bool],
+                    input_borrow: Sequence[bool], updated: Iterable[Variable]) -> list[bool]:
+    """Which outputs of ``fgraph`` a call must copy before handing them over: the first
+    ``n_returned`` go to the caller (``returned_borrow``: their ``Out(borrow=...)``), the rest
+    are update values stored as shared variables' or inputs' new values.
+
+    A value is copied when it shares memory (through views and in-place results) with a later
+    output, or with a graph input or constant, so that no two pieces of state, and no state and
+    the caller's arrays, end up in one buffer: an in-place update of one would silently change
+    the other. An update value may keep the memory of an ``updated`` input (a state that is
+    replaced anyway) or of an input an in-place node overwrites (passed mutable). A returned
+    output is never left sharing an input's memory unless both are borrowed (``input_borrow``,
+    one per graph input; shared variables count as borrowed) -- nor, if it is borrowed, a
+    constant's.
+    """
+    updated = set(updated)
+    destroyed = _destroyed_roots(fgraph)
+    sources = graph_inputs(fgraph.outputs)
+    outputs = fgraph.outputs
+    flags = []
+    for i, out in enumerate(outputs):
+        aliases: set[Variable] = set()
+        for root in _alias_roots(out):
+            view_tree_set(root, aliases, fgraph)
+        returned = i < n_returned
+        borrowed = returned and bool(returned_borrow[i])
+        later = [j for j in range(i + 1, len(outputs)) if outputs[j] in aliases]
+        if later:
+            flags.append(not (borrowed and later[0] < n_returned
+                              and returned_borrow[later[0]]))
+            continue
+        copy = False
+        for src in sources:
+            if src not in aliases:
+                continue
+            if not returned and (src in updated or src in destroyed):
+                continue
+            if src in fgraph.inputs:
+                copy = not (borrowed and input_borrow[fgraph.inputs.index(src)])
+            else:
+                copy = not borrowed
+            if copy:
+                break
+        flags.append(copy)
+    return flags
 
 
 class Supervisor(Feature):
@@ -212,4 +278,4 @@ def shares_memory(a: Any, b: Any) -> bool:
 
 
 __all__ = ["AliasedMemoryError", "alias_root", "view_tree_set", "infer_reuse_pattern",
-           "insert_deepcopy", "Supervisor", "memory_range", "shares_memory"]
+           "insert_deepcopy", "outputs_to_copy", "Supervisor", "memory_range", "shares_memory"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from jitgraph.config import change_flags
 from jitgraph.graph.basic import Variable
 from jitgraph.graph.gradient_types import DisconnectedType, NullType
 from jitgraph.tensor.core import dtypes as dt
@@ -124,6 +125,7 @@ class GradientBuilder(_Derived):
             return [k for k, e in enumerate(value) if special_kind(e) == "disconnected"]
         return []
 
+    @change_flags(compute_test_value="off")  # (the inner graph's placeholders have none)
     def _build(self) -> tuple[list[tuple[str, Any]], Any, list[int]]:
         if self._built is not None:
             return self._built
@@ -180,6 +182,7 @@ class GradientBuilder(_Derived):
 class RopBuilder(_Derived):
     """``R_op`` of an OpFromGraph."""
 
+    @change_flags(compute_test_value="off")
     def _build(self) -> tuple[list[tuple[str, Any]], Any, list[int]]:
         if self._built is not None:
             return self._built

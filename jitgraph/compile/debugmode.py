@@ -39,19 +39,22 @@ from jitgraph.compile.debugmode_errors import (BadDestroyMap, BadOptimization, B
                                                InvalidValueError, StochasticOrder,
                                                StridesMismatch)
 from jitgraph.compile.aliasing import shares_memory
+from jitgraph.compile.debugmode_rewrites import (Replacement, ReplacementTracker,
+                                                 copy_for_rewrite, evaluate_replacement,
+                                                 graph_signature, stochastic_message)
 from jitgraph.compile.debugmode_values import (approx_equal, copy_value, effective_strides,
-                                               evaluate, garbage, has_non_finite, identical,
-                                               is_valid, nonempty, replacement_equal,
-                                               strided_garbage, type_mismatch)
+                                               garbage, has_non_finite, identical, is_valid,
+                                               nonempty, replacement_equal, strided_garbage,
+                                               type_mismatch)
 from jitgraph.compile.backend import backends
 from jitgraph.compile.linker import Linker, Program, make_program, raise_with_node
 from jitgraph.compile.mode import Mode
 from jitgraph.graph.basic import Apply, Constant, Variable
-from jitgraph.graph.fg import Feature, FunctionGraph
+from jitgraph.graph.fg import OUTPUT, FunctionGraph
 from jitgraph.compile.rewriting import schedule
 from jitgraph.config import config
 from jitgraph.graph.printing import debugprint
-from jitgraph.rewrite.destroyhandler import DestroyHandler, get_destroy_handler
+from jitgraph.rewrite.features import ReplacementTypeError
 
 PREALLOCATED_KINDS = ("initial", "previous", "c_contiguous", "f_contiguous", "strided",
                       "wrong_size")
@@ -96,9 +99,11 @@ def compiled_program(fgraph: FunctionGraph, order: list[Apply]) -> Program | Non
 # ---------------------------------------------------------------------------------------------
 # Options and the mode
 
-@dataclass(frozen=True)
+@dataclass
 class DebugOptions:
-    """What DebugMode checks (defaults from the ``DebugMode.*`` flags)."""
+    """What DebugMode checks (defaults from the ``DebugMode.*`` flags). A mode's functions
+    share its options: the checks made on values at each call (``check_finite``,
+    ``check_strides``, ``warn_input_not_reused``, ``preallocated``) follow changes to them."""
 
     patience: int = 10
     check_c: bool = True
@@ -116,6 +121,11 @@ class DebugOptions:
                    int(d.check_strides), bool(d.warn_input_not_reused),
                    _parse_preallocated(d.check_preallocated_output),
                    int(d.check_preallocated_output_ndim))
+
+
+#: the options the checks of a call read (the others shape how a function is compiled)
+_CALL_TIME_OPTIONS = frozenset({"check_finite", "check_strides", "warn_input_not_reused",
+                                "preallocated"})
 
 
 def _parse_preallocated(spec: str | tuple | list | None) -> tuple[str, ...]:
@@ -173,27 +183,54 @@ class DebugMode(Mode):
         self.options = opts
         self.linker = DebugLinker(opts)
 
-    # Theano's attribute names
-    stability_patience = property(lambda self: self.options.patience)
-    check_c_code = property(lambda self: self.options.check_c)
-    check_py_code = property(lambda self: self.options.check_py)
-    check_isfinite = property(lambda self: self.options.check_finite)
-    require_matching_strides = property(lambda self: self.options.check_strides)
-    check_preallocated_output = property(lambda self: list(self.options.preallocated))
+    def _set_option(self, field_name: str, value: Any) -> None:
+        """Change one check for the functions compiled from now on (Theano programs set
+        ``predefined_modes['DEBUG_MODE'].check_isfinite = False``)."""
+        if field_name == "preallocated":
+            value = _parse_preallocated(value)
+        else:
+            value = type(getattr(self.options, field_name))(value)
+        if field_name in _CALL_TIME_OPTIONS:  # read at each call: compiled functions follow
+            setattr(self.options, field_name, value)
+            return
+        if field_name == "patience" and value < 1:
+            raise ValueError("DebugMode stability_patience must be at least 1")
+        self.options = replace(self.options, **{field_name: value})
+        if not (self.options.check_c or self.options.check_py):
+            raise ValueError("DebugMode has to check at least one of c and py code")
+        self.linker = DebugLinker(self.options)
+
+    # Theano's attribute names (settable)
+    stability_patience = property(lambda self: self.options.patience,
+                                  lambda self, v: self._set_option("patience", v))
+    check_c_code = property(lambda self: self.options.check_c,
+                            lambda self, v: self._set_option("check_c", v))
+    check_py_code = property(lambda self: self.options.check_py,
+                             lambda self, v: self._set_option("check_py", v))
+    check_isfinite = property(lambda self: self.options.check_finite,
+                              lambda self, v: self._set_option("check_finite", v))
+    require_matching_strides = property(lambda self: self.options.check_strides,
+                                        lambda self, v: self._set_option("check_strides", v))
+    check_preallocated_output = property(lambda self: list(self.options.preallocated),
+                                         lambda self, v: self._set_option("preallocated", v))
 
     def rewrite(self, fgraph: FunctionGraph) -> Any:
         """Rewrite ``fgraph`` while recording every replacement, then rewrite ``patience - 1``
         identical copies and compare the results (:class:`StochasticOrder`)."""
         fgraph.attach_feature(ReplacementTracker())
-        copies = [_copy_for_rewrite(fgraph) for _ in range(self.options.patience - 1)]
-        stats = super().rewrite(fgraph)
+        copies = [copy_for_rewrite(fgraph) for _ in range(self.options.patience - 1)]
+        try:
+            stats = super().rewrite(fgraph)
+        except ReplacementTypeError as exc:  # (raised under on_opt_error='raise')
+            raise BadOptimization(exc.old, exc.new,
+                                  reason=getattr(exc, "rewrite_name", "a rewrite")) from exc
         reference = graph_signature(fgraph)
         for run, other in enumerate(copies, start=2):
             super().rewrite(other)
             signature = graph_signature(other)
             if signature != reference:
-                raise StochasticOrder(_stochastic_message(fgraph, other, reference, signature,
-                                                          run, self.options.patience))
+                raise StochasticOrder(stochastic_message(fgraph, other, reference, signature,
+                                                         run, self.options.patience))
         return stats
 
     def __str__(self) -> str:
@@ -201,113 +238,6 @@ class DebugMode(Mode):
                 f"check_c={self.options.check_c}, check_py={self.options.check_py})")
 
     __repr__ = __str__
-
-
-@dataclass
-class Replacement:
-    """One replacement, with the graph around it as it was when the rewrite made it.
-
-    ``old_inputs`` are the inputs of ``old``'s node then, ``new_nodes`` the nodes the rewrite
-    built (with their inputs then, in topological order); both sides read the ``frontier``
-    variables, which existed before. Checking the replacement evaluates the frontier once and
-    both sides from it, so later rewrites of the surrounding graph cannot blur the comparison.
-    """
-
-    old: Variable
-    new: Variable
-    reason: Any
-    old_inputs: tuple[Variable, ...]
-    new_nodes: list[tuple[Apply, tuple[Variable, ...]]]
-    frontier: list[Variable]
-
-
-class ReplacementTracker(Feature):
-    """Records every replacement made in a graph (rollbacks excluded) as :class:`Replacement`."""
-
-    def __init__(self) -> None:
-        self.replacements: list[Replacement] = []
-        self._seen: set[tuple[int, int]] = set()
-        self._fresh: set[Apply] = set()  # nodes imported since the last replacement
-
-    def on_import(self, fgraph: FunctionGraph, node: Apply, reason: Any) -> None:
-        self._fresh.add(node)
-
-    def on_change_input(self, fgraph: FunctionGraph, node: Any, i: int, old: Variable,
-                        new: Variable, reason: Any) -> None:
-        fresh, self._fresh = self._fresh, set()
-        # History undoing a refused change is not a claim of equality; a replaced input
-        # (not a computed variable) has nothing to compare.
-        if reason == "revert" or old.owner is None or isinstance(old, Constant):
-            return
-        key = (id(old), id(new))
-        if key in self._seen:
-            return
-        self._seen.add(key)
-        new_nodes: list[tuple[Apply, tuple[Variable, ...]]] = []
-        frontier: dict[Variable, None] = dict.fromkeys(old.owner.inputs)
-        done: set[Apply] = set()
-        stack: list[tuple[Variable, bool]] = [(new, False)]
-        while stack:  # post-order walk of the freshly built part of ``new``
-            var, expanded = stack.pop()
-            owner = var.owner
-            if owner is None or owner not in fresh:
-                frontier.setdefault(var)
-                continue
-            if owner in done:
-                continue
-            if expanded:
-                done.add(owner)
-                new_nodes.append((owner, tuple(owner.inputs)))
-                continue
-            stack.append((var, True))
-            stack.extend((inp, False) for inp in reversed(owner.inputs))
-        self.replacements.append(Replacement(old, new, reason, tuple(old.owner.inputs),
-                                             new_nodes, list(frontier)))
-
-
-def _copy_for_rewrite(fgraph: FunctionGraph) -> FunctionGraph:
-    copy, equiv = fgraph.clone_get_equiv()
-    handler = get_destroy_handler(fgraph)
-    if handler is not None:
-        copy.attach_feature(DestroyHandler(
-            mutable=[equiv[v] for v in handler.mutable if v in equiv],
-            protected=[equiv[v] for v in handler.protected if v in equiv]))
-    return copy
-
-
-def graph_signature(fgraph: FunctionGraph) -> list[str]:
-    """One line per node (op and where its inputs come from), independent of variable ids."""
-    names: dict[Variable, str] = {v: f"in{k}" for k, v in enumerate(fgraph.inputs)}
-
-    def ref(var: Variable) -> str:
-        if var in names:
-            return names[var]
-        if isinstance(var, Constant):
-            return f"{var}#{hash(var.signature()) & 0xFFFFFF:06x}"
-        return f"?{var}"
-
-    lines = []
-    for n, node in enumerate(fgraph.toposort()):
-        lines.append(f"{n}: {node.op}({', '.join(ref(i) for i in node.inputs)})")
-        for k, out in enumerate(node.outputs):
-            names[out] = f"n{n}.{k}"
-    lines.append("outputs: " + ", ".join(ref(o) for o in fgraph.outputs))
-    return lines
-
-
-def _stochastic_message(fgraph: FunctionGraph, other: FunctionGraph, ref: list[str],
-                        sig: list[str], run: int, patience: int) -> str:
-    first = next((k for k, (a, b) in enumerate(zip(ref, sig)) if a != b), min(len(ref), len(sig)))
-    line_a = ref[first] if first < len(ref) else "(no more nodes)"
-    line_b = sig[first] if first < len(sig) else "(no more nodes)"
-
-    return (f"StochasticOrder: rewriting identical copies of the graph gave different results "
-            f"(run 1 and run {run} of DebugMode.patience={patience}); some rewrite depends on "
-            f"something other than the graph (set/dict order, ids, global state).\n"
-            f"  first difference at line {first}:\n    run 1:   {line_a}\n"
-            f"    run {run}: {line_b}\n"
-            f"  run 1 graph:\n{debugprint(fgraph, file='str')}"
-            f"  run {run} graph:\n{debugprint(other, file='str')}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -458,15 +388,24 @@ class DebugProgram(Program):
             for j, arg in enumerate(args):
                 if j not in declared and shares_memory(out, arg):
                     raise BadViewMap(node, k, out, in_alias_idx=j)
-            for m in range(k + 1, len(outs)):
-                if shares_memory(out, outs[m]):
-                    raise BadViewMap(node, k, out, out_alias_idx=m)
+            # Two outputs of the node sharing memory are harmless when they view a declared
+            # input (an in-place op on either is then refused as on that input), or when one
+            # of them is read by no other node (a function output, a scratch buffer).
+            views_declared = declared and any(shares_memory(out, args[j]) for j in declared)
+            if not views_declared and self._read_by_nodes(node.outputs[k]):
+                for m in range(k + 1, len(outs)):
+                    if self._read_by_nodes(node.outputs[m]) and shares_memory(out, outs[m]):
+                        raise BadViewMap(node, k, out, out_alias_idx=m)
             if declared and self.options.warn_input_not_reused and nonempty(out) \
                     and not any(shares_memory(out, args[j]) for j in declared):
                 what = "destroyed" if k in op.destroy_map else "viewed"
                 warnings.warn(f"input {sorted(declared)} of {node} is declared {what} by "
                               f"output {k}, but the output does not reuse its memory",
                               DebugModeWarning, stacklevel=2)
+
+    def _read_by_nodes(self, var: Any) -> bool:
+        """Whether a node of the graph reads ``var`` (not only the function's output list)."""
+        return any(client != OUTPUT for client, _ in self.fgraph.clients.get(var, ()))
 
     def _check_strides(self, node: Apply, ref: list, outs: list, kind: str) -> None:
         level = self.options.check_strides
@@ -532,7 +471,7 @@ class DebugProgram(Program):
         memo = dict(values)
         for rep in self.replacements:
             try:
-                old_val, new_val = _evaluate_replacement(rep, memo)
+                old_val, new_val = evaluate_replacement(rep, memo)
             except DebugModeError:
                 raise
             except Exception:  # noqa: BLE001 - e.g. an abstract op only rewrites can replace
@@ -541,21 +480,6 @@ class DebugProgram(Program):
                 raise BadOptimization(rep.old, rep.new, old_val, new_val, rep.reason,
                                       debugprint(rep.old, file="str"),
                                       debugprint(rep.new, file="str"))
-
-
-def _evaluate_replacement(rep: Replacement, memo: dict) -> tuple[Any, Any]:
-    """Both sides of a replacement, from the same values of its frontier variables."""
-    local = {var: evaluate(var, memo) for var in rep.frontier}
-    node = rep.old.owner
-    cells: list[list[Any]] = [[None] for _ in node.outputs]
-    node.op.perform(node, [copy_value(local[v]) for v in rep.old_inputs], cells)
-    old_val = cells[rep.old.index][0]
-    for new_node, inputs in rep.new_nodes:
-        cells = [[None] for _ in new_node.outputs]
-        new_node.op.perform(new_node, [copy_value(local[v]) for v in inputs], cells)
-        for out, cell in zip(new_node.outputs, cells):
-            local[out] = cell[0]
-    return old_val, local[rep.new]
 
 
 __all__ = ["DebugMode", "DebugModeError", "DebugModeWarning", "BadThunkOutput",

@@ -149,9 +149,12 @@ class BadThunkOutput(DebugModeError):
 class BadOptimization(DebugModeError):
     """A rewrite replaced a variable by one that computes a different value."""
 
-    def __init__(self, old_r: Variable, new_r: Variable, old_r_val: Any, new_r_val: Any,
-                 reason: Any, old_graph: str = "", new_graph: str = "") -> None:
-        super().__init__()
+    def __init__(self, old_r: Any, new_r: Variable | None = None, old_r_val: Any = None,
+                 new_r_val: Any = None, reason: Any = None, old_graph: str = "",
+                 new_graph: str = "") -> None:
+        # (BadOptimization("message") is a report in words, as a handler re-raising one with
+        # more text makes it)
+        super().__init__(*([old_r] if new_r is None else []))
         self.old_r, self.new_r = old_r, new_r
         self.old_r_val, self.new_r_val = old_r_val, new_r_val
         self.reason = reason
@@ -162,17 +165,23 @@ class BadOptimization(DebugModeError):
         return self.reason if isinstance(self.reason, str) else rewriter_name(self.reason)
 
     def __str__(self) -> str:
+        if self.new_r is None:
+            return str(self.old_r)
         old, new = self.old_r_val, self.new_r_val
         lines = ["BadOptimization Error",
                  f"  Rewrite (reason): {self.rewrite_name}",
                  f"  Variable: {self.old_r} ({self.old_r.type})",
-                 f"  replaced by: {self.new_r}",
+                 f"  replaced by: {self.new_r} ({self.new_r.type})",
                  f"  Old value: shape={_attrs(old, 'shape')} dtype={_attrs(old, 'dtype')} "
                  f"strides={_attrs(old, 'strides')}",
                  f"    {short_repr(old)}",
                  f"  New value: shape={_attrs(new, 'shape')} dtype={_attrs(new, 'dtype')} "
                  f"strides={_attrs(new, 'strides')}",
                  f"    {short_repr(new)}"]
+        if self.new_r.type != self.old_r.type:
+            return "\n".join(lines[:4] + [
+                "The rewrite changed the variable's type; a rewrite must keep it (exclude the "
+                f"rewrite with optimizer_excluding={self.rewrite_name} and report it)."])
         lines += _diff_lines(old, new)
         lines += ["  Old graph:", _indent(self.old_graph.rstrip("\n"), "    "),
                   "  New graph:", _indent(self.new_graph.rstrip("\n"), "    "),

@@ -28,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from jitgraph.compile.concurrency import wait_for
+from jitgraph.compile.function_storage import copied
 
 
 def eligible(fn: Any) -> bool:
@@ -95,7 +96,11 @@ def make_fast_call(fn: Any) -> Callable[..., Any] | None:
                         f"else _fc_o{k}")
     for j, (var, _) in enumerate(fn._update_cells):
         ns[f"_fc_uv{j}"] = var
-        body.append(f"    _fc_uv{j}._value = {held[n_out + j]}")
+        value = held[n_out + j]
+        if fn._copy_update[j]:  # it would share memory with an input or another state
+            ns["_fc_copied"] = copied
+            value = f"_fc_copied({value})"
+        body.append(f"    _fc_uv{j}._value = {value}")
     for j, cell in enumerate(fn._cells_to_clear):
         if id(cell) not in substituted:  # a result kept in a local never reaches its cell
             ns[f"_fc_clr{j}"] = cell

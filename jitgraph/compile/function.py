@@ -8,7 +8,7 @@ import warnings
 from typing import Any, Sequence
 
 from jitgraph.compile.concurrency import compiling
-from jitgraph.compile.givens import Substitution, normalize_givens
+from jitgraph.compile.givens import Substitution, constant_of_type, normalize_givens
 from jitgraph.compile.io import In, Out, SymbolicInput, SymbolicOutput
 from jitgraph.compile.mode import Mode, get_mode
 from jitgraph.graph.shared import SharedVariable
@@ -51,7 +51,7 @@ def function(inputs: Sequence[Any], outputs: Any = None, mode: Any = None, updat
         no_default_updates=no_default_updates, allow_input_downcast=allow_input_downcast,
         on_unused_input=on_unused_input or config.on_unused_input,
         profile=config.profile if profile is None else profile, name=name,
-        accept_inplace=accept_inplace)
+        accept_inplace=accept_inplace, rebuild_strict=rebuild_strict)
     fn = maker.create()
     fn.trust_input = trust_input
     return fn
@@ -92,15 +92,27 @@ def _normalize_updates(updates: Any) -> list[tuple[SharedVariable, Variable]]:
         if var in seen:
             raise ValueError(f"shared variable {var} is updated twice")
         seen.add(var)
-        expr = as_tensor_variable(expr) if not isinstance(expr, Variable) else expr
-        converted = var.type.convert_variable(expr)
-        if converted is None:
-            raise TypeError(
-                f"the update of shared variable {var.name or var} has type {expr.type} but the "
-                f"variable has type {var.type}; cast the update expression (e.g. "
-                f"T.cast(expr, '{getattr(var.type, 'dtype', '?')}'))")
-        result.append((var, converted))
+        result.append((var, update_of_type(var, expr)))
     return result
+
+
+def update_of_type(var: SharedVariable, expr: Any) -> Variable:
+    """``expr``, the new value of ``var``, as a variable of ``var``'s type: a plain value
+    becomes a constant of that type. As in Theano, an update whose broadcastable dimensions
+    differ from the variable's is refused (the next call would see a value of another type)."""
+    if not isinstance(expr, Variable):
+        fitted = constant_of_type(var.type, expr)
+        expr = fitted if fitted is not None else as_tensor_variable(expr)
+    converted = var.type.convert_variable(expr)
+    vb, eb = getattr(var.type, "broadcastable", None), getattr(expr.type, "broadcastable", None)
+    if converted is not None and vb == eb:
+        return converted
+    dims = ("make the broadcastable dimensions match with T.unbroadcast(expr, axis, ...) or "
+            "T.patternbroadcast(expr, var.broadcastable)")
+    hint = (f"cast the update expression (e.g. T.cast(expr, "
+            f"'{getattr(var.type, 'dtype', '?')}')) or {dims}" if converted is None else dims)
+    raise TypeError(f"the update of shared variable {var.name or var} has type {expr.type} but "
+                    f"the variable has type {var.type}; {hint}")
 
 
 class FunctionMaker:
@@ -111,7 +123,8 @@ class FunctionMaker:
                  givens: Any = None, no_default_updates: Any = False,
                  allow_input_downcast: bool | None = None, on_unused_input: str = "raise",
                  profile: Any = False, name: str | None = None, fgraph: FunctionGraph | None = None,
-                 rewrite: bool = True, accept_inplace: bool = True) -> None:
+                 rewrite: bool = True, accept_inplace: bool = True,
+                 rebuild_strict: bool = True) -> None:
         t0 = time.perf_counter()
         self.mode = mode
         self.name = name
@@ -122,15 +135,17 @@ class FunctionMaker:
         self.unpack_single, out_specs = _normalize_outputs(listed)
         self.outputs = out_specs
         self.profile = profile
+        #: False lets ``givens`` replace a variable by one of another type (Theano's flag)
+        self.rebuild_strict = rebuild_strict
         self._original = (list(inputs), outputs, updates, givens, no_default_updates)
         #: shared variables replaced by ``Function.copy(swap=...)``: original -> replacement
         self.swapped: dict[SharedVariable, SharedVariable] = {}
-        _check_inputs_distinct([i.variable for i in self.inputs])
-        self.inputs, cuts = _cut_at_computed_inputs(self.inputs)
         explicit = [i.variable for i in self.inputs]
-        needed = self._computations(explicit, updates, _with_cuts(givens, cuts),
-                                    no_default_updates)
-        self.shared_inputs = [v for v in graph_inputs(needed)
+        _check_inputs_distinct(explicit)
+        needed = self._computations(explicit, updates, givens, no_default_updates)
+        # An explicit input computed from other variables cuts the graph there (Theano's
+        # rule): what it is computed from is neither read nor needed.
+        self.shared_inputs = [v for v in graph_inputs(needed, explicit)
                               if isinstance(v, SharedVariable) and v not in explicit]
         for var, _ in self.updates:
             if var not in self.shared_inputs and var not in explicit:
@@ -151,6 +166,7 @@ class FunctionMaker:
                 self._protect(fgraph)
             fgraph.update_mapping = self._update_mapping()  # type: ignore[attr-defined]
         self.fgraph = fgraph
+        fgraph.name = name  # (Theano's FunctionGraph carries its function's name)
         t1 = time.perf_counter()
         self.rewrite_stats = mode.rewrite(fgraph) if rewrite else None
         t2 = time.perf_counter()
@@ -218,7 +234,7 @@ class FunctionMaker:
         ``In(update=...)`` inputs (set in ``self.input_updates``), then the shared-variable
         updates (explicit, then default ones; set in ``self.updates``), as Theano orders them:
         the inputs' updates in the order of the inputs, shared variables coming last."""
-        substitute = Substitution(normalize_givens(givens, explicit))
+        substitute = Substitution(normalize_givens(givens, explicit, self.rebuild_strict))
         self.updates = _normalize_updates(updates)
         input_updates = _input_updates(self.inputs)
         n_out, n_upd = len(self.outputs), len(self.updates)
@@ -239,6 +255,10 @@ class FunctionMaker:
         """Add the ``default_update`` of every shared variable the graph reaches (after
         ``givens``) that has no explicit update and is not excluded by ``no_default_updates``
         (True, or a list of shared variables); ``givens`` apply to the default updates too."""
+        if not isinstance(no_default_updates, (bool, list, tuple, set, frozenset, type(None))):
+            raise TypeError("no_default_updates must be True, False or a list of shared "
+                            f"variables, got {no_default_updates!r} "
+                            f"({type(no_default_updates).__name__})")
         if no_default_updates is True:
             return
         skip = set(no_default_updates or ())
@@ -246,7 +266,7 @@ class FunctionMaker:
         pending = list(computed)
         while pending:
             fresh = []
-            for var in graph_inputs(pending):
+            for var in graph_inputs(pending, explicit):
                 default = getattr(var, "default_update", None)
                 if (isinstance(var, SharedVariable) and default is not None and var not in updated
                         and var not in skip and var not in explicit):
@@ -273,7 +293,8 @@ class FunctionMaker:
         maker = FunctionMaker(
             [_without_update(i) for i in inputs], outputs, self.mode, givens=givens,
             no_default_updates=True, allow_input_downcast=self.allow_input_downcast,
-            on_unused_input="ignore", profile=self.profile, name=self.name)
+            on_unused_input="ignore", profile=self.profile, name=self.name,
+            rebuild_strict=self.rebuild_strict)
         if not self.swapped:
             return maker
         swapped = maker.with_shared_swapped(self.swapped, missing_ok=True)
@@ -369,42 +390,15 @@ def _without_update(inp: Any) -> Any:
     return stripped
 
 
-def _cut_at_computed_inputs(inputs: list) -> tuple[list, list[tuple[Variable, Variable]]]:
-    """The input specs with each variable computed from others (``f = function([x + y],
-    ...)``, Theano cuts the graph there) replaced by a free variable of its type, and the
-    ``(computed, free)`` pairs to substitute as ``givens``."""
-    specs, cuts = [], []
-    for spec in inputs:
-        var = spec.variable
-        if var.owner is None:
-            specs.append(spec)
-            continue
-        free = var.type.make_variable(name=var.name)
-        spec = _copy.copy(spec)
-        spec.variable = free
-        specs.append(spec)
-        cuts.append((var, free))
-    return specs, cuts
-
-
-def _with_cuts(givens: Any, cuts: list[tuple[Variable, Variable]]) -> Any:
-    """``givens`` with the substitutions of :func:`_cut_at_computed_inputs` added."""
-    if not cuts:
-        return givens
-    if not givens:
-        return cuts
-    return (list(givens.items()) if isinstance(givens, dict) else list(givens)) + cuts
-
-
 def _check_inputs_distinct(inputs: list) -> None:
     seen = set()
     for i, var in enumerate(inputs):
         if isinstance(var, Constant):
             raise TypeError(f"input {i} ({var}) is a constant; constants cannot be inputs")
         if isinstance(var, SharedVariable):
-            raise TypeError(f"input {i} ({var}) is a shared variable: functions read shared "
-                            "variables implicitly. To pass its value explicitly, use a new input "
-                            "and givens={shared_var: new_input}")
+            raise TypeError(f"Cannot use a shared variable ({var}) as explicit input {i}: "
+                            "functions read shared variables implicitly. To pass its value "
+                            "explicitly, use a new input and givens={shared_var: new_input}")
         if var in seen:
             # Theano's class for it: the value passed the second time would be ignored
             raise UnusedInputError(f"variable {var} is used twice as an input")
@@ -414,7 +408,7 @@ def _check_inputs_distinct(inputs: list) -> None:
 def _check_unused(explicit: list, needed: list, policy: str) -> None:
     if policy == "ignore":
         return
-    used = set(ancestors(needed))
+    used = set(ancestors(needed, explicit))
     for i, var in enumerate(explicit):
         if var not in used:
             msg = (f"function input {i} ({var}) is not used to compute the outputs; pass "
@@ -426,7 +420,7 @@ def _check_unused(explicit: list, needed: list, policy: str) -> None:
 
 def _check_missing(available: list, needed: list) -> None:
     have = set(available)
-    for var in graph_inputs(needed):
+    for var in graph_inputs(needed, available):
         if var in have or isinstance(var, Constant):
             continue
         if is_null(var):  # an undefined gradient can be computed by no function (Theano's rule)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from jitgraph.compile.aliasing import shares_memory
+from jitgraph.compile.aliasing import outputs_to_copy, shares_memory
 from jitgraph.compile.concurrency import (call_gate, compiling, give_all, own_gate, take_all,
                                           update_gates)
 from jitgraph.compile.fast_call import make_fast_call
@@ -48,7 +48,12 @@ class Function(FunctionStorage):
         self._output_cells = program.output_cells[:n_out]
         self._update_cells = list(zip([v for v, _ in maker.updates],
                                       program.output_cells[n_before_upd:]))
-        self._copy_output = _outputs_needing_copy(maker)
+        copies = _values_needing_copy(maker)
+        self._copy_output = copies[:n_out]
+        # update values that would share memory with an input, a constant or another state
+        # (A <- B leaves B's array to A only if B gets a new one)
+        self._copy_input_update = copies[n_out:n_before_upd]
+        self._copy_update = copies[n_before_upd:]
         # GPU programs leave some outputs on the device: they are returned as NumPy arrays
         # unless the output was asked for with Out(..., borrow=True).
         device_outputs = getattr(program, "device_outputs", ())
@@ -65,6 +70,9 @@ class Function(FunctionStorage):
         self._device_inputs = {k for k in getattr(program, "device_inputs", ())
                                if k < len(maker.inputs)}
         self._names = {inp.name: k for k, inp in enumerate(maker.inputs) if inp.name}
+        #: names several inputs have: passing one by keyword is an error (which input?)
+        self._ambiguous = {inp.name for k, inp in enumerate(maker.inputs)
+                           if inp.name and self._names[inp.name] != k}
         self._filters = [self._input_filter(inp, var)
                          for inp, var in zip(maker.inputs, program.fgraph.inputs)]
         # The cell holding the value each input takes when a call leaves it out (None: the
@@ -261,6 +269,9 @@ class Function(FunctionStorage):
             raise TypeError(f"function {self.name} takes {n} inputs, got {len(args)}")
         values = list(args) + [_MISSING] * (n - len(args))
         for key, value in kwargs.items():
+            if key in self._ambiguous:
+                raise TypeError(f"function {self.name} has several inputs named {key!r}; pass "
+                                "them by position")
             if key not in self._names:
                 raise TypeError(f"function {self.name} has no input named {key!r}; inputs: "
                                 f"{[i.name for i in self.maker.inputs]}")
@@ -281,6 +292,16 @@ class Function(FunctionStorage):
         return values
 
     # -- other API ------------------------------------------------------------------------
+    def __copy__(self) -> "Function":
+        """``copy.copy(f)`` is ``f.copy()``, as in Theano."""
+        return self.copy()
+
+    @property
+    def _check_for_aliased_inputs(self) -> bool:
+        """Whether calls check the inputs for shared memory: only functions with an input
+        an in-place op may overwrite (``In(mutable=True)``) need it."""
+        return bool(self._mutable_positions)
+
     def copy(self, share_memory: bool = False, swap: dict | None = None,
              delete_updates: bool = False, name: str | None = None, profile: Any = None
              ) -> "Function":
@@ -335,6 +356,9 @@ class Function(FunctionStorage):
     def _input_position(self, key: Any) -> int:
         """The position of input ``key``: its name, variable, ``In`` spec or position."""
         if isinstance(key, str):
+            if key in self._ambiguous:
+                raise TypeError(f"function {self.name} has several inputs named {key!r}; use "
+                                "the input variable or its position")
             k = self._names.get(key)
         elif isinstance(key, (int, np.integer)) and not isinstance(key, bool):
             k = int(key) if 0 <= key < len(self.maker.inputs) else None
@@ -379,7 +403,10 @@ class Function(FunctionStorage):
                  "allow_input_downcast": maker.allow_input_downcast,
                  "trust_input": self.trust_input, "swapped": maker.swapped,
                  "unpack_single": maker.unpack_single,
-                 "defaults": [cell[0] for cell in self._defaults]}
+                 "rebuild_strict": maker.rebuild_strict,
+                 # the cells themselves: functions pickled (or deep-copied) together that
+                 # shared an input's state (In(value=g.container[x])) still share it
+                 "default_cells": list(self._defaults)}
         return (_unpickle_function, (state,))
 
     def __repr__(self) -> str:
@@ -398,6 +425,13 @@ class InputValues:
     def __getitem__(self, key: Any) -> Any:
         return self._function[key]
 
+    def __contains__(self, key: Any) -> bool:
+        try:
+            self._function._input_position(key)
+        except TypeError:
+            return False
+        return True
+
     def __setitem__(self, key: Any, value: Any) -> None:
         self._function[key] = value
 
@@ -412,7 +446,8 @@ def _only_defaulted(fgraph: FunctionGraph, var: Variable) -> bool:
 def _fast_type(vtype: Any) -> tuple[np.dtype, int] | None:
     dtype = getattr(vtype, "dtype", None)
     bcast = getattr(vtype, "broadcastable", None)
-    if dtype is None or bcast is None or any(bcast):
+    if dtype is None or bcast is None or any(bcast) or getattr(vtype, "filter_checks_isfinite",
+                                                               False):
         return None
     return np.dtype(dtype), len(bcast)
 
@@ -427,40 +462,30 @@ def _device_value_fits(value: Any, vtype: Any) -> bool:
             and all(n == 1 for b, n in zip(bcast, value.shape) if b))
 
 
-def _bad_input(inp: Any, k: int, value: Any, exc: Exception) -> TypeError:
+def _bad_input(inp: Any, k: int, value: Any, exc: Exception) -> Exception:
+    """The error of a call given a value its input's type refuses: a TypeError, or a
+    ValueError when the type said the value itself is wrong (text for numbers), as Theano."""
     got = (f"{type(value).__name__} of dtype {value.dtype} and shape {value.shape}"
            if hasattr(value, "dtype") and hasattr(value, "shape") else repr(value)[:80])
     name = inp.name or str(inp.variable)
-    return TypeError(f'bad input argument "{name}" at index {k} (0-based): expected '
+    kind = ValueError if isinstance(exc, ValueError) else TypeError
+    return kind(f'bad input argument "{name}" at index {k} (0-based): expected '
                      f"{inp.variable.type}, got {got}: {exc}")
 
 
-def _outputs_needing_copy(maker: Any) -> list[bool]:
-    """Outputs that could alias an input, a shared value, a constant, another output or an
-    update: returning them without a copy would let later calls or the user corrupt them."""
+def _values_needing_copy(maker: Any) -> list[bool]:
+    """Per output of the program (returned outputs, then ``In(update=...)`` values, then
+    shared-variable updates): whether a call copies it before handing it over, so that it
+    shares no memory with an input, a constant, another output or another state (see
+    :func:`~.aliasing.outputs_to_copy`)."""
     fgraph = maker.fgraph
-    n_out = len(maker.outputs)
-    update_values = set(fgraph.outputs[n_out:])
-    seen: set = set()
-    flags = []
-    for spec, var in zip(maker.outputs, fgraph.outputs[:n_out]):
-        alias = _aliases_storage(var, set(fgraph.inputs)) or var in seen or var in update_values
-        seen.add(var)
-        flags.append(alias and not spec.borrow)
-    return flags
-
-
-def _aliases_storage(var: Variable, inputs: set) -> bool:
-    while True:
-        if var in inputs or isinstance(var, Constant):
-            return True
-        if var.owner is None:
-            return False
-        op, idx = var.owner.op, var.index
-        sources = op.view_map.get(idx, []) + op.destroy_map.get(idx, [])
-        if not sources:
-            return False
-        var = var.owner.inputs[sources[0]]
+    n_explicit = len(maker.inputs)
+    input_borrow = [bool(getattr(inp, "borrow", False)) or bool(inp.mutable)
+                    for inp in maker.inputs]
+    input_borrow += [True] * (len(fgraph.inputs) - n_explicit)  # shared variables' values
+    updated = [fgraph.inputs[k] for k in maker._update_mapping().values()]
+    return outputs_to_copy(fgraph, len(maker.outputs), [o.borrow for o in maker.outputs],
+                           input_borrow, updated)
 
 
 def _unpickle_function(state: dict) -> Any:
@@ -476,7 +501,8 @@ def _unpickle_function(state: dict) -> Any:
     maker = FunctionMaker(inputs, outputs, state["mode"], updates=updates, givens=givens,
                           no_default_updates=no_default,
                           allow_input_downcast=state["allow_input_downcast"],
-                          on_unused_input="ignore", name=state["name"], **kwargs)
+                          on_unused_input="ignore", name=state["name"],
+                          rebuild_strict=state.get("rebuild_strict", True), **kwargs)
     if state.get("swapped"):
         swapped = state["swapped"]
         maker = maker.with_shared_swapped(swapped, missing_ok=True)
@@ -484,9 +510,11 @@ def _unpickle_function(state: dict) -> Any:
     maker.unpack_single = state.get("unpack_single", maker.unpack_single)
     fn = maker.create()
     fn.trust_input = state["trust_input"]
-    if "defaults" in state:
+    if "default_cells" in state:  # the state the pickled function had reached
+        fn._defaults = list(state["default_cells"])
+    elif "defaults" in state:  # (pickled before the cells were kept)
         for cell, value in zip(fn._defaults, state["defaults"]):
-            cell[0] = value  # the state the pickled function had reached
+            cell[0] = value
     return fn
 
 

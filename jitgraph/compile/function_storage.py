@@ -19,12 +19,19 @@ the function uses:
 
 from __future__ import annotations
 
+import copy as copy_module
 from typing import Any
 
 import numpy as np
 
 from jitgraph.compile.concurrency import give_all, take_all, take_waiting
 from jitgraph.graph.container import Container
+
+
+def copied(value: Any) -> Any:
+    """A copy of a value sharing no memory with it (an array's ``copy()``, else a deep copy, as
+    Theano's ``deep_copy_op`` makes)."""
+    return value.copy() if hasattr(value, "copy") else copy_module.deepcopy(value)
 
 
 class FunctionStorage:
@@ -99,10 +106,12 @@ class FunctionStorage:
     def _store_updates(self) -> None:
         """The updated values become the shared variables' and the ``In(update=...)``
         inputs' (downloaded from the device where the program left them there)."""
-        for (var, cell), download in zip(self._update_cells, self._update_download):
-            var._value = cell[0].get() if download else cell[0]
-        for k, cell, download in self._input_update_cells:
-            self._defaults[k][0] = cell[0].get() if download else cell[0]
+        for (var, cell), download, copy in zip(self._update_cells, self._update_download,
+                                               self._copy_update):
+            var._value = cell[0].get() if download else copied(cell[0]) if copy else cell[0]
+        for (k, cell, download), copy in zip(self._input_update_cells, self._copy_input_update):
+            self._defaults[k][0] = (cell[0].get() if download else copied(cell[0]) if copy
+                                    else cell[0])
 
     @property
     def finder(self) -> dict:
@@ -146,6 +155,13 @@ class FunctionStorage:
             rows.append((not has_default and not inp.implicit, has_default and not inp.implicit,
                          value))
         return rows + [(False, False, None)] * len(self._shared_cells)
+
+    @property
+    def indices(self) -> list[tuple[Any, None, list]]:
+        """Theano's ``f.indices``: per input container (explicit inputs, then the shared
+        variables), ``(spec, None, [spec])`` with ``spec`` its ``In`` or shared variable."""
+        specs = list(self.maker.inputs) + [var for var, _ in self._shared_cells]
+        return [(spec, None, [spec]) for spec in specs]
 
     def get_shared(self) -> list:
         """The shared variables the function reads."""

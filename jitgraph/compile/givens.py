@@ -14,11 +14,12 @@ from jitgraph.graph.basic import Variable, ancestors, io_toposort
 from jitgraph.tensor.core.conversion import as_tensor_variable
 
 
-def normalize_givens(givens: Any, explicit_inputs: Sequence[Variable]
+def normalize_givens(givens: Any, explicit_inputs: Sequence[Variable], strict: bool = True
                      ) -> list[tuple[Variable, Variable]]:
     """``givens`` (a dict or pairs) as checked ``(old, new)`` pairs, ``new`` of ``old``'s type.
 
-    Raises TypeError for a key that is not a variable or a replacement of another type,
+    Raises TypeError for a key that is not a variable or a replacement of another type (unless
+    ``strict`` is False: Theano's ``rebuild_strict=False``),
     RuntimeError for a key that is an input of the function (the input would be ignored), and
     ValueError for a malformed pair, a variable given twice, or a replacement computed from a
     variable that is itself replaced.
@@ -46,19 +47,39 @@ def normalize_givens(givens: Any, explicit_inputs: Sequence[Variable]
         if old in seen:
             raise ValueError(f"givens replaces {old} twice")
         seen.add(old)
-        pairs.append((old, _converted(old, new)))
+        pairs.append((old, _converted(old, new, strict)))
     _check_not_chained(pairs)
     return pairs
 
 
-def _converted(old: Variable, new: Any) -> Variable:
-    """``new`` as a variable of ``old``'s type (a broadcastable dimension may stand for any)."""
+def constant_of_type(vtype: Any, value: Any) -> Variable | None:
+    """A constant of type ``vtype`` holding ``value`` (a plain value standing for a variable of
+    that type, as in ``updates={x: 3}`` or ``givens={x: 6}`` with ``x`` an int64 scalar), or
+    None when the value does not fit the type without loss."""
+    make = getattr(vtype, "make_constant", None)
+    if make is None:
+        return None
+    try:
+        return make(vtype.filter(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def _converted(old: Variable, new: Any, strict: bool = True) -> Variable:
+    """``new`` as a variable of ``old``'s type (a broadcastable dimension may stand for any; a
+    plain value becomes a constant of that type). With ``strict=False`` (``rebuild_strict``) a
+    variable of another type is taken as it is: what depends on it is rebuilt for its type."""
     if not isinstance(new, Variable):
+        fitted = constant_of_type(old.type, new)
+        if fitted is not None:
+            return fitted
         try:
             new = as_tensor_variable(new)
         except Exception as exc:
             raise TypeError(f"givens: the replacement of {old} must be a symbolic variable or a "
                             f"value convertible to one, got {type(new).__name__}: {exc}") from None
+    if not strict:
+        return new
     convert = getattr(old.type, "convert_variable", None)
     converted = convert(new) if convert is not None else (new if new.type == old.type else None)
     if converted is None:

@@ -25,6 +25,9 @@ class SymbolicInput:
         if not isinstance(variable, Variable):
             raise TypeError(f"{type(self).__name__}() expects a symbolic variable, got "
                             f"{type(variable).__name__}")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"the name of input {variable} must be a string (or None), got "
+                            f"{name!r}")
         if update is not None and not isinstance(update, Variable):
             raise TypeError(f"the update of input {name or variable} must be a symbolic "
                             f"expression of its new value, got {type(update).__name__}")

@@ -291,9 +291,43 @@ class PerformLinker(Linker):
 
 
 class VMLinker(Linker):
-    """The Python VM (``vm`` / ``vm_nogc``)."""
+    """The Python VM (``vm`` / ``vm_nogc``).
+
+    ``callback(node, thunk, storage_map, compute_map)``, when given, is called after each node
+    runs (Theano's ``VM_Linker(callback=...)``, a debugging aid): ``storage_map`` maps the
+    graph's variables to their cells, ``compute_map[var][0]`` says whether ``var`` holds a
+    value."""
 
     name = "vm"
+
+    def __init__(self, allow_gc: bool | None = None,
+                 callback: Callable[[Apply, Callable, dict, Any], Any] | None = None) -> None:
+        super().__init__(allow_gc)
+        self.callback = callback
+
+    def make_program(self, fgraph: FunctionGraph, order: Sequence[Apply] | None = None
+                     ) -> Program:
+        program = super().make_program(fgraph, order)
+        callback = self.callback
+        if callback is not None:
+            storage = program.storage
+            computed = _ComputeMap(storage)
+            program.post_node = lambda i, node, thunk: callback(node, thunk, storage, computed)
+            program.run = program.run_nodes  # type: ignore[method-assign]
+        return program
+
+
+class _ComputeMap:
+    """``compute_map[var]``: ``[True]`` when ``var``'s cell holds a value (read when asked)."""
+
+    def __init__(self, storage: dict) -> None:
+        self._storage = storage
+
+    def __getitem__(self, var: Any) -> list[bool]:
+        return [self._storage[var][0] is not None]
+
+    def __contains__(self, var: Any) -> bool:
+        return var in self._storage
 
 
 #: linker name -> factory taking no argument

@@ -22,7 +22,7 @@ from typing import Any
 from jitgraph.compile.linker import (COMPILED_LINKER_NAMES, LINKERS, Linker, get_linker,
                                      linker_names, wrapped_by_backends)
 from jitgraph.compile.rewriting import protect_inputs, rewrite_for_mode
-from jitgraph.config import config
+from jitgraph.config import change_flags, config
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.db import RewriteDatabaseQuery
 from jitgraph.rewrite.engine import GraphRewriter
@@ -52,8 +52,22 @@ def _opt_query(name: str) -> Any:
 #: optimizer name -> query or rewriter, beyond the levels (``register_optimizer`` adds here);
 #: ``fast_run_stable`` is resolved when first used
 predefined_optimizers: dict[str, Any] = {}
-#: mode name -> Mode, added by ``register_mode``
-predefined_modes: dict[str, "Mode"] = {}
+class _PredefinedModes(dict):
+    """Registered modes by name. Indexing it with a built-in name (``'DEBUG_MODE'``,
+    ``'FAST_RUN'``...) makes that mode and keeps it: from then on the name stands for that
+    instance, so a program may change it (``predefined_modes['DEBUG_MODE'].check_isfinite =
+    False``, as with Theano). Until then each use of a name makes a mode from the current
+    flags."""
+
+    def __missing__(self, name: str) -> "Mode":
+        if name not in _MODE_NAMES:
+            raise KeyError(name)
+        mode = self[name] = _named(name)
+        return mode
+
+
+#: mode name -> Mode, added by ``register_mode`` (and the built-in ones once indexed)
+predefined_modes: dict[str, "Mode"] = _PredefinedModes()
 
 
 def _is_query(optimizer: Any) -> bool:
@@ -152,15 +166,23 @@ class Mode:
 
     # -- use ------------------------------------------------------------------------------
     def rewrite(self, fgraph: FunctionGraph) -> Any:
-        """Rewrite ``fgraph`` in place with this mode's optimizer and tag changes."""
-        if _is_graph_rewriter(self.optimizer):
-            protect_inputs(fgraph)
-            stats = self.optimizer.rewrite(fgraph)
-        else:
-            stats = rewrite_for_mode(fgraph, self.optimizer, self.include, self.exclude,
-                                     self.require)
+        """Rewrite ``fgraph`` in place with this mode's optimizer and tag changes. The nodes
+        rewrites build get test values as ``compute_test_value_opt`` says (default 'off': the
+        graph's inputs, placeholders of an inner graph included, have none then)."""
+        if config.compute_test_value != config.compute_test_value_opt:
+            with change_flags(compute_test_value=config.compute_test_value_opt):
+                stats = self._rewrite(fgraph)
+        else:  # (the usual case: both 'off'; the flags stay untouched)
+            stats = self._rewrite(fgraph)
         bind_inner_graphs(fgraph, self)
         return stats
+
+    def _rewrite(self, fgraph: FunctionGraph) -> Any:
+        if _is_graph_rewriter(self.optimizer):
+            protect_inputs(fgraph)
+            return self.optimizer.rewrite(fgraph)
+        return rewrite_for_mode(fgraph, self.optimizer, self.include, self.exclude,
+                                self.require)
 
     @property
     def linker_name(self) -> str:

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from jitgraph.compile.function import function
+from jitgraph.compile.function import function, update_of_type
 from jitgraph.compile.io import SymbolicOutput
 from jitgraph.compile.sharedvalue import shared
 from jitgraph.compile.specs import convert_function_input
 from jitgraph.graph.basic import Constant, Variable, graph_inputs, io_toposort
 from jitgraph.graph.shared import SharedVariable
-from jitgraph.tensor.core.conversion import as_tensor_variable
 
 
 def _shared_class() -> type:
@@ -79,15 +78,7 @@ def _pairs(mapping: Any) -> list[tuple[Any, Any]]:
 def _update_value(target: Any, value: Any) -> Variable:
     if not isinstance(target, _shared_class()):
         raise TypeError(f"update target must be a shared variable, got {target}")
-    if not isinstance(value, Variable):
-        value = as_tensor_variable(value)
-    converted = target.type.convert_variable(value)
-    if converted is None:
-        raise TypeError(f"the update of shared variable {target} must have its type "
-                        f"{target.type}, got {value} of type {value.type} (for a difference "
-                        "in broadcastable dims, tensor.unbroadcast or patternbroadcast the "
-                        "update)")
-    return converted
+    return update_of_type(target, value)
 
 
 def rebuild_collect_shared(outputs: Any, inputs: Sequence[Variable] | None = None,

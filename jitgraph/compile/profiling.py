@@ -28,6 +28,7 @@ or a callable returning one, with ``compile_seconds``, ``compiled``, ``cache_hit
 from __future__ import annotations
 
 import atexit
+import warnings
 import copy
 import io
 import sys
@@ -125,11 +126,14 @@ class ProfileStats:
 
     ``message`` names it in the report (default: the function's name). With
     ``atexit_print`` it is printed at exit. ``flag_time_thunks`` overrides
-    ``profiling.time_thunks``.
+    ``profiling.time_thunks``. ``gpu_checks`` (default True) warns when the nodes of a GPU
+    program are timed without ``gpuarray.sync``: their times are then launch times only.
     """
 
     def __init__(self, maker: Any = None, message: str | None = None,
-                 atexit_print: bool = True, flag_time_thunks: bool | None = None) -> None:
+                 atexit_print: bool = True, flag_time_thunks: bool | None = None,
+                 gpu_checks: bool = True) -> None:
+        self.gpu_checks = bool(gpu_checks)
         self.message = message or (getattr(maker, "name", None) if maker is not None else None)
         self.atexit_print = atexit_print
         self.flag_time_thunks = (bool(config.profiling.time_thunks) if flag_time_thunks is None
@@ -174,6 +178,12 @@ class ProfileStats:
                 hook(node, self)
         times = rec.times
         sync = _gpu_sync() if config.gpuarray.sync and "CUDA" in rec.kinds else None
+        if (self.gpu_checks and self.flag_time_thunks and "CUDA" in rec.kinds
+                and not config.gpuarray.sync):
+            warnings.warn("profiling the nodes of a GPU program without gpuarray.sync=True: "
+                          "each GPU node's time is its launch time, not its run time (set "
+                          "the flag, or ProfileStats(gpu_checks=False) to silence this)",
+                          stacklevel=3)
         if self.profile_memory:
             _record_sizes_after_each_node(program, rec)
         timed = self.flag_time_thunks

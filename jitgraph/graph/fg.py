@@ -39,6 +39,9 @@ class FunctionGraph:
     ``(OUTPUT, output_index)``.
     """
 
+    #: the name of the function compiled from the graph (set by ``function``), if any
+    name: str | None = None
+
     def __init__(self, inputs: Sequence[Variable], outputs: Sequence[Variable],
                  features: Iterable[Feature] = (), clone: bool = True) -> None:
         if clone:

@@ -56,6 +56,8 @@ NORM64 = 2.0**-31
 #: the float32 factor is one float32 ulp below 2**-31, so that ``float32(m1) * NORM32``
 #: (``float32(m1)`` rounds up to 2**31) stays below 1
 NORM32 = np.float32(2.0**-31 * (1.0 - 2.0**-24))
+#: float16 draws scale 15-bit integers (see :func:`float16_from_integers`): Theano's constant
+NORM16 = float(np.float16(3.0458e-05))
 
 Matrix = tuple[tuple[int, int, int], ...]
 
@@ -230,6 +232,13 @@ def draw_integers(states: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return out, s.T.astype(np.int32)
 
 
+def float16_from_integers(z: np.ndarray) -> np.ndarray:
+    """Theano's float16 draws: the low 15 bits of ``z`` plus 1, times :data:`NORM16` (in
+    float64, then rounded to float16). They lie in [3.05e-05, 0.998]: scaling the whole
+    integer as for float32 rounds values near 1 to exactly 1.0 in float16."""
+    return (((z & 0x7FFF) + 1).astype(np.float64) * NORM16).astype(np.float16)
+
+
 def to_unit_interval(z: np.ndarray, dtype: str) -> np.ndarray:
     """Integers in [1, m1] as floats in (0, 1): ``z * 2**-31`` in float64; in float32 the
     integer is rounded to float32 first and scaled by :data:`NORM32`."""
@@ -238,7 +247,7 @@ def to_unit_interval(z: np.ndarray, dtype: str) -> np.ndarray:
     if dtype == "float32":
         return z.astype(np.float32) * NORM32
     if dtype == "float16":
-        return (z.astype(np.float32) * NORM32).astype(np.float16)
+        return float16_from_integers(z)
     raise TypeError(f"MRG31k3p draws float16, float32 or float64 numbers, not {dtype}")
 
 

@@ -112,7 +112,9 @@ class ChoiceFromUniform(_FromUniform):
 
     def make_node(self, pvals: Any, unis: Any, n: Any = 1) -> Apply:
         pv = as_tensor_variable(pvals)
-        return self._node(pv, unis, n, (pv.broadcastable[0], False), "int64")
+        # (rows, n) with pvals' pattern, as Theano's type: rows of one outcome (broadcastable)
+        # give one draw, which n cannot exceed
+        return self._node(pv, unis, n, tuple(pv.broadcastable), "int64")
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:
         pvals, unis, n = inputs

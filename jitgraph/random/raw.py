@@ -75,7 +75,10 @@ def choice(random_state: Variable, size: Any = None, a: Any = 2, replace: Any = 
     a = as_tensor_variable(a)
     if isinstance(replace, (bool, np.bool_)):
         replace = constant(np.int8(replace))
-    p = as_tensor_variable(np.zeros(0, dtype=np.float64) if p is None else p)
+    # No probabilities (uniform) is an empty p; a plain false value (None, 0, [], as in
+    # Theano's choice(rng, size, a, replace, 0)) means none.
+    none = p is None or (isinstance(p, (bool, int, float, list, tuple)) and not p)
+    p = as_tensor_variable(np.zeros(0, dtype=np.float64) if none else p)
     ndim, size, bcast = infer_ndim_bcast(ndim, size)
     return RandomFunction("choice", TensorType(dtype, bcast))(random_state, size, a, replace, p)
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.op import Op
 from jitgraph.random import raw_helpers
 from jitgraph.random.random_state import RandomStateType
@@ -90,6 +90,8 @@ class RandomFunction(Op):
         if size is not None and out_ndim != len(size) + self.ndim_added:
             raise ValueError(f"{self}: the size {size} gives {len(size) + self.ndim_added} "
                              f"dimensions, the output has {out_ndim}")
+        if size is None and not self.ndim_added:  # (added dims belong to the draw)
+            _check_broadcast(node, args)
         if not self.inplace:
             r = copy.deepcopy(r)
         value = np.asarray(_resolve(self.fn)(r, *args, size))
@@ -102,6 +104,22 @@ class RandomFunction(Op):
                              f"{out_ndim} (give size= or parameters of the right rank)")
         output_storage[0][0] = r
         output_storage[1][0] = value
+
+    def infer_shape(self, fgraph: Any, node: Apply, input_shapes: Sequence) -> list:
+        """The size, or with no size the parameters' broadcast shape (each dim from a
+        parameter not broadcastable there: :meth:`perform` checks that they agree)."""
+        if self.ndim_added:
+            raise NotImplementedError  # the draw adds dims only it knows
+        size, n = node.inputs[1], node.outputs[1].ndim
+        if not _no_size(size):
+            return [None, tuple(size[i] for i in range(n))]
+        dims: list[Any] = []
+        for d in range(n):
+            dims.append(next((shp[d - (n - var.ndim)] for var, shp in
+                              zip(node.inputs[2:], input_shapes[2:])
+                              if d >= n - var.ndim and not var.broadcastable[d - (n - var.ndim)]),
+                             1))
+        return [None, tuple(dims)]
 
     def connection_pattern(self, node: Apply) -> list[list[bool]]:
         return [[True, True]] + [[False, True]] * (len(node.inputs) - 1)
@@ -122,13 +140,32 @@ class RandomFunction(Op):
         return RandomFunction(self.fn, self.outtype, inplace=True, ndim_added=self.ndim_added)
 
 
+def _no_size(size: Variable) -> bool:
+    """Whether a draw's size input is the empty vector (the parameters give the shape)."""
+    return isinstance(size, Constant) and np.size(size.data) == 0
+
+
+def _check_broadcast(node: Apply, args: Sequence[Any]) -> None:
+    """With no size, parameters not broadcastable along a dim must agree on its length (the
+    sample's shape is inferred from any one of them)."""
+    n = node.outputs[1].ndim
+    for d in range(n):
+        lengths = {np.shape(value)[d - (n - var.ndim)] for var, value in zip(node.inputs[2:], args)
+                   if d >= n - var.ndim and not var.broadcastable[d - (n - var.ndim)]}
+        if len(lengths) > 1:
+            raise ValueError(f"{node.op}: the parameters' lengths along dimension {d} differ "
+                             f"({sorted(lengths)}) where none is declared broadcastable; give "
+                             "size= or make the length-1 parameter broadcastable")
+
+
 def infer_ndim_bcast(ndim: int | None, shape: Any, *args: Any
                      ) -> tuple[int, Variable, tuple[bool, ...]]:
     """``(ndim, shape vector, broadcastable)`` of a draw from its size and parameters.
 
     A size given as a tuple fixes ndim (its 1s are broadcastable; a ``-1`` takes that axis
     from the parameters, aligned to the right); a symbolic vector needs a known length or
-    ``ndim``; no size takes ndim and the pattern from the parameters. Parameters with more
+    ``ndim``; no size takes ndim and the pattern from the parameters (a given ``ndim`` is
+    then not used, as in Theano). Parameters with more
     dimensions than the sample are refused (Theano's message)."""
     params = [as_tensor_variable(a) for a in args]
     if isinstance(shape, (tuple, list)) and len(shape) > 0:
@@ -161,10 +198,9 @@ def infer_ndim_bcast(ndim: int | None, shape: Any, *args: Any
     if shape is None or (isinstance(shape, (tuple, list)) and len(shape) == 0):
         if not params:
             raise TypeError("_infer_ndim_bcast cannot infer shape without either shape or args")
+        # The parameters broadcast together give the sample's shape; a given ndim is not
+        # used (as in Theano: uniform(rng, ndim=2) with scalar bounds draws one number).
         out_ndim = max(p.ndim for p in params)
-        if ndim is not None and ndim < out_ndim:
-            raise ValueError(f"ndim={ndim} is smaller than the parameters' {out_ndim} dimensions")
-        out_ndim = out_ndim if ndim is None else ndim
         bcast = []
         for d in range(out_ndim):
             pads = [p.broadcastable[d - (out_ndim - p.ndim)] if d >= out_ndim - p.ndim else True

@@ -77,6 +77,7 @@ class RewriteContext:
         msg = f"rewrite {name} failed{where}: {type(exc).__name__}: {exc}"
         if self.on_error == "raise":
             exc._rewrite_handled = True  # type: ignore[attr-defined]
+            exc.rewrite_name = name  # type: ignore[attr-defined]  (for DebugMode's report)
             if hasattr(exc, "add_note"):
                 exc.add_note(f"(raised inside rewrite {name}{where}; "
                              "set on_opt_error='warn' to skip failing rewrites)")

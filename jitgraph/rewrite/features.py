@@ -73,6 +73,15 @@ def get_history(fgraph: FunctionGraph) -> History:
     return _feature(fgraph, History)
 
 
+class ReplacementTypeError(TypeError):
+    """A rewrite replaced a variable by one of another type (``old`` and ``new`` are kept for
+    DebugMode, which reports it as a bad rewrite)."""
+
+    def __init__(self, old: Variable, new: Variable) -> None:
+        super().__init__(f"replacement of {old} changes its type: {old.type} -> {new.type}")
+        self.old, self.new = old, new
+
+
 def check_replacement_types(pairs: Iterable[tuple[Variable, Variable]]
                             ) -> list[tuple[Variable, Variable]]:
     """``pairs`` with each new variable converted to the old one's type.
@@ -86,7 +95,7 @@ def check_replacement_types(pairs: Iterable[tuple[Variable, Variable]]
         if new.type != old.type:
             converted = old.type.convert_variable(new)
             if converted is None:
-                raise TypeError(f"replacement of {old} changes its type: {old.type} -> {new.type}")
+                raise ReplacementTypeError(old, new)
             new = converted
         checked.append((old, new))
     return checked

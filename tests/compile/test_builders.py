@@ -235,3 +235,17 @@ def test_null_and_disconnected_gradient_overrides():
         T.grad(null(a, b).sum(), a)
     np.testing.assert_array_equal(theano.function([a, b], T.grad(null(a, b).sum(), b))(A, B),
                                   [1.0, 2.0])  # Theano: [1. 2.]
+
+
+def test_gradient_and_rop_have_test_values_under_raise():
+    """With ``compute_test_value='raise'`` the gradient and R-op of an OpFromGraph get test
+    values (Theano 1.0.5: 12 and 24 for x**3 at 2); the placeholders of the inner graphs they
+    build have none, so neither building nor rewriting those graphs computes test values."""
+    with theano.config.change_flags(compute_test_value="raise", on_opt_error="raise"):
+        x = T.dscalar("x")
+        x.tag.test_value = np.array(1.0)
+        cube = OpFromGraph([x], [x ** 3])
+        y = T.dscalar("y")
+        y.tag.test_value = np.array(2.0)
+        assert T.grad(cube(y), y).tag.test_value == 12.0
+        assert T.Rop(cube(y), y, y).tag.test_value == 24.0

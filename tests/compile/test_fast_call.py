@@ -63,8 +63,10 @@ def test_keywords_defaults_and_trust_input():
     assert f.trust_input and _uses_fast_path(f)
     assert f(np.array(1.0), np.array(5.0)) == 6.0
     f.trust_input = False
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError):  # text for a number: Theano's class too
         f("a", 1.0)
+    with pytest.raises(TypeError):
+        f(np.ones(2), 1.0)
 
 
 def test_outputs_that_alias_storage_are_copied():

@@ -287,3 +287,24 @@ def test_a_replacement_may_use_the_variable_it_replaces():
     b = shared(2.0, "b")
     g = function([x], b * x, givens={b: b * 2}, updates={b: b + 1})
     assert (g(3.0), g(3.0), b.get_value()) == (12.0, 30.0, 11.0)
+
+
+def test_plain_values_take_the_replaced_variables_type():
+    """``givens={x: 3}`` with ``x`` an int64 shared scalar: a constant of x's type (it used to
+    be an int8 constant, refused as another type). Values as Theano 1.0.5 gives them."""
+    x = shared(0)
+    f = function([], x, givens={x: 3})
+    assert f() == 3 and f.maker.fgraph.outputs[0].type == x.type
+    y, z = T.ivectors("y", "z")
+    g = function([y], z * y + 7, givens={z: np.array([4, 4, 4], dtype="int32")})
+    np.testing.assert_array_equal(g([1, 1, 1]), [11, 11, 11])
+    assert x.get_value() == 0
+
+
+def test_rebuild_strict_false_lets_a_replacement_change_types():
+    w, a, b = T.imatrix("w"), T.ivector("a"), T.ivector("b")
+    f = function([w, b], a * b, givens=[(a, w)], rebuild_strict=False)
+    np.testing.assert_array_equal(f(np.ones((2, 3), "int32"), np.arange(3, dtype="int32")),
+                                  [[0, 1, 2], [0, 1, 2]])
+    with pytest.raises(TypeError, match="int32, vector.*int32, matrix"):
+        function([w, b], a * b, givens=[(a, w)])

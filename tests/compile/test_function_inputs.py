@@ -13,6 +13,7 @@ import pytest
 import jitgraph.tensor as T
 from jitgraph import In, Out, function, shared
 from jitgraph.compile.io import Param, SymbolicInput, SymbolicOutput
+from jitgraph.compile.function import UnusedInputError
 
 
 def test_tutorial_default_values_and_names():
@@ -156,3 +157,35 @@ def test_shared_refuses_a_symbolic_variable():
     with pytest.raises(TypeError, match="symbolic variable"):
         shared(T.ones((2, 3)))
     assert shared(np.ones((2, 4))).get_value().shape == (2, 4)
+
+
+def test_an_input_computed_from_other_variables_cuts_the_graph():
+    """An explicit input may be an intermediate result: the graph is cut there, what it is
+    computed from is neither needed nor updated (Theano 1.0.5 gives the same results)."""
+    m = T.dmatrix("m")
+    mt = m.T
+    with pytest.raises(UnusedInputError):
+        function([m, mt], mt * 2)
+    f = function([m, mt], mt * 2, on_unused_input="ignore")
+    np.testing.assert_array_equal(f(np.ones((2, 2)), np.eye(2)), [[2.0, 0.0], [0.0, 2.0]])
+    counter = shared(0)
+    counter.default_update = counter + 1
+    doubled = 2 * counter
+    g = function([doubled], doubled + 1)
+    assert g(21) == 22 and counter.get_value() == 0
+    weights = shared(np.ones((2, 3)))
+    hidden = T.nnet.sigmoid(T.dot(weights, T.dvector("i")))
+    assert function([hidden], hidden.sum() * 2)(np.ones(2)) == 4.0
+
+
+def test_plain_update_values_take_the_variables_type():
+    x = shared(0)
+    function([], [], updates={x: 3})()
+    assert x.get_value() == 3 and x.get_value().dtype == np.int64
+
+
+def test_an_update_changing_broadcastable_dimensions_is_refused():
+    """As in Theano 1.0.5: the next call would read a value of another type."""
+    out = shared(np.ones((3, 3)), name="out")
+    with pytest.raises(TypeError, match="unbroadcast"):
+        function([], [], updates={out: out.sum().dimshuffle("x", "x")})

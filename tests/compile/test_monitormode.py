@@ -12,6 +12,7 @@ import jitgraph.tensor as T
 from jitgraph import function
 from jitgraph.compile.linker import LINKERS
 from jitgraph.compile.monitormode import MonitorMode
+from jitgraph.tensor.elementwise.elemwise import Elemwise
 
 
 def test_pre_and_post_see_every_node_with_its_values():
@@ -98,3 +99,39 @@ def test_monitor_on_compiled_kernels():
                                                      linker=backend.NumbaLinker("cvm")))
     np.testing.assert_allclose(f([0.0, 1.0]), np.exp([0.0, 1.0]) + 1)
     assert kinds == f._program.kinds and "Numba" in kinds
+
+
+def test_theanos_pass_names_exclude_fusion_and_inplace():
+    """``mode.excluding('local_elemwise_fusion', 'inplace_elemwise_optimizer')``, Theano's
+    names of the two passes, leaves separate Elemwise nodes that write new arrays (Theano 1.0.5
+    gives the same 5 nodes)."""
+    x = T.vector("x")
+    o = T.outer(x, x)
+    mode = MonitorMode(post_func=lambda i, node, fn: None).excluding(
+        "local_elemwise_fusion", "inplace_elemwise_optimizer")
+    f = function([x], [T.log(o) * o], mode=mode)
+    assert len(f.maker.fgraph.apply_nodes) == 5
+    assert not any(node.op.destroy_map for node in f.maker.fgraph.apply_nodes
+                   if isinstance(node.op, Elemwise))
+
+
+def test_vm_linker_callback_sees_each_node_after_it_ran():
+    """Theano's ``VM_Linker(callback=...)``: called after each node with its storage and
+    compute map (Theano 1.0.5 reports the same two nodes and values)."""
+    from jitgraph.compile.linker import VMLinker
+    from jitgraph.compile.mode import Mode
+
+    seen = []
+
+    def callback(node, thunk, storage_map, compute_map):
+        out = node.outputs[0]
+        seen.append((str(node.op), compute_map[out][0], float(storage_map[out][0])))
+
+    a, b, c = T.scalars("a", "b", "c")
+    f = function([a, b, c], (a + b) * c, mode=Mode(optimizer=None,
+                                                   linker=VMLinker(callback=callback)))
+    assert f(1, 2, 3) == 9.0
+    assert seen == [("Elemwise{add,no_inplace}", True, 3.0),
+                    ("Elemwise{mul,no_inplace}", True, 9.0)]
+    f(1, 2, 3)
+    assert len(seen) == 4

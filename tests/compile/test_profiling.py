@@ -230,3 +230,17 @@ def test_profile_mode_print_summary():
     assert f.profile in mode.profile_stats and not f.profile.atexit_print
     x = T.dvector("x")
     assert isinstance(function([x], x + 1, mode="PROFILE_MODE").maker.mode, ProfileMode)
+
+
+def test_theano_positional_form_and_gpu_checks():
+    """``ProfileStats(False, gpu_checks=False)`` as Theano's programs write it; a CPU program
+    has no GPU node to warn about either way."""
+    x = T.dvector("x")
+    for checks in (False, True):
+        stats = ProfileStats(False, gpu_checks=checks)
+        assert stats.gpu_checks is checks
+        f = function([x], x * 2, profile=stats)
+        np.testing.assert_array_equal(f(np.ones(3)), [2.0] * 3)
+        buf = io.StringIO()
+        f.profile.summary(buf)
+        assert "Message" in buf.getvalue()

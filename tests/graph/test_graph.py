@@ -180,3 +180,17 @@ def test_creation_trace_pickles_with_every_protocol(protocol):
     restored = pickle.loads(pickle.dumps(trace, protocol=protocol))
     assert [(f.filename, f.lineno, f.name, f.line) for f in restored] == \
         [(f.filename, f.lineno, f.name, f.line) for f in trace]
+
+
+def test_a_test_value_of_the_wrong_dtype_is_refused():
+    """As in Theano 1.0.5: a float64 test value on a float32 variable is a TypeError when a
+    node computes with it (it was downcast silently); Python numbers still convert."""
+    with jitgraph.config.change_flags(compute_test_value="raise"):
+        x, y = T.fmatrix("x"), T.dmatrix("y")
+        x.tag.test_value = np.random.rand(3, 4)
+        y.tag.test_value = np.random.rand(4, 5)
+        with pytest.raises(TypeError):
+            T.dot(x, y)
+        s = T.fscalar("s")
+        s.tag.test_value = 2.0
+        assert (s * 2).tag.test_value == 4.0

@@ -372,3 +372,14 @@ def test_warm_process_loads_the_graph_and_draws_the_same_numbers(tmp_path):
     cold, warm = (run.stdout.split(" ", 1) for run in runs)
     assert cold[0] == "False" and warm[0] == "True"
     assert cold[1] == warm[1]
+
+
+def test_choice_without_replacement_has_the_pattern_of_pvals():
+    """Theano 1.0.5's type: pvals of shape (10, 1) (one outcome per row, broadcastable) give
+    a (False, True) sample; a matrix of several outcomes gives (False, False) for any n."""
+    R = MRG_RandomStreams(234)
+    column = np.full((10, 1), 0.1)
+    assert R.choice(a=None, size=1, replace=False, p=column).broadcastable == (False, True)
+    p = np.array([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])
+    for n in (1, 2):
+        assert R.choice(a=None, size=n, replace=False, p=p).broadcastable == (False, False)

@@ -236,6 +236,22 @@ def test_float_axis_as_theano_takes_it():
     assert jitgraph.function([m], T.argsort(m, 1.0))(v).tolist() == [[1, 2, 0], [2, 0, 1]]
     with pytest.raises(TypeError, match="integer scalar"):
         T.sort(m, 1.5)  # Theano refuses it when the sort runs
+    # a float variable (T.scalar()) as the axis: its value is checked when the sort runs
+    axis = T.dscalar("axis")
+    by_axis = jitgraph.function([m, axis], [T.sort(m, axis), T.argsort(m, axis, "mergesort")])
+    for a in (0, 1):
+        values, positions = by_axis(v, a)
+        assert values.tolist() == np.sort(v, a).tolist()
+        assert positions.tolist() == np.argsort(v, a, kind="mergesort").tolist()
+    with pytest.raises(ValueError, match="whole number"):
+        by_axis(v, 0.5)
+
+
+def test_an_empty_order_is_no_order():
+    """Theano's tests build SortOp("mergesort", []): no fields to sort by, as order=None."""
+    assert S.SortOp("mergesort", []) == S.SortOp("mergesort")
+    assert S.SortOp("mergesort", []) != S.SortOp("quicksort", [])
+    assert hash(S.ArgSortOp("quicksort", ())) == hash(S.ArgSortOp("quicksort"))
 
 
 def test_topk_computes_only_the_output_the_graph_uses():

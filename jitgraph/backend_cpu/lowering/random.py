@@ -16,7 +16,8 @@ order at the end. The arithmetic is shift-and-add only (the multiplications modu
 ``2**31 = 21069 mod m2``), in 32 bits, so LLVM vectorises it; the order of its sums and
 reductions and its arithmetic shifts are those of Theano's C code, which matters for the
 out-of-range states of negative seeds. The integer output ``z`` in
-[1, m1] becomes ``z * 2**-31`` (float64) or ``float32(z) * NORM32`` (float32), the numbers of
+[1, m1] becomes ``z * 2**-31`` (float64), ``float32(z) * NORM32`` (float32) or, as Theano's
+float16 draws, ``((z & 0x7fff) + 1) * NORM16`` rounded to float16, the numbers of
 :mod:`jitgraph.random.mrg31k3p` bit for bit. Arrays are indexed by ``np.uint64`` indices: a
 signed index may count from the end, and that test kept LLVM from vectorising the loop (the
 kernel ran at a fifth of the speed). Streams are independent: under ``openmp`` groups
@@ -121,6 +122,8 @@ _SHIFTS = (9, 16, 24)
 def _convert(dtype: str) -> str:
     if dtype == "float64":
         return f"np.float64(np.int32(z)) * {mrg31k3p.NORM64!r}"
+    if dtype == "float16":  # mrg31k3p.float16_from_integers: Theano's 15-bit draws
+        return f"np.float64((np.int32(z) & np.int32(32767)) + 1) * {mrg31k3p.NORM16!r}"
     return f"np.float32(np.int32(z)) * np.float32({float(mrg31k3p.NORM32)!r})"
 
 
@@ -204,7 +207,7 @@ def mrg_source(dtype: str, options: CodegenOptions) -> KernelSource:
     sig = signature_text([numba_array_type("int32", 2, "C"), numba_array_type(dtype, 1, "C"),
                           numba_array_type("uint32", 2, "C"), "_nt.int64", "_nt.int64"])
     text = "\n".join([HEADER, f"SIG_kernel = {sig}", "", "", *w.lines, ""])
-    key = ("mrg31k3p", 10, dtype, GROUP, options.key())
+    key = ("mrg31k3p", 11, dtype, GROUP, options.key())
     return KernelSource(key, text, ("kernel",), options, f"mrg31k3p uniform {dtype}")
 
 

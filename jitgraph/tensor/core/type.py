@@ -76,6 +76,10 @@ class TensorType(ArrayTypeIdentity, Type):
     broadcasts against any length).
     """
 
+    #: When True, :meth:`filter` refuses values with NaN or infinite elements (Theano's class
+    #: flag; functions check their arguments with it when compiled while it is set)
+    filter_checks_isfinite = False
+
     def __init__(self, dtype: str, broadcastable: Sequence[bool] | None = None,
                  name: str | None = None, shape: Sequence[int | None] | None = None) -> None:
         self.dtype = dt.normalize_dtype(dtype)
@@ -118,6 +122,9 @@ class TensorType(ArrayTypeIdentity, Type):
         else:
             arr = self._convert(data, allow_downcast)
         self._check_shape(arr)
+        if self.filter_checks_isfinite and arr.dtype.kind in "fc" and not np.isfinite(arr).all():
+            raise ValueError(f"{self}: non-finite elements (NaN or inf) are not allowed "
+                             "(TensorType.filter_checks_isfinite is set)")
         return arr
 
     def _convert(self, data: Any, allow_downcast: bool | None) -> np.ndarray:
@@ -149,6 +156,8 @@ class TensorType(ArrayTypeIdentity, Type):
                 converted = src.astype(self.dtype)
                 if np.array_equal(converted, src, equal_nan=src.dtype.kind in "fc"):
                     return converted
+        if src.dtype.kind in "US":  # text is no number: a wrong value (Theano's ValueError)
+            raise ValueError(f"{self} holds numbers; got text {short_text(data)}")
         raise TypeError(f"value of dtype {src.dtype} cannot be stored in a {self} without loss "
                         f"of precision; cast it first or pass allow_input_downcast=True")
 
@@ -234,11 +243,22 @@ class TensorType(ArrayTypeIdentity, Type):
             return unbroadcast(var, *axes)
         return None
 
+    def value_zeros(self, shape: Sequence[int]) -> np.ndarray:
+        """A zero-filled array of this type's dtype and the given shape (what an op's
+        ``perform`` allocates its output with)."""
+        return np.zeros(shape, dtype=self.dtype)
+
     def get_shape_info(self, value: np.ndarray) -> tuple[int, ...]:
         return value.shape
 
     def get_size(self, shape_info: tuple[int, ...]) -> int:
         return int(np.prod(shape_info, dtype=np.int64)) * np.dtype(self.dtype).itemsize
+
+
+def short_text(value: Any, limit: int = 40) -> str:
+    """``repr(value)``, cut to ``limit`` characters (for error messages)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 _NUMPY_DTYPES: dict[str, np.dtype] = {}

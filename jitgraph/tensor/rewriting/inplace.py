@@ -180,7 +180,8 @@ def inplace_ops(fgraph: FunctionGraph) -> Sequence[Apply]:
 
 register_inplace(inplace_incsubtensor, name="inplace_incsubtensor", position=60)
 register_inplace(inplace_blas, name="inplace_blas", position=70)
-register_inplace(InplaceElemwise(), name="inplace_elemwise", position=75)
+register_inplace(InplaceElemwise(), "inplace_elemwise_optimizer", name="inplace_elemwise",
+                 position=75)  # (the tag: Theano's name of the pass, in exclusions)
 
 __all__ = ["InplaceElemwise", "elemwise_candidates", "inplace_blas", "inplace_incsubtensor",
            "inplace_ops"]
