@@ -46,7 +46,7 @@ from jitgraph.cache.host import cpu_target
 from jitgraph.config import config
 
 #: Bumped whenever generated code changes in a way that must invalidate stored kernels.
-CODEGEN_VERSION = 5  # 5: kernels import helpers from the modules of the subpackage layout
+CODEGEN_VERSION = 6  # 6: reductions accumulating in another dtype allocate nothing
 #: Bumped when the LLVM IR the direct compiler (:mod:`.direct`) writes changes.
 DIRECT_VERSION = 3  # 3: the entry code is optnone (not optimised)
 
