@@ -46,7 +46,7 @@ from jitgraph.cache.host import cpu_target
 from jitgraph.config import config
 
 #: Bumped whenever generated code changes in a way that must invalidate stored kernels.
-CODEGEN_VERSION = 6  # 6: reductions accumulating in another dtype allocate nothing
+CODEGEN_VERSION = 7  # 7: reductions accumulating in another dtype allocate nothing (6: not vectorized)
 #: Bumped when the LLVM IR the direct compiler (:mod:`.direct`) writes changes.
 DIRECT_VERSION = 4  # 4: loops of run-time length over contiguous arrays: no run-time unrolling
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -147,3 +149,14 @@ def test_reductions_accumulating_in_another_dtype_allocate_nothing():
                                 CodegenOptions())
         assert obj is not None, why
         assert not any(name.startswith("NRT_") for name in obj.imports)
+    # ... and the contiguous kernel's inner loop is vectorized with plain vector loads (with a
+    # signed block offset as index, LLVM wrapped it like a negative index and gathered: 3x
+    # slower than the np.empty kernel Numba compiled)
+    from jitgraph.backend_cpu.native import objects
+    from jitgraph.backend_cpu.native.direct_lower import lower_entry
+
+    llvm, tm = objects._llvm(), objects._target_machine("")
+    module = direct._parse(llvm, lower_entry(ks.source, "kernel_c", "k", "")[0], tm)
+    direct._optimize(llvm, module, tm, CodegenOptions().opt_level)
+    ir = str(module)
+    assert re.search(r"fpext <\d+ x float>", ir) and "gather" not in ir

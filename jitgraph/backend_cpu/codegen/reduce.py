@@ -182,7 +182,9 @@ def _blocked_accumulator(w: _Writer, st: ReduceStructure, kept: list[int], ident
     for d in sorted({*st.axes, last}):
         if d == last:
             w(inner, "for j in range(bn):")
-            w(inner + 1, f"n{last} = b{last} + j")
+            # unsigned: an index LLVM cannot prove non-negative (a sum of two loop counters)
+            # would be wrapped like a negative Python index, and the loop not vectorized
+            w(inner + 1, f"n{last} = np.uint64(b{last} + j)")
         else:
             w(inner, f"for n{d} in range(s{d}):")
         inner += 1
@@ -191,7 +193,7 @@ def _blocked_accumulator(w: _Writer, st: ReduceStructure, kept: list[int], ident
     body.lines.append(f"acc[j] = {res}")
     w.extend(inner, body.lines)
     w(depth, "for j in range(bn):")
-    w(depth + 1, f"n{last} = b{last} + j")
+    w(depth + 1, f"n{last} = np.uint64(b{last} + j)")
     out_idx = ", ".join(f"n{d}" for d in kept)
     w(depth + 1, f"out[{out_idx}] = {cv('acc[j]', st.acc_dtype, st.out_dtype)}")
 
