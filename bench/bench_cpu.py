@@ -137,7 +137,7 @@ STAGES = [
     ("startup_to_main_s", "Python start-up to main() (not counted)"),
     ("import_s", "import numpy + jitgraph (not in compile)"),
     ("build_s", "graph building: T.* and T.grad (not in compile)"),
-    ("llvm_init_s", "compile: import llvmlite, LLVM and target machine set-up"),
+    ("llvm_init_s", "compile: llvmlite, LLVM, target machines, direct compiler, warm-up"),
     ("numba_import_s", "compile: import numba (JITGRAPH_DIRECT=0 only)"),
     ("numba_init_s", "compile: Numba CPU target initialisation"),
     ("maker_graph_s", "compile: function(): FunctionGraph, checks"),

@@ -16,8 +16,10 @@ cache) and flags come from the environment set by the parent. Prints one line
 - ``compile_s = function_s + first_call_s``, the number the tables call "compile";
 - with ``--staged`` (jitgraph only): the start-up of the toolchain a cold compile uses is done
   and timed first, so that it is not hidden in the first kernel (the sum is unchanged, the split
-  is what the breakdown table shows): importing llvmlite and setting up LLVM and the host's
-  target machine for the direct compiler (``llvm_init_s``); and only when Numba compiles the
+  is what the breakdown table shows): importing llvmlite, setting up LLVM and the host's
+  target machine, importing the direct compiler and compiling one small loop so that LLVM's
+  pipelines are initialised (what a cold compile does before it forks its compile-ahead
+  child) (``llvm_init_s``); and only when Numba compiles the
   kernels (``JITGRAPH_DIRECT=0``), ``import numba`` and the initialisation of its CPU target
   (``numba_import_s``, ``numba_init_s``; else 0: a process whose kernels the direct compiler
   translates never imports Numba), every real Numba compilation (not a load from a disk cache)

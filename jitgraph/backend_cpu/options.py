@@ -46,9 +46,9 @@ from jitgraph.cache.host import cpu_target
 from jitgraph.config import config
 
 #: Bumped whenever generated code changes in a way that must invalidate stored kernels.
-CODEGEN_VERSION = 5  # 5: kernels import helpers from the modules of the subpackage layout
+CODEGEN_VERSION = 7  # 7: reductions accumulating in another dtype allocate nothing (6: not vectorized)
 #: Bumped when the LLVM IR the direct compiler (:mod:`.direct`) writes changes.
-DIRECT_VERSION = 3  # 3: the entry code is optnone (not optimised)
+DIRECT_VERSION = 4  # 4: loops of run-time length over contiguous arrays: no run-time unrolling
 
 ALL_FASTMATH = ("afn", "arcp", "contract", "ninf", "nnan", "nsz", "reassoc")
 _FASTMATH_PARTS = {

@@ -150,3 +150,54 @@ def test_a_failing_compile_leaves_no_child_process():
         compile_ahead.compile_entries([(m, "kernel_c") for m in modules])
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)  # the child was killed and reaped
+
+
+class _CallingModule:
+    """Stands for a KernelModule whose kernel calls block functions (records its compile)."""
+
+    def __init__(self, calls: list, body: str) -> None:
+        self.calls = calls
+        self.source = type("Source", (), {"source": body, "options": CodegenOptions()})()
+
+    def is_compiled(self, entry: str) -> bool:
+        return False
+
+    def stored(self, entry: str) -> bool:
+        return False
+
+    def get(self, entry: str) -> None:
+        self.calls.append(entry)
+
+
+def test_block_functions_a_kernel_calls_are_work_items_of_their_own(monkeypatch):
+    # They were compiled only when the process that had compiled a kernel loaded it, one
+    # after the other on that process, while the other one waited (a third of a cold
+    # logistic-regression compile).
+    from jitgraph.backend_cpu.runtime import blocks
+
+    calls: list = []
+    monkeypatch.setattr(blocks, "_addresses", {"log": 1})  # already loaded: not scheduled
+    monkeypatch.setattr(blocks, "address", lambda name: calls.append(f"block {name}"))
+    monkeypatch.setattr(compile_ahead, "enabled", lambda: False)
+    body = 'block_call("exp", a, b, n)\nblock_call("tanh", a, b, n)\nblock_call("log", a, b, n)'
+    modules = [_CallingModule(calls, body), _CallingModule(calls, 'block_call("exp", a, b, n)')]
+    compile_ahead.compile_entries([(m, "kernel_c") for m in modules])
+    assert sorted(calls) == ["block exp", "block tanh", "kernel_c", "kernel_c"]
+    assert [b.name for b in blocks.called_by(body)] == ["exp", "log", "tanh"]
+
+
+def test_prepare_leaves_a_forked_child_nothing_to_set_up(monkeypatch):
+    # The direct compiler's modules and LLVM's first pipeline run (~30 ms) happen before the
+    # fork, once per target machine, instead of in both processes after it.
+    import sys
+
+    from jitgraph.backend_cpu.native import direct, objects
+
+    monkeypatch.setattr(direct, "_warmed", set())
+    runs = []
+    optimize = direct._optimize
+    monkeypatch.setattr(direct, "_optimize", lambda *a: runs.append(a) or optimize(*a))
+    compile_ahead._prepare_tools({"host", ""})   # one target machine, two names
+    compile_ahead._prepare_tools({"host"})
+    assert "jitgraph.backend_cpu.native.direct_lower" in sys.modules
+    assert direct._warmed == {id(objects._target_machine("host"))} and len(runs) == 1

@@ -31,6 +31,7 @@ from typing import Any
 
 from jitgraph.backend_cpu import native
 from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
+from jitgraph.backend_cpu.runtime import blocks
 from jitgraph.cache import store
 
 #: fewest entries to build for a child process to be worth its fork
@@ -96,11 +97,18 @@ def compile_wanted() -> None:
 def compile_entries(pairs: list[tuple[Any, str]]) -> None:
     """Compile or load ``(module, entry)`` pairs, a share of them in a child process."""
     todo: list[tuple[Any, str]] = []
-    seen: set[tuple[int, str]] = set()
+    seen: set[tuple[Any, str]] = set()
     for module, entry in pairs:
         if (id(module), entry) not in seen and not module.is_compiled(entry):
             seen.add((id(module), entry))
             todo.append((module, entry))
+    # The block functions those kernels call: work items of their own (they are only needed
+    # to load a kernel, not to compile it), so the two processes share them too.
+    for module, _ in list(todo):
+        for block in blocks.called_by(module.source.source):
+            if (block.name, "block") not in seen and not block.is_compiled("block"):
+                seen.add((block.name, "block"))
+                todo.append((block, "block"))
     # Light kernels first (by the size of their module's source): the child takes the heavy
     # ones from the end, so the two meet on a light one and neither waits long for the other.
     todo.sort(key=lambda pair: len(pair[0].source.source))

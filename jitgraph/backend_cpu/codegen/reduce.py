@@ -119,10 +119,10 @@ def reduce_kernel_lines(st: ReduceStructure, name: str) -> list[str]:
             break
         trailing.insert(0, d)
     local = bool(trailing) and all(d in trailing for d in st.axes)
-    # A separate accumulator array only when partial sums live in memory in another dtype
-    # (the only allocation a reduction kernel makes).
-    separate = not same and not local
-    w(1, f"acc = np.empty(out.shape, np.{st.acc_dtype})" if separate else "acc = out")
+    if not same and not local:  # partial results in memory, in another dtype than out's
+        _blocked_accumulator(w, st, kept, ident)
+        return w.lines
+    w(1, "acc = out")
     if not local:
         w(1, "accf = flat_view(acc)")
         w(1, "for q in range(acc.size):")
@@ -144,12 +144,58 @@ def reduce_kernel_lines(st: ReduceStructure, name: str) -> list[str]:
     w.extend(depth, body.lines)
     if local:
         w(1 + trailing[0], f"out[{out_idx}] = {cv('r', st.acc_dtype, st.out_dtype)}")
-    if separate:
-        w(1, "accf = flat_view(acc)")
-        w(1, "outf = flat_view(out)")
-        w(1, "for q in range(acc.size):")
-        w(2, f"outf[q] = {cv('accf[q]', st.acc_dtype, st.out_dtype)}")
     return w.lines
+
+
+#: output elements whose partial results :func:`_blocked_accumulator` keeps at a time
+ACC_BLOCK = 512
+
+
+def _blocked_accumulator(w: _Writer, st: ReduceStructure, kept: list[int], ident: str) -> None:
+    """The loops of a reduction whose partial results have another dtype than the output (a
+    float32 sum accumulates in float64) and are not all folded in a local variable (a reduced
+    axis comes before a kept one: ``sum(x, axis=0)``). They live in a stack array of
+    :data:`ACC_BLOCK` elements, for as many positions of the last kept axis at a time: the
+    kernel allocates nothing (``np.empty`` needs Numba's runtime, so such a kernel could be
+    neither compiled nor loaded without Numba). Every output element still receives its terms
+    in C order, as with one accumulator array."""
+    if not kept:  # a 0-d input, nothing reduced: a cast
+        body = Body(fast=False)
+        res = _combine(body, st, ident, _value_lines(st, body))
+        w.extend(1, body.lines)
+        w(1, f"out[()] = {cv(res, st.acc_dtype, st.out_dtype)}")
+        return
+    last = kept[-1]
+    w(1, f"acc = stack_empty({ACC_BLOCK}, np.{st.acc_dtype})")
+    depth = 1
+    for d in kept[:-1]:
+        w(depth, f"for n{d} in range(s{d}):")
+        depth += 1
+    w(depth, f"for b{last} in range(0, s{last}, {ACC_BLOCK}):")
+    depth += 1
+    w(depth, f"bn = s{last} - b{last}")
+    w(depth, f"if bn > {ACC_BLOCK}:")
+    w(depth + 1, f"bn = {ACC_BLOCK}")
+    w(depth, "for j in range(bn):")
+    w(depth + 1, f"acc[j] = {ident}")
+    inner = depth
+    for d in sorted({*st.axes, last}):
+        if d == last:
+            w(inner, "for j in range(bn):")
+            # unsigned: an index LLVM cannot prove non-negative (a sum of two loop counters)
+            # would be wrapped like a negative Python index, and the loop not vectorized
+            w(inner + 1, f"n{last} = np.uint64(b{last} + j)")
+        else:
+            w(inner, f"for n{d} in range(s{d}):")
+        inner += 1
+    body = Body(fast=False)
+    res = _combine(body, st, "acc[j]", _value_lines(st, body))
+    body.lines.append(f"acc[j] = {res}")
+    w.extend(inner, body.lines)
+    w(depth, "for j in range(bn):")
+    w(depth + 1, f"n{last} = np.uint64(b{last} + j)")
+    out_idx = ", ".join(f"n{d}" for d in kept)
+    w(depth + 1, f"out[{out_idx}] = {cv('acc[j]', st.acc_dtype, st.out_dtype)}")
 
 
 def reduce_source(st: ReduceStructure, options: CodegenOptions) -> KernelSource:

@@ -4,10 +4,10 @@ uses of it is re-exported here; the modules inside are its implementation."""
 
 from __future__ import annotations
 
-from jitgraph.backend_cpu.native.direct import build as build_direct
+from jitgraph.backend_cpu.native.direct import build as build_direct, prepare
 from jitgraph.backend_cpu.native.objects import (KernelError, NATIVE_VERSION, NativeObject,
                                                  Unavailable, add_symbol, build, load,
-                                                 prepare, python_function)
+                                                 python_function)
 
 __all__ = ["KernelError", "NATIVE_VERSION", "NativeObject", "Unavailable", "add_symbol",
            "build", "build_direct", "load", "prepare", "python_function"]

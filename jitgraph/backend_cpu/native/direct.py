@@ -22,7 +22,7 @@ from jitgraph.backend_cpu.native import entry_ir as native_ir, objects as native
 from jitgraph.backend_cpu.native.direct_types import Unsupported, param_types
 from jitgraph.backend_cpu.options import DIRECT_VERSION, CodegenOptions
 
-__all__ = ["DIRECT_VERSION", "FALLBACKS", "build", "enabled"]
+__all__ = ["DIRECT_VERSION", "FALLBACKS", "build", "enabled", "prepare"]
 
 _NATIVE_NAME = "jitgraph_direct_kernel"
 
@@ -54,6 +54,51 @@ def build(source: str, entry: str, export: str, kind: str, options: CodegenOptio
         why = f"direct compilation failed ({type(exc).__name__}: {exc})"
     FALLBACKS.append((f"{export} ({entry})", why))
     return None, why
+
+
+#: A small loop that :func:`prepare` compiles once: LLVM initialises its pass pipelines and
+#: code generator on first use (a few milliseconds), best paid before a fork, not after it.
+_WARM_UP_IR = """
+define void @jitgraph_warm_up(ptr %a, i64 %n) {
+entry:
+  br label %head
+head:
+  %i = phi i64 [ 0, %entry ], [ %next, %body ]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %p = getelementptr double, ptr %a, i64 %i
+  %v = load double, ptr %p
+  %w = fmul double %v, 2.0
+  store double %w, ptr %p
+  %next = add i64 %i, 1
+  br label %head
+done:
+  ret void
+}
+"""
+
+
+_warmed: set[int] = set()  # target machines (ids: they live as long as the process) warmed up
+
+
+def prepare(cpus: "set[str] | list[str]") -> None:
+    """Set up now what compiling kernels needs (LLVM, the target machines of ``cpus``, this
+    compiler's modules, LLVM's pipelines), so that a process forked afterwards
+    (:mod:`~jitgraph.backend_cpu.codegen.compile_ahead`) inherits it instead of paying again."""
+    from jitgraph.backend_cpu.native import direct_lower  # noqa: F401 - loaded before a fork
+
+    native.prepare(cpus)
+    if not enabled():
+        return
+    with native._lock:
+        llvm = native._llvm()
+        for tm in {id(tm): tm for tm in map(native._target_machine, cpus)}.values():
+            if id(tm) not in _warmed:
+                _warmed.add(id(tm))
+                module = _parse(llvm, _WARM_UP_IR, tm)
+                _optimize(llvm, module, tm, 2)
+                tm.emit_object(module)
 
 
 def _build(source: str, entry: str, export: str, kind: str, options: CodegenOptions) -> Any:

@@ -112,6 +112,7 @@ class Writer:
         self.allocas: list[str] = []
         self.globals: list[str] = []
         self.declarations: dict[str, str] = {}
+        self.metadata: list[str] = []  # module-level ``!N = ...`` lines
         self._n = 0
         self.terminated = False
 
@@ -148,6 +149,18 @@ class Writer:
 
     def jump(self, target: str) -> None:
         self.terminate(f"br label %{target}")
+
+    def loop_back(self, head: str, unroll: bool) -> None:
+        """The back edge of a loop to ``head``; ``unroll=False`` tells LLVM not to unroll the
+        loop by a run-time count. (Not ``llvm.loop.unroll.disable``: that also stops the
+        vectorizer interleaving the loop.)"""
+        if unroll:
+            self.jump(head)
+            return
+        loop, hint = f"!{len(self.metadata)}", f"!{len(self.metadata) + 1}"
+        self.metadata += [f"{loop} = distinct !{{{loop}, {hint}}}",
+                          f'{hint} = !{{!"llvm.loop.unroll.runtime.disable"}}']
+        self.terminate(f"br label %{head}, !llvm.loop {loop}")
 
     def alloca(self, llvm_type: str, count: int = 0, align: int = 0) -> str:
         self._n += 1

@@ -10,7 +10,9 @@ without importing Numba. This module imports neither Numba nor llvmlite.
 
 from __future__ import annotations
 
+import re
 import threading
+from typing import Any
 
 from jitgraph.backend_cpu import native
 from jitgraph.backend_cpu.codegen import kernels
@@ -18,6 +20,7 @@ from jitgraph.backend_cpu.native import NATIVE_VERSION
 from jitgraph.backend_cpu.options import CodegenOptions, DIRECT_VERSION
 from jitgraph.cache import metadata
 from jitgraph.cache.keys import make_key
+from jitgraph.cache import store
 from jitgraph.cache.modules import open_module
 
 # Fast ranges of the polynomials (outside them, libm).
@@ -82,16 +85,33 @@ def block(src_ptr, dst_ptr, n):
 """
 
 
+_CALLS = re.compile(r'\bblock_call\("(\w+)"')
+_stored: dict[str, Any] = {}  # name -> its CachedModule (opened once per process)
+
+
+def _key(name: str) -> tuple:
+    return ("vecmath-block", name, BLOCK_SOURCE_VERSION, ("native", NATIVE_VERSION),
+            ("direct", DIRECT_VERSION))
+
+
+def _cached_module(name: str) -> Any:
+    """Block ``name``'s entry in the compiledir, or None without the disk cache."""
+    if not kernels.DISK_CACHE:
+        return None
+    with _lock:
+        cached = _stored.get(name)
+        if cached is None:
+            cached = _stored[name] = open_module(
+                make_key(_key(name)), block_source(name),
+                metadata.cpu_kernel(f"vecmath block {name}", "vecmath"))
+        return cached
+
+
 def _compile(name: str) -> int:
     """The address of block function ``name``: loaded, or compiled (and stored)."""
     source = block_source(name)
-    cached = None
     module: dict = {}
-    if kernels.DISK_CACHE:
-        key = ("vecmath-block", name, BLOCK_SOURCE_VERSION, ("native", NATIVE_VERSION),
-               ("direct", DIRECT_VERSION))
-        cached = open_module(make_key(key), source,
-                             metadata.cpu_kernel(f"vecmath block {name}", "vecmath"))
+    cached = _cached_module(name)
 
     def compile_numba(mode: str):  # noqa: ANN202
         import numba
@@ -130,6 +150,40 @@ def address(name: str) -> int:
             addr = _addresses[name] = _compile(name)
         native.add_symbol(symbol(name), addr)  # also for Numba, if it has started since
         return addr
+
+
+class BlockFunction:
+    """Block function ``name`` as :mod:`~jitgraph.backend_cpu.codegen.compile_ahead` schedules
+    a kernel module's entry (the one entry is ``"block"``): the blocks a program's kernels call
+    are then compiled beside those kernels, instead of one after another by the process that
+    loads the first kernel calling them."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.source = kernels.KernelSource(_key(name), block_source(name), ("block",),
+                                           CodegenOptions(), f"vecmath block {name}")
+
+    def is_compiled(self, entry: str) -> bool:
+        return self.name in _addresses
+
+    def stored(self, entry: str) -> bool | None:
+        if not kernels.DISK_CACHE:
+            return None
+        cached = _stored.get(self.name)
+        if cached is not None:
+            return cached.entry.file("native-block.json").exists()
+        # Not opened yet: where its object would be (opening publishes the entry's source,
+        # work better left to the process that compiles the block).
+        return (store.entry_path(make_key(_key(self.name))) / "native-block.json").exists()
+
+    def get(self, entry: str) -> int:
+        return address(self.name)
+
+
+def called_by(source: str) -> list[BlockFunction]:
+    """The block functions a kernel module's ``source`` calls."""
+    return [BlockFunction(name) for name in sorted(set(_CALLS.findall(source)))
+            if name in BLOCKS]
 
 
 def provide(sym: str) -> None:
