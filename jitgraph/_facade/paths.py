@@ -49,6 +49,14 @@ MODULES: dict[str, Row] = {
         "(``register_canonicalize``, ...), ``local_optimizer``, ``ShapeFeature`` and the "
         "helpers Theano's rewrites imported from here -- jitgraph's objects; jitgraph's own "
         "rewrites are in :mod:`jitgraph.tensor.rewriting`.",
+        names=names("jitgraph.tensor.rewriting.dimshuffle_lift", "local_dimshuffle_lift"),
+        unavailable=unavailable(
+            "one of Theano's individual tensor rewrites; jitgraph's rewrites of the same "
+            "graphs are grouped and named differently (jitgraph.tensor.rewriting) and run "
+            "through optdb by tag: compile with a mode, or query optdb, instead",
+            "local_add_specialize local_useless_dimshuffle_in_reshape local_merge_alloc "
+            "local_greedy_distributor local_reshape_to_dimshuffle mul_canonizer "
+            "local_canonicalize_alloc"),
         fallback=("jitgraph.rewrite.phases", "jitgraph.rewrite.theano_api",
                   "jitgraph.tensor.rewriting.shape", "jitgraph.rewrite", "jitgraph.tensor",
                   "jitgraph.gof")),
@@ -212,8 +220,10 @@ MODULES: dict[str, Row] = {
                     "Feature FunctionGraph InconsistencyError MissingInputError")),
     "jitgraph.gof.op": Row(
         "``theano.gof.op``: the Op base classes.",
-        names={**names("jitgraph.graph.op", "Op"),
-               **names("jitgraph.graph.openmp_op", "OpenMPOp")}),
+        names={**names("jitgraph.graph.op", "Op PureOp=Op"),
+               **names("jitgraph.graph.openmp_op", "OpenMPOp"), "utils": "jitgraph.gof.utils",
+               **names("jitgraph.graph.test_value", "get_test_value"),
+               **names("jitgraph.gradient.utils", "get_debug_values")}),
     "jitgraph.gof.type": Row(
         "``theano.gof.type``: the Type base class and the generic type.",
         names=names("jitgraph.graph.type", "Type Generic=GenericType generic")),
@@ -224,8 +234,16 @@ MODULES: dict[str, Row] = {
     "jitgraph.gof.opt": Row(
         "``theano.gof.opt``: Theano's ``local_optimizer`` decorator and ``LocalOptimizer`` (a "
         "rewrite written as ``f(node)``), with the graph-rewriting helpers of "
-        ":mod:`jitgraph.rewrite`.",
-        fallback=("jitgraph.rewrite.theano_api", "jitgraph.rewrite")),
+        ":mod:`jitgraph.rewrite`; the optimizer classes under Theano's names "
+        "(:mod:`jitgraph.rewrite.theano_optimizers`).",
+        names={**names("jitgraph.config", "config"),
+               "theano": "jitgraph", "logging": "logging"},
+        unavailable=unavailable("a helper Theano's own ops used to rewrite a graph before it "
+                                "is in a FunctionGraph; jitgraph rewrites only FunctionGraphs "
+                                "(build one, then run in2out(...).optimize(fgraph))",
+                                "pre_constant_merge pre_greedy_local_optimizer"),
+        fallback=("jitgraph.rewrite.theano_optimizers", "jitgraph.rewrite.theano_api",
+                  "jitgraph.rewrite")),
     "jitgraph.gof.optdb": Row(
         "``theano.gof.optdb``: the rewrite databases (:mod:`jitgraph.rewrite.db`); ``Query`` is "
         "``RewriteDatabaseQuery``, ``DB`` the base class.",

@@ -17,6 +17,7 @@ from jitgraph.graph.basic import (Apply, Constant, Variable, clone, clone_get_eq
                                   equal_computations, io_toposort, is_in_ancestors,
                                   stack_search)
 from jitgraph.graph.analysis import is_same_graph
+from jitgraph.graph.as_string import as_string
 
 
 def ancestors(variable_list: Iterable[Variable],
@@ -40,6 +41,6 @@ def inputs(variable_list: Iterable[Variable],
     return [v for v in ancestors(variable_list, blockers) if v.owner is None]
 
 
-__all__ = ["Apply", "Constant", "Variable", "ancestors", "clone", "clone_get_equiv",
+__all__ = ["Apply", "Constant", "Variable", "ancestors", "as_string", "clone", "clone_get_equiv",
            "equal_computations", "inputs", "io_toposort", "is_in_ancestors", "is_same_graph",
            "stack_search"]

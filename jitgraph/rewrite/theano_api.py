@@ -84,6 +84,10 @@ class OpRemove(FunctionNodeRewriter):
                              f"{len(node.outputs)} outputs")
         return list(node.inputs)
 
+    def op_key(self) -> Any:
+        """The op whose nodes this removes (Theano's ``OpKeyOptimizer`` selects by it)."""
+        return self.op
+
     def __str__(self) -> str:
         return self.name
 
@@ -105,6 +109,10 @@ class OpSub(FunctionNodeRewriter):
             for old_out, new_out in zip(node.outputs, new.outputs):
                 new_out.tag.update(old_out.tag)
         return list(new.outputs)
+
+    def op_key(self) -> Any:
+        """The op whose nodes this substitutes (Theano's ``OpKeyOptimizer`` selects by it)."""
+        return self.op1
 
     def __str__(self) -> str:
         return self.name
