@@ -49,7 +49,8 @@ MODULES: dict[str, Row] = {
         "(``register_canonicalize``, ...), ``local_optimizer``, ``ShapeFeature`` and the "
         "helpers Theano's rewrites imported from here -- jitgraph's objects; jitgraph's own "
         "rewrites are in :mod:`jitgraph.tensor.rewriting`.",
-        names=names("jitgraph.tensor.rewriting.dimshuffle_lift", "local_dimshuffle_lift"),
+        names={**names("jitgraph.tensor.rewriting.dimshuffle_lift", "local_dimshuffle_lift"),
+               **names("jitgraph.tensor.extras.assert_op", "Assert assert_op assert_")},
         unavailable=unavailable(
             "one of Theano's individual tensor rewrites; jitgraph's rewrites of the same "
             "graphs are grouped and named differently (jitgraph.tensor.rewriting) and run "
@@ -452,7 +453,12 @@ ADDED: dict[str, Row] = {
         **names("jitgraph.graph.container", "Container"),
         **names("jitgraph.compile.linker", "Linker LocalLinker=Linker PerformLinker"),
         **names("jitgraph.backend_cpu.theano_linkers", "CLinker OpWiseCLinker DualLinker"),
-        **names("jitgraph.rewrite.theano_api", "LocalOptimizer OpRemove OpSub local_optimizer")},
+        **names("jitgraph.rewrite.theano_api", "LocalOptimizer OpRemove OpSub local_optimizer"),
+        **names("jitgraph.rewrite.theano_optimizers", "Optimizer SeqOptimizer MergeOptimizer "
+                "LocalOptGroup PatternSub NavigatorOptimizer TopoOptimizer "
+                "EquilibriumOptimizer OpKeyOptimizer"),
+        **names("jitgraph.rewrite.db", "DB=RewriteDatabase Query=RewriteDatabaseQuery "
+                "EquilibriumDB SequenceDB LocalGroupDB")},
         unavailable=unavailable("jitgraph does not cache constants (Theano shared one Constant "
                                 "per value between graphs and refused it in a FunctionGraph "
                                 "built with clone=False); any Constant can be in any graph, so "
