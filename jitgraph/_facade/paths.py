@@ -246,10 +246,12 @@ MODULES: dict[str, Row] = {
         fallback=("jitgraph.rewrite.theano_optimizers", "jitgraph.rewrite.theano_api",
                   "jitgraph.rewrite")),
     "jitgraph.gof.optdb": Row(
-        "``theano.gof.optdb``: the rewrite databases (:mod:`jitgraph.rewrite.db`); ``Query`` is "
-        "``RewriteDatabaseQuery``, ``DB`` the base class.",
-        names=names("jitgraph.rewrite.db", "DB=RewriteDatabase Query=RewriteDatabaseQuery "
-                    "SequenceDB EquilibriumDB LocalGroupDB RewriteDatabase")),
+        "``theano.gof.optdb``: the rewrite databases (:mod:`jitgraph.rewrite.db`); ``Query`` is a "
+        "``RewriteDatabaseQuery`` whose ``position_cutoff`` may be assigned, ``DB`` the base "
+        "class.",
+        names={**names("jitgraph.rewrite.db", "DB=RewriteDatabase SequenceDB EquilibriumDB "
+                       "LocalGroupDB RewriteDatabase"),
+               **names("jitgraph.rewrite.theano_optimizers", "Query")}),
     "jitgraph.gof.destroyhandler": Row(
         "``theano.gof.destroyhandler``: the DestroyHandler feature keeping in-place operations "
         "safe.",
@@ -457,8 +459,9 @@ ADDED: dict[str, Row] = {
         **names("jitgraph.rewrite.theano_optimizers", "Optimizer SeqOptimizer MergeOptimizer "
                 "LocalOptGroup PatternSub NavigatorOptimizer TopoOptimizer "
                 "EquilibriumOptimizer OpKeyOptimizer"),
-        **names("jitgraph.rewrite.db", "DB=RewriteDatabase Query=RewriteDatabaseQuery "
-                "EquilibriumDB SequenceDB LocalGroupDB")},
+        **names("jitgraph.rewrite.db", "DB=RewriteDatabase EquilibriumDB SequenceDB "
+                "LocalGroupDB"),
+        **names("jitgraph.rewrite.theano_optimizers", "Query")},
         unavailable=unavailable("jitgraph does not cache constants (Theano shared one Constant "
                                 "per value between graphs and refused it in a FunctionGraph "
                                 "built with clone=False); any Constant can be in any graph, so "

@@ -50,6 +50,12 @@ class LocalOptimizer(FunctionNodeRewriter):
             return self.node_fn(args[0])
         return self._call_with_node(*args)
 
+    def transform(self, *args: Any) -> Any:  # type: ignore[override]
+        """The replacements for a node: ``transform(node)`` as Theano's optimizers called it
+        (the function sees no graph unless ``node.fgraph`` is set), or jitgraph's
+        ``transform(fgraph, node)``."""
+        return self(*args)
+
 
 def local_optimizer(tracks: Any, inplace: bool = False,
                     requirements: Sequence[Callable[[FunctionGraph], None]] = ()

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.context import RewriteContext
+from jitgraph.rewrite.db import RewriteDatabaseQuery
 from jitgraph.rewrite.engine import (GraphRewriter, NodeRewriter, NodeRewriterGroup,
                                      SequentialGraphRewriter, WalkingGraphRewriter)
 from jitgraph.rewrite.equilibrium import EquilibriumGraphRewriter
@@ -221,6 +222,19 @@ class PatternSub(PatternNodeRewriter):
         return result
 
 
-__all__ = ["Optimizer", "SeqOptimizer", "LocalOptGroup", "NavigatorOptimizer", "TopoOptimizer",
+class Query(RewriteDatabaseQuery):
+    """Theano's ``gof.Query(include=..., require=..., exclude=..., subquery=...,
+    position_cutoff=...)``: a :class:`RewriteDatabaseQuery` whose ``position_cutoff`` may also
+    be assigned after it is made, as Theano's was (``q.position_cutoff = 1.51``; do it before
+    the query is used). Its derived queries (``including``, ...) are new objects, as
+    jitgraph's."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name != "position_cutoff":
+            super().__setattr__(name, value)  # refused: the other fields stay fixed
+        object.__setattr__(self, name, float(value))
+
+
+__all__ = ["Query", "Optimizer", "SeqOptimizer", "LocalOptGroup", "NavigatorOptimizer", "TopoOptimizer",
            "OpKeyOptimizer", "in2out", "out2in", "EquilibriumOptimizer", "MergeOptimizer",
            "PatternSub"]

@@ -164,3 +164,23 @@ def test_values_eq_approx_variants():
     assert values_eq_approx_remove_inf(with_inf, plain)
     assert values_eq_approx_remove_inf_nan(with_nan, with_inf)
     assert not values_eq_approx_remove_nan(with_nan, with_nan * 2)
+
+
+def test_shape_feature_same_shape():
+    import jitgraph.tensor as T
+    from jitgraph.tensor.opt import ShapeFeature
+
+    x, y = T.vector(), T.vector()
+    o = x + y
+    fg = FunctionGraph([x, y], [o], clone=False)
+    feature = ShapeFeature()
+    fg.attach_feature(feature)
+    # Theano 1.0.5: True False True False, then IndexError twice
+    assert feature.same_shape(x, o) and feature.same_shape(x, o, 0, 0)
+    assert not feature.same_shape(y, o) and not feature.same_shape(y, o, 0, 0)
+    for dims in [(1, 0), (0, 1)]:
+        try:
+            feature.same_shape(x, o, *dims)
+        except IndexError:
+            continue
+        raise AssertionError(f"same_shape(x, o, {dims}) should raise IndexError")

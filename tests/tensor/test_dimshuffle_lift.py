@@ -31,3 +31,13 @@ def test_an_elementwise_result_used_twice_is_not_recomputed():
     s = x + y
     assert lifted([x, y], [s.T + s]) == ("[Elemwise{add,no_inplace}(InplaceDimShuffle{1,0}"
                                          "(*1 -> Elemwise{add,no_inplace}(x, y)), *1)]")
+
+
+def test_transform_of_one_node_as_theano_called_it():
+    x = T.tensor3("x")
+    e = T.exp(x).dimshuffle(2, "x", 0, 1)
+    FunctionGraph([x], [e], clone=False)
+    new = local_dimshuffle_lift.transform(e.owner)[0]
+    # Theano 1.0.5 (the same node, in a graph built with clone=False):
+    assert str(FunctionGraph([x], [new])) == \
+        "[Elemwise{exp,no_inplace}(InplaceDimShuffle{2,x,0,1}(x))]"

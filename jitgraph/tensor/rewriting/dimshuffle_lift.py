@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
-from jitgraph.rewrite.engine import node_rewriter
+from jitgraph.rewrite.theano_api import local_optimizer
 from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
 from jitgraph.tensor.rewriting.utils import broadcast_like, single_client
 
@@ -30,10 +30,13 @@ def _lift(var: Variable, order: tuple, fgraph: FunctionGraph | None) -> Variable
     return dimshuffle(var, order)
 
 
-@node_rewriter([DimShuffle])
-def local_dimshuffle_lift(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+@local_optimizer([DimShuffle])
+def local_dimshuffle_lift(node: Apply) -> list[Variable] | None:
     """DimShuffles of single-use elementwise results move to the elementwise inputs; two in a
-    row become one; one that keeps every axis in place is removed."""
+    row become one; one that keeps every axis in place is removed. Written as Theano's
+    optimizers were (a function of the node), so ``local_dimshuffle_lift.transform(node)``
+    works as in Theano; outside a graph every elementwise result counts as single-use."""
+    fgraph = getattr(node, "fgraph", None)
     x = node.inputs[0]
     order = tuple(node.op.new_order)
     if order == tuple(range(x.ndim)) and x.type == node.outputs[0].type:
