@@ -231,7 +231,8 @@ MODULES: dict[str, Row] = {
     "jitgraph.gof.utils": Row(
         "``theano.gof.utils`` (:mod:`jitgraph.graph.utils`).",
         names=names("jitgraph.graph.utils", "MethodNotDefined difference flatten "
-                    "hash_from_code hash_from_file hashtype key_to_cmp object2 remove uniq")),
+                    "hash_from_code hash_from_file hashtype key_to_cmp object2 remove uniq "
+                    "unique give_variables_names")),
     "jitgraph.gof.opt": Row(
         "``theano.gof.opt``: Theano's ``local_optimizer`` decorator and ``LocalOptimizer`` (a "
         "rewrite written as ``f(node)``), with the graph-rewriting helpers of "
