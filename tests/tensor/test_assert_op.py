@@ -36,3 +36,31 @@ def test_a_condition_must_be_a_scalar():
     x = T.vector("x")
     with pytest.raises(TypeError, match="condition must be a scalar"):
         Assert()(x, x > 0)
+
+
+def assert_nodes(f):
+    return [n for n in f.maker.fgraph.toposort() if isinstance(n.op, Assert)]
+
+
+def test_conditions_known_true_are_dropped_and_false_ones_kept():
+    # Theano 1.0.5 keeps no Assert for assert_op(x, 1), one with 2 inputs for
+    # assert_op(x, y, 1), one with 3 inputs for assert_op(x, y, 0) (which then raises)
+    x, y = T.scalar(), T.scalar()
+    f = theano.function([x], assert_op(x, 1))
+    assert f(5.0) == 5.0 and not assert_nodes(f)
+    f = theano.function([x, y], assert_op(x, y, 1))
+    assert f(5.0, 1.0) == 5.0 and [len(n.inputs) for n in assert_nodes(f)] == [2]
+    f = theano.function([x, y], assert_op(x, y, 0))
+    assert [len(n.inputs) for n in assert_nodes(f)] == [3]
+    with pytest.raises(AssertionError):
+        f(1.0, 1.0)
+
+
+def test_unsafe_rewrites_remove_every_assert():
+    x, y = T.scalar(), T.scalar()
+    for mode in [theano.compile.mode.get_default_mode().including("local_remove_all_assert"),
+                 theano.Mode(optimizer="unsafe")]:
+        f = theano.function([x, y], assert_op(x, y), mode=mode)
+        assert f(1.0, 0.0) == 1.0 and not assert_nodes(f)
+    f = theano.function([x], assert_op(x, T.eq(x, 0).any()))
+    assert len(assert_nodes(f)) == 1
