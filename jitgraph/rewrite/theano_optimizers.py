@@ -5,9 +5,9 @@ Code of Theano's era builds rewrites with these names -- ``TopoOptimizer(Pattern
 -- and subclasses ``Optimizer`` with an ``apply(self, fgraph)`` of one argument. Each class here
 is the jitgraph rewriter doing the same thing, under Theano's name and constructor signature.
 The differences with Theano: ``OpKeyOptimizer`` walks the graph from the inputs (Theano's
-visited the nodes in the order its ``NodeFinder`` kept them); ``failure_callback`` is not
-taken (other than Theano's own ``NavigatorOptimizer.warn*``), since a failing rewrite is reported
-(or raised) by the ``on_opt_error`` flag, as in every jitgraph phase.
+visited the nodes in the order its ``NodeFinder`` kept them); ``failure_callback`` is taken by
+the walking optimizers only (elsewhere, and for Theano's own ``NavigatorOptimizer.warn*``, a
+failing rewrite is reported or raised by the ``on_opt_error`` flag, as in every jitgraph phase).
 """
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ import inspect
 from typing import Any, Callable, Iterable
 
 from jitgraph.graph.basic import Apply, Variable
-from jitgraph.graph.fg import FunctionGraph
-from jitgraph.rewrite.context import RewriteContext
+from jitgraph.graph.fg import FunctionGraph, InconsistencyError
+from jitgraph.rewrite.context import RewriteContext, rewriter_name
 from jitgraph.rewrite.db import RewriteDatabaseQuery
 from jitgraph.rewrite.engine import (GraphRewriter, NodeRewriter, NodeRewriterGroup,
-                                     SequentialGraphRewriter, WalkingGraphRewriter)
+                                     SequentialGraphRewriter, WalkingGraphRewriter,
+                                     normalize_replacements)
 from jitgraph.rewrite.equilibrium import EquilibriumGraphRewriter
+from jitgraph.rewrite.features import replace_validate
 from jitgraph.rewrite.merge import MergeGraphRewriter
 from jitgraph.rewrite.pattern import PatternNodeRewriter
 from jitgraph.rewrite.validate_features import ReplaceValidate
@@ -34,9 +36,41 @@ def _report_failure(*args: Any) -> None:
 
 def _refuse_failure_callback(failure_callback: Any) -> None:
     if failure_callback is not None and failure_callback is not _report_failure:
-        raise TypeError("failure_callback is not supported: a rewrite that raises is reported "
-                        "(or re-raised) according to the on_opt_error flag, as in every "
-                        "jitgraph rewrite phase")
+        raise TypeError("failure_callback is not supported here: a rewrite that raises is "
+                        "reported (or re-raised) according to the on_opt_error flag; "
+                        "TopoOptimizer and OpKeyOptimizer take one")
+
+
+class _ReportingRewriter(NodeRewriter):
+    """``local_opt`` applied by itself, each failure handed to Theano's ``failure_callback``:
+    ``callback(exc, navigator, pairs, local_opt, node)`` when the rewrite raises (``pairs`` are
+    ``(output, None)``) or when the graph rejects its replacements (an InconsistencyError)."""
+
+    def __init__(self, local_opt: NodeRewriter, callback: Callable, navigator: Any) -> None:
+        super().__init__(rewriter_name(local_opt))
+        self.local_opt, self.callback, self.navigator = local_opt, callback, navigator
+
+    def tracks(self) -> Any:
+        return self.local_opt.tracks()
+
+    def add_requirements(self, fgraph: FunctionGraph) -> None:
+        self.local_opt.add_requirements(fgraph)
+
+    def transform(self, fgraph: FunctionGraph, node: Apply) -> None:
+        try:
+            result = self.local_opt.transform(fgraph, node)
+            if not result:
+                return None
+            pairs = normalize_replacements(node, result)
+        except Exception as exc:  # noqa: BLE001  (handed to the caller's callback)
+            self.callback(exc, self.navigator, [(o, None) for o in node.outputs],
+                          self.local_opt, node)
+            return None
+        if not replace_validate(fgraph, pairs, reason=self.local_opt):
+            error = InconsistencyError(f"the replacements of {self.name} on {node} were "
+                                       "rejected by a feature of the graph")
+            self.callback(error, self.navigator, pairs, self.local_opt, node)
+        return None  # applied (or refused) here already
 
 
 class Optimizer(GraphRewriter):
@@ -109,9 +143,13 @@ class NavigatorOptimizer(WalkingGraphRewriter):
     def __init__(self, local_opt: NodeRewriter, order: str = "in_to_out",
                  ignore_newtrees: bool = False, failure_callback: Any = None,
                  name: str | None = None) -> None:
-        _refuse_failure_callback(failure_callback)
-        super().__init__(local_opt, order=order, ignore_newtrees=ignore_newtrees, name=name)
+        walked = local_opt
+        if failure_callback is not None and failure_callback is not _report_failure:
+            walked = _ReportingRewriter(local_opt, failure_callback, self)
+        super().__init__(walked, order=order, ignore_newtrees=ignore_newtrees,
+                         name=name or rewriter_name(local_opt))
         self.local_opt = local_opt
+        self.failure_callback = failure_callback
 
     warn = warn_inplace = warn_ignore = staticmethod(_report_failure)
 
@@ -235,6 +273,6 @@ class Query(RewriteDatabaseQuery):
         object.__setattr__(self, name, float(value))
 
 
-__all__ = ["Query", "Optimizer", "SeqOptimizer", "LocalOptGroup", "NavigatorOptimizer", "TopoOptimizer",
-           "OpKeyOptimizer", "in2out", "out2in", "EquilibriumOptimizer", "MergeOptimizer",
-           "PatternSub"]
+__all__ = ["Query", "Optimizer", "SeqOptimizer", "LocalOptGroup", "NavigatorOptimizer",
+           "TopoOptimizer", "OpKeyOptimizer", "in2out", "out2in", "EquilibriumOptimizer",
+           "MergeOptimizer", "PatternSub"]

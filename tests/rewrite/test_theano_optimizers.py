@@ -184,3 +184,39 @@ def test_shape_feature_same_shape():
         except IndexError:
             continue
         raise AssertionError(f"same_shape(x, o, {dims}) should raise IndexError")
+
+
+def test_failure_callback_hears_of_a_rewrite_that_raises():
+    calls = []
+
+    def watch(exc, nav, pairs, lopt, node):
+        calls.append((type(exc).__name__, str(exc), str(node.op),
+                      [(str(o.owner.op), n) for o, n in pairs], isinstance(nav, opt.TopoOptimizer)))
+
+    @opt.local_optimizer([F, G])
+    def fussy(node):
+        if node.op == G:
+            raise ValueError("no G please")
+        return [K(*node.inputs)]
+
+    fg = graph(lambda a, b, c: F(G(a, b), c))
+    opt.TopoOptimizer(fussy, failure_callback=watch).optimize(fg)
+    # Theano 1.0.5: the F node is rewritten, the G failure reported once
+    assert str(fg) == "[K(G(a, b), c)]"
+    assert calls == [("ValueError", "no G please", "G", [("G", None)], True)]
+
+
+def test_failure_callback_hears_of_rejected_replacements():
+    from jitgraph.gof.destroyhandler import DestroyHandler
+    from jitgraph.gof.fg import InconsistencyError
+
+    class Overwriting(Node):
+        destroy_map = {0: [0]}
+
+    errors = []
+    fg = graph(lambda a, b, c: F(a, b), clone=False)
+    fg.attach_feature(DestroyHandler())  # the graph's inputs may not be overwritten
+    opt.TopoOptimizer(opt.OpSub(F, Overwriting("FD")),
+                      failure_callback=lambda exc, *rest: errors.append(exc)).optimize(fg)
+    assert str(fg) == "[F(a, b)]"
+    assert len(errors) == 1 and isinstance(errors[0], InconsistencyError)
