@@ -40,6 +40,7 @@ FAMILY_REWRITE_MODULES: dict[str, tuple[str, ...]] = {
     "jitgraph.scan.op": ("jitgraph.scan.rewrites",),
     "jitgraph.ifelse.op": ("jitgraph.ifelse.lazy", "jitgraph.ifelse.rewrites"),
     "jitgraph.tensor.convolution.conv": ("jitgraph.tensor.rewriting.conv",),
+    "jitgraph.tensor.core.assertion": ("jitgraph.tensor.rewriting.assert_rewrites",),
 }
 
 #: the backends: modules that each register one ``jitgraph.compile.backend.Backend`` when

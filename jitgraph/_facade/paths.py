@@ -50,7 +50,15 @@ MODULES: dict[str, Row] = {
         "(``register_canonicalize``, ...), ``local_optimizer``, ``ShapeFeature`` and the "
         "helpers Theano's rewrites imported from here -- jitgraph's objects; jitgraph's own "
         "rewrites are in :mod:`jitgraph.tensor.rewriting`.",
-        names=names("jitgraph.tensor.core.assertion", "Assert assert_op assert_"),
+        names={**names("jitgraph.tensor.rewriting.dimshuffle_lift", "local_dimshuffle_lift"),
+               **names("jitgraph.tensor.core.assertion", "Assert assert_op assert_")},
+        unavailable=unavailable(
+            "one of Theano's individual tensor rewrites; jitgraph's rewrites of the same "
+            "graphs are grouped and named differently (jitgraph.tensor.rewriting) and run "
+            "through optdb by tag: compile with a mode, or query optdb, instead",
+            "local_add_specialize local_useless_dimshuffle_in_reshape local_merge_alloc "
+            "local_greedy_distributor local_reshape_to_dimshuffle mul_canonizer "
+            "local_canonicalize_alloc"),
         fallback=("jitgraph.rewrite.phases", "jitgraph.rewrite.theano_api",
                   "jitgraph.tensor.rewriting.shape", "jitgraph.rewrite", "jitgraph.tensor",
                   "jitgraph.gof")),
@@ -214,25 +222,38 @@ MODULES: dict[str, Row] = {
                     "Feature FunctionGraph InconsistencyError MissingInputError")),
     "jitgraph.gof.op": Row(
         "``theano.gof.op``: the Op base classes.",
-        names={**names("jitgraph.graph.op", "Op"),
-               **names("jitgraph.graph.openmp_op", "OpenMPOp")}),
+        names={**names("jitgraph.graph.op", "Op PureOp=Op"),
+               **names("jitgraph.graph.openmp_op", "OpenMPOp"), "utils": "jitgraph.gof.utils",
+               **names("jitgraph.graph.test_value", "get_test_value"),
+               **names("jitgraph.gradient.utils", "get_debug_values")}),
     "jitgraph.gof.type": Row(
         "``theano.gof.type``: the Type base class and the generic type.",
         names=names("jitgraph.graph.type", "Type Generic=GenericType generic")),
     "jitgraph.gof.utils": Row(
         "``theano.gof.utils`` (:mod:`jitgraph.graph.utils`).",
         names=names("jitgraph.graph.utils", "MethodNotDefined difference flatten "
-                    "hash_from_code hash_from_file hashtype key_to_cmp object2 remove uniq")),
+                    "hash_from_code hash_from_file hashtype key_to_cmp object2 remove uniq "
+                    "unique give_variables_names")),
     "jitgraph.gof.opt": Row(
         "``theano.gof.opt``: Theano's ``local_optimizer`` decorator and ``LocalOptimizer`` (a "
         "rewrite written as ``f(node)``), with the graph-rewriting helpers of "
-        ":mod:`jitgraph.rewrite`.",
-        fallback=("jitgraph.rewrite.theano_api", "jitgraph.rewrite")),
+        ":mod:`jitgraph.rewrite`; the optimizer classes under Theano's names "
+        "(:mod:`jitgraph.rewrite.theano_optimizers`).",
+        names={**names("jitgraph.config", "config"),
+               "theano": "jitgraph", "logging": "logging"},
+        unavailable=unavailable("a helper Theano's own ops used to rewrite a graph before it "
+                                "is in a FunctionGraph; jitgraph rewrites only FunctionGraphs "
+                                "(build one, then run in2out(...).optimize(fgraph))",
+                                "pre_constant_merge pre_greedy_local_optimizer"),
+        fallback=("jitgraph.rewrite.theano_optimizers", "jitgraph.rewrite.theano_api",
+                  "jitgraph.rewrite")),
     "jitgraph.gof.optdb": Row(
-        "``theano.gof.optdb``: the rewrite databases (:mod:`jitgraph.rewrite.db`); ``Query`` is "
-        "``RewriteDatabaseQuery``, ``DB`` the base class.",
-        names=names("jitgraph.rewrite.db", "DB=RewriteDatabase Query=RewriteDatabaseQuery "
-                    "SequenceDB EquilibriumDB LocalGroupDB RewriteDatabase")),
+        "``theano.gof.optdb``: the rewrite databases (:mod:`jitgraph.rewrite.db`); ``Query`` is a "
+        "``RewriteDatabaseQuery`` whose ``position_cutoff`` may be assigned, ``DB`` the base "
+        "class.",
+        names={**names("jitgraph.rewrite.db", "DB=RewriteDatabase SequenceDB EquilibriumDB "
+                       "LocalGroupDB RewriteDatabase"),
+               **names("jitgraph.rewrite.theano_optimizers", "Query")}),
     "jitgraph.gof.destroyhandler": Row(
         "``theano.gof.destroyhandler``: the DestroyHandler feature keeping in-place operations "
         "safe.",
@@ -437,8 +458,12 @@ ADDED: dict[str, Row] = {
         **names("jitgraph.compile.linker", "Linker LocalLinker=Linker PerformLinker"),
         **names("jitgraph.backend_cpu.theano_linkers", "CLinker OpWiseCLinker DualLinker"),
         **names("jitgraph.rewrite.theano_api", "LocalOptimizer OpRemove OpSub local_optimizer"),
-        **names("jitgraph.rewrite.db", "DB=RewriteDatabase Query=RewriteDatabaseQuery "
-                "SequenceDB EquilibriumDB LocalGroupDB")},
+        **names("jitgraph.rewrite.theano_optimizers", "Optimizer SeqOptimizer MergeOptimizer "
+                "LocalOptGroup PatternSub NavigatorOptimizer TopoOptimizer "
+                "EquilibriumOptimizer OpKeyOptimizer"),
+        **names("jitgraph.rewrite.db", "DB=RewriteDatabase EquilibriumDB SequenceDB "
+                "LocalGroupDB"),
+        **names("jitgraph.rewrite.theano_optimizers", "Query")},
         unavailable=unavailable("jitgraph does not cache constants (Theano shared one Constant "
                                 "per value between graphs and refused it in a FunctionGraph "
                                 "built with clone=False); any Constant can be in any graph, so "

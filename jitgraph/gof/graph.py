@@ -11,12 +11,13 @@ the *last* variable given, each node's inputs in order. jitgraph's own traversal
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from jitgraph.graph.basic import (Apply, Constant, Variable, clone, clone_get_equiv,
                                   equal_computations, io_toposort, is_in_ancestors,
                                   stack_search)
 from jitgraph.graph.analysis import is_same_graph
+from jitgraph.graph.as_string import as_string
 
 
 def ancestors(variable_list: Iterable[Variable],
@@ -40,6 +41,45 @@ def inputs(variable_list: Iterable[Variable],
     return [v for v in ancestors(variable_list, blockers) if v.owner is None]
 
 
-__all__ = ["Apply", "Constant", "Variable", "ancestors", "clone", "clone_get_equiv",
-           "equal_computations", "inputs", "io_toposort", "is_in_ancestors", "is_same_graph",
-           "stack_search"]
+def general_toposort(outputs: Iterable[Any], deps: Callable[[Any], Sequence[Any] | None],
+                     debug_print: bool = False, compute_deps_cache: Any = None,
+                     deps_cache: Any = None, clients: Any = None) -> list[Any]:
+    """Every item ``outputs`` depend on (themselves included), each after its dependencies.
+
+    ``deps(item)`` lists what ``item`` depends on (variables on their owner node, nodes on
+    their inputs, for a graph). Items are found by Theano's depth-first walk from the last
+    output, and the ones that depend on nothing start the order in the order the walk met them,
+    so the result is Theano's. The cache and ``clients`` arguments of Theano's version are
+    accepted and not needed.
+    """
+    cached: dict[int, list] = {}
+
+    def dependencies(item: Any) -> list:
+        if id(item) not in cached:
+            cached[id(item)] = list(deps(item) or ())
+        return cached[id(item)]
+
+    reachable, dependents = stack_search(deque(outputs), dependencies, "dfs", build_inv=True)
+    waiting = {id(item): len({id(d) for d in dependencies(item)}) for item in reachable}
+    ready = deque(item for item in reachable if not waiting[id(item)])
+    order: list = []
+    placed: set[int] = set()
+    while ready:
+        item = ready.popleft()
+        if id(item) in placed:
+            continue
+        placed.add(id(item))
+        order.append(item)
+        # a user listing ``item`` twice (a node using a variable twice) waits for it once
+        for user in {id(u): u for u in dependents.get(item, ())}.values():
+            waiting[id(user)] -= 1
+            if not waiting[id(user)]:
+                ready.append(user)
+    if len(order) != len(reachable):
+        raise ValueError("general_toposort: the dependencies contain a cycle")
+    return order
+
+
+__all__ = ["Apply", "Constant", "Variable", "ancestors", "as_string", "clone", "clone_get_equiv",
+           "equal_computations", "general_toposort", "inputs", "io_toposort", "is_in_ancestors",
+           "is_same_graph", "stack_search"]

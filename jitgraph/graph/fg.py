@@ -6,6 +6,7 @@ from typing import Any, Iterable, Sequence
 
 from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Constant, Variable, clone_get_equiv, io_toposort
+from jitgraph.graph.as_string import as_string
 
 #: the "node" recorded as client of a graph output
 OUTPUT = "output"
@@ -224,7 +225,8 @@ class FunctionGraph:
                     raise AssertionError(f"missing client ({node}, {i}) of {inp}")
 
     def __str__(self) -> str:
-        return f"FunctionGraph({', '.join(str(o) for o in self.outputs)})"
+        """Theano's text: ``[Op4(z, y)]``, each output written as the computation it is."""
+        return f"[{', '.join(as_string(self.inputs, self.outputs))}]"
 
 
 def _reason_name(reason: Any) -> str:

@@ -11,7 +11,8 @@ helpers.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable, Iterable
+from collections import Counter
+from typing import Any, Callable, Iterable, Sequence
 
 
 class MethodNotDefined(Exception):
@@ -87,6 +88,25 @@ def difference(seq1: Iterable[Any], seq2: Iterable[Any]) -> list:
     """The items of ``seq1`` that are not in ``seq2``, in order."""
     seq2 = list(seq2)
     return [item for item in seq1 if item not in seq2]
+
+
+def unique(seq: Sequence[Any]) -> bool:
+    """True if no item of ``seq`` (hashable items) appears twice."""
+    return len(set(seq)) == len(seq)
+
+
+def give_variables_names(variables: Sequence[Any]) -> Sequence[Any]:
+    """Name each variable that has no name or shares its name with another of ``variables``:
+    the k-th of those (counting from 0) gets ``'<its name or empty>_k'``, so that the names
+    become unique (ValueError if they still are not). Returns ``variables``."""
+    counts = Counter(var.name for var in variables)
+    clashing = [var for var in variables if not var.name or counts[var.name] > 1]
+    for k, var in enumerate(clashing):
+        var.name = f"{var.name or ''}_{k}"
+    if not unique([var.name for var in variables]):
+        raise ValueError(f"give_variables_names: the names are still not unique: "
+                         f"{[var.name for var in variables]}")
+    return variables
 
 
 def remove(predicate: Callable[[Any], bool], seq: Iterable[Any]) -> list:

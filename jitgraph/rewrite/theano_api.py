@@ -50,6 +50,12 @@ class LocalOptimizer(FunctionNodeRewriter):
             return self.node_fn(args[0])
         return self._call_with_node(*args)
 
+    def transform(self, *args: Any) -> Any:  # type: ignore[override]
+        """The replacements for a node: ``transform(node)`` as Theano's optimizers called it
+        (the function sees no graph unless ``node.fgraph`` is set), or jitgraph's
+        ``transform(fgraph, node)``."""
+        return self(*args)
+
 
 def local_optimizer(tracks: Any, inplace: bool = False,
                     requirements: Sequence[Callable[[FunctionGraph], None]] = ()
@@ -84,6 +90,10 @@ class OpRemove(FunctionNodeRewriter):
                              f"{len(node.outputs)} outputs")
         return list(node.inputs)
 
+    def op_key(self) -> Any:
+        """The op whose nodes this removes (Theano's ``OpKeyOptimizer`` selects by it)."""
+        return self.op
+
     def __str__(self) -> str:
         return self.name
 
@@ -105,6 +115,10 @@ class OpSub(FunctionNodeRewriter):
             for old_out, new_out in zip(node.outputs, new.outputs):
                 new_out.tag.update(old_out.tag)
         return list(new.outputs)
+
+    def op_key(self) -> Any:
+        """The op whose nodes this substitutes (Theano's ``OpKeyOptimizer`` selects by it)."""
+        return self.op1
 
     def __str__(self) -> str:
         return self.name

@@ -33,7 +33,7 @@ class Assert(Op):
         for c in conds:
             if c.ndim != 0:
                 raise TypeError(f"Assert: each condition must be a 0-d tensor, got {c} "
-                                f"({c.type})")
+                                f"({c.type}); reduce it first, e.g. with all()")
         return Apply(self, [value, *conds], [value.type.make_variable()])
 
     def perform(self, node: Apply, inputs: Sequence[Any], output_storage: list) -> None:

@@ -137,6 +137,18 @@ class ShapeFeature(Feature):
                 self._store(var, self._default_shape(var))
         return self.shape_of[var]
 
+    def same_shape(self, x: Variable, y: Variable, dim_x: int | None = None,
+                   dim_y: int | None = None) -> bool:
+        """True if ``x`` and ``y`` provably have the same shape (or, given ``dim_x`` and
+        ``dim_y``, the same length along those dims; IndexError for a dim they lack); False
+        also when it cannot be proved."""
+        sx, sy = self.get_shape(x), self.get_shape(y)
+        if sx is None or sy is None:
+            return False
+        if dim_x is not None or dim_y is not None:
+            sx, sy = (sx[dim_x],), (sy[dim_y],)
+        return len(sx) == len(sy) and all(same_dim(a, b) for a, b in zip(sx, sy))
+
     def _default_shape(self, var: Variable) -> tuple[Variable, ...] | None:
         if not hasattr(var.type, "broadcastable"):
             # not a tensor: a type with a shape (sparse matrices) says how to read it
