@@ -30,6 +30,15 @@ def test_outputs_and_updates(linker):
     assert total == 6.0
 
 
+def test_compile_stages_are_timed_in_wall_and_cpu_seconds():
+    x = T.dvector("x")
+    f = function([x], T.exp(x).sum(), mode=jitgraph.Mode(linker="py"))
+    wall, cpu = f.maker.compile_times, f.maker.compile_cpu_times
+    assert set(wall) == set(cpu) == {"graph", "rewrite", "link"}
+    assert all(0 <= cpu[k] <= wall[k] + 0.05 for k in wall)
+    assert cpu["rewrite"] > 0
+
+
 def test_single_output_is_not_wrapped_and_list_is():
     x = T.dscalar("x")
     assert isinstance(function([x], x * 2)(3.0), np.ndarray)
