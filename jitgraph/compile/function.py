@@ -7,6 +7,7 @@ import time
 import warnings
 from typing import Any, Sequence
 
+from jitgraph.compile.collector import collection_paused, paused_collection
 from jitgraph.compile.concurrency import compiling
 from jitgraph.compile.givens import Substitution, normalize_givens
 from jitgraph.compile.io import In, Out, SymbolicInput, SymbolicOutput
@@ -46,13 +47,15 @@ def function(inputs: Sequence[Any], outputs: Any = None, mode: Any = None, updat
                             "In; pass the variable itself or In(variable, ...)")
     if name is None:
         name = _caller_location()
-    maker = FunctionMaker(
-        inputs=inputs, outputs=outputs, mode=get_mode(mode), updates=updates, givens=givens,
-        no_default_updates=no_default_updates, allow_input_downcast=allow_input_downcast,
-        on_unused_input=on_unused_input or config.on_unused_input,
-        profile=config.profile if profile is None else profile, name=name,
-        accept_inplace=accept_inplace)
-    fn = maker.create()
+    with paused_collection():  # see jitgraph.compile.collector
+        maker = FunctionMaker(
+            inputs=inputs, outputs=outputs, mode=get_mode(mode), updates=updates,
+            givens=givens, no_default_updates=no_default_updates,
+            allow_input_downcast=allow_input_downcast,
+            on_unused_input=on_unused_input or config.on_unused_input,
+            profile=config.profile if profile is None else profile, name=name,
+            accept_inplace=accept_inplace)
+        fn = maker.create()
     fn.trust_input = trust_input
     return fn
 
@@ -107,6 +110,7 @@ class FunctionMaker:
     """Holds what ``function`` was given, the rewritten graph and the linked program."""
 
     @compiling
+    @collection_paused
     def __init__(self, inputs: Sequence[Any], outputs: Any, mode: Mode, updates: Any = None,
                  givens: Any = None, no_default_updates: Any = False,
                  allow_input_downcast: bool | None = None, on_unused_input: str = "raise",
