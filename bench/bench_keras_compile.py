@@ -94,7 +94,7 @@ def build(keras: object, name: str) -> tuple:
         x = np.random.rand(4, 3, 32, 32).astype("float32")
         y = np.eye(10, dtype="float32")[[1, 2, 3, 4]]
     model.compile("sgd", "categorical_crossentropy")
-    return model, x, y
+    return getattr(model, "model", model), x, y  # a Sequential compiles the Model inside it
 
 
 def child(name: str, profile: int) -> dict:
