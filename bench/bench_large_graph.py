@@ -15,11 +15,14 @@ and its gradient, the ``function`` call, the first call; plus the node count aft
 and a checksum of the first step's loss (the same model and data in every system). JAX runs the
 same model in float64 as a ``jax.jit``-ed step (``value_and_grad`` and the SGD update); its
 node count is the number of equations of the step's jaxpr (before XLA's own rewriting), and
-its compile time is tracing plus XLA compilation (the first call). ``--sweep`` repeats the
-comparison over sizes and reports seconds per node, to show whether the cost grows linearly.
-For jitgraph the largest size's cold compile is also split into stages (graph building,
-rewriting with each phase's time and node counts, linking with the kernels compiled), the
-biggest first. Results are printed and written to
+its compile time is tracing plus XLA compilation (the first call). Compile times are given
+in wall seconds and in CPU seconds (the process's and its waited-for children's: on a shared
+machine only those compare between runs). ``--sweep`` repeats the comparison over sizes and
+reports milliseconds per node, to show whether the cost grows linearly. For jitgraph the
+largest size's cold compile is also split into stages by ``compile_stages.py`` (graph
+building; each rewrite phase with its node counts; linking: scheduling, lowering, native
+compilation of the kernels and how many share a structure, the generated driver, publishing
+to the compiledir), the biggest first. Results are printed and written to
 ``bench/results/large-graph-<timestamp>.json``.
 """
 
@@ -37,6 +40,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from compile_stages import cpu_seconds, install, jitgraph_stages, show_stages  # noqa: E402
 from harness import Table, installed, load_average  # noqa: E402
 
 SYSTEMS = ("jitgraph", "pytensor-c", "pytensor-numba", "jax")
@@ -78,43 +82,22 @@ def child(system: str, blocks: int) -> dict:
     loss = -log_p[T.arange(y.shape[0]), y].mean()
     grads = T.grad(loss, params)
     updates = [(p, p - 0.01 * g) for p, g in zip(params, grads)]
-    t2 = time.perf_counter()
+    if system == "jitgraph":
+        install()
+    t2, c2 = time.perf_counter(), cpu_seconds()
     step = th.function([x, y], loss, updates=updates, mode=mode)
     t3 = time.perf_counter()
     xv = rng.normal(size=(BATCH, WIDTH))
     yv = rng.integers(0, CLASSES, size=BATCH).astype("int32")
     first = float(step(xv, yv))
-    t4 = time.perf_counter()
+    t4, c4 = time.perf_counter(), cpu_seconds()
     nodes = len(step.maker.fgraph.apply_nodes)
     result = {"import_s": t1 - t0, "build_s": t2 - t1, "function_s": t3 - t2,
-              "first_call_s": t4 - t3, "compile_s": t4 - t2, "nodes": nodes, "loss": first}
+              "first_call_s": t4 - t3, "compile_s": t4 - t2, "compile_cpu_s": c4 - c2,
+              "nodes": nodes, "loss": first}
     if system == "jitgraph":
         result["stages"] = jitgraph_stages(step)
     return result
-
-
-def jitgraph_stages(step: object) -> list[tuple[str, float, str]]:
-    """Where a jitgraph compile went: (stage, seconds, detail), biggest first."""
-    from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
-
-    times = step.maker.compile_times
-    stages = [("function(): graph building (clone, inputs, updates)", times.get("graph", 0.0),
-               ""),
-              ("function(): linking (lowering, code generation, kernels)",
-               times.get("link", 0.0), "")]
-    kernels = sum(r.seconds for r in COMPILE_LOG)
-    direct = sum(1 for r in COMPILE_LOG if r.description.startswith("direct"))
-    stages.append(("  native compilation of kernels (summed: a forked child compiles some in "
-                   "parallel)", kernels,
-                   f"{len(COMPILE_LOG)} kernels, {direct} by the direct compiler"))
-    stats = getattr(step.maker.fgraph, "rewrite_stats", None)
-    stages.append(("function(): rewriting", times.get("rewrite", 0.0), ""))
-    if stats is not None:
-        for phase in stats.phases:
-            if phase.name != "optdb":  # the whole sequence, already the line above
-                stages.append((f"  rewrite phase {phase.name}", phase.time,
-                               f"{phase.nodes_before} -> {phase.nodes_after} nodes"))
-    return sorted(stages, key=lambda s: -s[1])
 
 
 def jax_child(blocks: int) -> dict:
@@ -153,13 +136,14 @@ def jax_child(blocks: int) -> dict:
     step = jax.jit(train_step)
     xv = jnp.asarray(rng.normal(size=(BATCH, WIDTH)))
     yv = jnp.asarray(rng.integers(0, CLASSES, size=BATCH).astype("int32"))
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), cpu_seconds()
     loss, _ = step(params, xv, yv)
     first = float(loss)
-    t3 = time.perf_counter()
+    t3, c3 = time.perf_counter(), cpu_seconds()
     nodes = len(jax.make_jaxpr(train_step)(params, xv, yv).jaxpr.eqns)
     return {"import_s": t1 - t0, "build_s": t2 - t1, "function_s": 0.0,
-            "first_call_s": t3 - t2, "compile_s": t3 - t2, "nodes": nodes, "loss": first}
+            "first_call_s": t3 - t2, "compile_s": t3 - t2, "compile_cpu_s": c3 - c2,
+            "nodes": nodes, "loss": first}
 
 
 def run_child(system: str, blocks: int, cache: Path) -> dict:
@@ -192,6 +176,7 @@ def compare(blocks: int, systems: list[str], tmp: str) -> list[dict]:
     for row in rows:
         if row.get("nodes"):
             row["ms_per_node"] = 1000 * row["compile_s"] / row["nodes"]
+            row["cpu_ms_per_node"] = 1000 * row["compile_cpu_s"] / row["nodes"]
     return rows
 
 
@@ -213,7 +198,8 @@ def main() -> None:
                   [("blocks", "blocks", "d"), ("system", "system", "s"), ("cache", "cache", "s"),
                    ("nodes", "nodes", "d"), ("build_s", "build s", ".2f"),
                    ("function_s", "function s", ".2f"), ("first_call_s", "1st call s", ".2f"),
-                   ("compile_s", "compile s", ".2f"), ("ms_per_node", "ms/node", ".2f"),
+                   ("compile_s", "compile s", ".2f"), ("compile_cpu_s", "cpu s", ".2f"),
+                   ("ms_per_node", "ms/node", ".2f"), ("cpu_ms_per_node", "cpu ms/node", ".2f"),
                    ("loss", "loss", ".6f")])
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -225,9 +211,7 @@ def main() -> None:
     stages = next((r["stages"] for r in reversed(rows)
                    if r["system"] == "jitgraph" and r["cache"] == "cold" and "stages" in r), None)
     if stages:
-        print(f"\njitgraph cold compile at {sizes[-1]} blocks, by stage (biggest first)")
-        for name, seconds, detail in stages[:15]:
-            print(f"  {seconds:8.3f} s  {name}{'  (' + detail + ')' if detail else ''}")
+        show_stages(f"jitgraph cold compile at {sizes[-1]} blocks", stages)
     print(f"load average {load_average():.2f}")
     out = HERE / "results" / f"large-graph-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(exist_ok=True)

@@ -87,9 +87,12 @@ def _large_graph_table(rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _stage_label(text: str, seconds: float, note: str) -> str:
+def _stage_label(text: str, seconds: float, *rest: object) -> str:
     """A short label: nested stages (indented in the JSON) marked with a dot, the note of a
-    rewrite phase (its node counts) kept, the explanations in parentheses dropped."""
+    rewrite phase (its node counts) kept, the explanations in parentheses dropped. A stage is
+    ``(text, wall s, note)`` or, since CPU seconds are recorded too, ``(text, wall s, cpu s,
+    note)``."""
+    note = str(rest[-1]) if rest else ""
     label = text.strip().split(" (")[0].replace("function(): ", "")
     if note.endswith("nodes"):
         label += f" ({note})"

@@ -7,6 +7,7 @@ import time
 import warnings
 from typing import Any, Sequence
 
+from jitgraph.compile.collector import collection_paused, paused_collection
 from jitgraph.compile.concurrency import compiling
 from jitgraph.compile.givens import Substitution, constant_of_type, normalize_givens
 from jitgraph.compile.io import In, Out, SymbolicInput, SymbolicOutput
@@ -46,13 +47,15 @@ def function(inputs: Sequence[Any], outputs: Any = None, mode: Any = None, updat
                             "In; pass the variable itself or In(variable, ...)")
     if name is None:
         name = _caller_location()
-    maker = FunctionMaker(
-        inputs=inputs, outputs=outputs, mode=get_mode(mode), updates=updates, givens=givens,
-        no_default_updates=no_default_updates, allow_input_downcast=allow_input_downcast,
-        on_unused_input=on_unused_input or config.on_unused_input,
-        profile=config.profile if profile is None else profile, name=name,
-        accept_inplace=accept_inplace, rebuild_strict=rebuild_strict)
-    fn = maker.create()
+    with paused_collection():  # see jitgraph.compile.collector
+        maker = FunctionMaker(
+            inputs=inputs, outputs=outputs, mode=get_mode(mode), updates=updates,
+            givens=givens, no_default_updates=no_default_updates,
+            allow_input_downcast=allow_input_downcast,
+            on_unused_input=on_unused_input or config.on_unused_input,
+            profile=config.profile if profile is None else profile, name=name,
+            accept_inplace=accept_inplace, rebuild_strict=rebuild_strict)
+        fn = maker.create()
     fn.trust_input = trust_input
     return fn
 
@@ -119,13 +122,14 @@ class FunctionMaker:
     """Holds what ``function`` was given, the rewritten graph and the linked program."""
 
     @compiling
+    @collection_paused
     def __init__(self, inputs: Sequence[Any], outputs: Any, mode: Mode, updates: Any = None,
                  givens: Any = None, no_default_updates: Any = False,
                  allow_input_downcast: bool | None = None, on_unused_input: str = "raise",
                  profile: Any = False, name: str | None = None, fgraph: FunctionGraph | None = None,
                  rewrite: bool = True, accept_inplace: bool = True,
                  rebuild_strict: bool = True) -> None:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         self.mode = mode
         self.name = name
         self.allow_input_downcast = allow_input_downcast
@@ -167,14 +171,16 @@ class FunctionMaker:
             fgraph.update_mapping = self._update_mapping()  # type: ignore[attr-defined]
         self.fgraph = fgraph
         fgraph.name = name  # (Theano's FunctionGraph carries its function's name)
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         self.rewrite_stats = mode.rewrite(fgraph) if rewrite else None
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         self.program = mode.linker.make_program(fgraph)
-        t3 = time.perf_counter()
+        t3, c3 = time.perf_counter(), time.process_time()
         if cache_key is not None and rewrite:
             self._store_graph(cache_key, fgraph, t2 - t1)
         self.compile_times = {"graph": t1 - t0, "rewrite": t2 - t1, "link": t3 - t2}
+        #: the same stages in this process's CPU seconds (what compares on a busy machine)
+        self.compile_cpu_times = {"graph": c1 - c0, "rewrite": c2 - c1, "link": c3 - c2}
 
     def _store_graph(self, key: str, fgraph: FunctionGraph, seconds: float) -> None:
         """Keep the rewritten graph, its node order and (when the linker can say it in a

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from jitgraph.config import config
 from jitgraph.graph.basic import Apply, Constant, Variable, clone_replace, io_toposort
-from jitgraph.graph.fg import OUTPUT, FunctionGraph
+from jitgraph.graph.fg import FunctionGraph
 from jitgraph.graph.op import Op
 from jitgraph.ifelse.op import IfElse, truthy
 from jitgraph.rewrite.engine import GraphRewriter
@@ -95,31 +95,43 @@ class LazyIfElse(Op):
 
 def branch_only_nodes(fgraph: FunctionGraph, node: Apply, positions: range) -> set[Apply]:
     """The nodes whose outputs are used only by inputs ``positions`` of ``node``, directly or
-    through other such nodes."""
-    values = [node.inputs[p] for p in positions]
-    candidates = [n for n in io_toposort(fgraph.inputs, values) if n in fgraph.apply_nodes]
+    through other such nodes.
+
+    Work is proportional to those nodes and the edges around them, not to the graph: a node
+    joins once every use of its outputs is accounted for (by ``node`` at ``positions`` or by a
+    node that joined), and only then are its own inputs' owners looked at. (Walking all the
+    ancestors of the branch values for every IfElse made a model with one per layer, a Keras
+    network with batch normalisation, quadratic in its depth.)
+    """
+    unaccounted: dict[Apply, int] = {}  # node met -> uses of its outputs not yet accounted for
     exclusive: set[Apply] = set()
-    for cand in reversed(candidates):  # consumers before producers
-        if all(_used_inside(client, i, node, positions, exclusive)
-               for out in cand.outputs for client, i in fgraph.clients.get(out, [])):
-            exclusive.add(cand)
+    ready = [node.inputs[p] for p in positions]
+    while ready:
+        var = ready.pop()
+        owner = var.owner
+        if owner is None or owner not in fgraph.apply_nodes:
+            continue
+        left = unaccounted.get(owner)
+        if left is None:
+            left = sum(len(fgraph.clients.get(out, ())) for out in owner.outputs)
+        left -= 1
+        unaccounted[owner] = left
+        if left == 0:
+            exclusive.add(owner)
+            ready.extend(owner.inputs)
     return exclusive
-
-
-def _used_inside(client: Any, i: int, node: Apply, positions: range, inside: set) -> bool:
-    if client == OUTPUT:
-        return False
-    if client is node:
-        return i in positions
-    return client in inside
 
 
 def _branch_graph(values: list[Variable], inside: set[Apply]) -> tuple[InnerGraph, list]:
     """The inner graph computing ``values`` from what the nodes ``inside`` read from outside."""
     free: dict[Variable, None] = {}
-    for n in io_toposort([], values):
-        if n not in inside:
-            continue
+    # Nothing outside reads a node inside, so no node inside lies beyond a variable computed
+    # outside: the walk stops there (the order of the nodes inside is that of a walk through
+    # every ancestor, which cost O(graph) per IfElse).
+    outside = {inp for n in inside for inp in n.inputs
+               if inp.owner is None or inp.owner not in inside}
+    outside.update(v for v in values if v.owner is None or v.owner not in inside)
+    for n in io_toposort(outside, values):
         for inp in n.inputs:
             if not isinstance(inp, Constant) and (inp.owner is None or inp.owner not in inside):
                 free.setdefault(inp)

@@ -57,6 +57,7 @@ def _reach(position: dict, start: Hashable, neighbours: Neighbours,
     while stack:
         node = stack.pop()
         here = position[node]
+        met = []
         for other in neighbours(node):
             if other in found:
                 continue
@@ -68,5 +69,15 @@ def _reach(position: dict, start: Hashable, neighbours: Neighbours,
             if other is target:
                 return False
             found.add(other)
-            stack.append(other)
+            met.append((p, other))
+        if target is not None and len(met) > 1:
+            # Searching for a cycle: go on from the node placed latest, nearest the target
+            # (a rejected in-place candidate's path to its reader is usually found at once
+            # instead of after the whole window). The order changes no result, only the work.
+            met.sort(key=_first)
+        stack.extend(other for _, other in met)
     return found
+
+
+def _first(pair: tuple) -> float:
+    return pair[0]

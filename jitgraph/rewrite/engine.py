@@ -317,7 +317,7 @@ def run_phase(rewriter: GraphRewriter, fgraph: FunctionGraph, ctx: RewriteContex
     ``record=False`` leaves it out of the phase list (for rewriters run many times by a driver).
     """
     nodes_before = len(fgraph.apply_nodes)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     if isinstance(rewriter, SequentialGraphRewriter):
         # Each sub-phase is checked (and undone) on its own; an outer checkpoint would only
         # keep the whole run's history in memory.
@@ -325,7 +325,8 @@ def run_phase(rewriter: GraphRewriter, fgraph: FunctionGraph, ctx: RewriteContex
         if record:
             ctx.stats.phases.append(PhaseRecord(rewriter_name(rewriter),
                                                 time.perf_counter() - t0, nodes_before,
-                                                len(fgraph.apply_nodes)))
+                                                len(fgraph.apply_nodes),
+                                                cpu_time=time.process_time() - c0))
         return True
     history = get_history(fgraph)
     snapshot = GraphSnapshot(fgraph)
@@ -355,7 +356,7 @@ def run_phase(rewriter: GraphRewriter, fgraph: FunctionGraph, ctx: RewriteContex
     if record:
         ctx.stats.phases.append(PhaseRecord(rewriter_name(rewriter), time.perf_counter() - t0,
                                             nodes_before, len(fgraph.apply_nodes),
-                                            reverted=not ok))
+                                            reverted=not ok, cpu_time=time.process_time() - c0))
     return ok
 
 

@@ -31,6 +31,7 @@ class PhaseRecord:
     nodes_before: int
     nodes_after: int
     reverted: bool = False
+    cpu_time: float = 0.0  # this process's CPU seconds (``time`` is wall)
 
 
 @dataclass

@@ -30,6 +30,47 @@ def test_outputs_and_updates(linker):
     assert total == 6.0
 
 
+def test_compile_stages_are_timed_in_wall_and_cpu_seconds():
+    x = T.dvector("x")
+    f = function([x], T.exp(x).sum(), mode=jitgraph.Mode(linker="py"))
+    wall, cpu = f.maker.compile_times, f.maker.compile_cpu_times
+    assert set(wall) == set(cpu) == {"graph", "rewrite", "link"}
+    assert all(0 <= cpu[k] <= wall[k] + 0.05 for k in wall)
+    assert cpu["rewrite"] > 0
+
+
+def test_the_garbage_collector_is_paused_while_a_function_is_built(monkeypatch):
+    """Its full collections scan every object alive, so a large graph's build paid more for
+    each; it is switched back on after the build, also when the build fails, and a collector
+    the user switched off stays off."""
+    import gc
+
+    from jitgraph.compile.function import FunctionMaker
+
+    seen = []
+    create = FunctionMaker.create
+
+    def recording_create(self):  # the last step of a build
+        seen.append(gc.isenabled())
+        return create(self)
+
+    monkeypatch.setattr(FunctionMaker, "create", recording_create)
+    x = T.dvector("x")
+    mode = jitgraph.Mode(linker="py")
+    assert gc.isenabled()
+    function([x], T.exp(x), mode=mode)
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(UnusedInputError):
+        function([x, T.dvector("unused")], T.exp(x), mode=mode)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        function([x], T.exp(x) * 2, mode=mode)
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_single_output_is_not_wrapped_and_list_is():
     x = T.dscalar("x")
     assert isinstance(function([x], x * 2)(3.0), np.ndarray)

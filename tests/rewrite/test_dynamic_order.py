@@ -63,3 +63,32 @@ def test_unknown_nodes_and_ties_ask_for_a_full_order():
     position = {1: 1.0, 2: 1.0}
     assert add_edge(position, 1, 2, lambda n: (), lambda n: ()) is None
     assert add_edge({1: 0.0, 2: 1.0}, 1, 2, lambda n: (), lambda n: ()) is True
+
+
+def test_a_cycle_is_found_along_the_latest_placed_nodes_first():
+    """A rejected in-place candidate: the new edge's head already reaches its tail through a
+    long path whose every node also has dead-end readers. The search goes on from the node
+    placed latest, so it follows the path instead of emptying every dead end first (a deep
+    network's in-place pass made that search for most of its nodes: quadratic work)."""
+    length, dead_ends = 50, 10
+    chains = [f"chain{k}" for k in range(length + 1)]  # the search compares nodes by identity
+    succ: dict = {}
+    position: dict = {}
+    for k in range(length):
+        ends = [f"end{k}.{j}" for j in range(dead_ends)]
+        succ[chains[k]] = [chains[k + 1], *ends]  # the path first: a plain stack pops it last
+        position[chains[k]] = k * (dead_ends + 1)
+        for j, end in enumerate(ends):
+            succ[end] = []
+            position[end] = k * (dead_ends + 1) + 1 + j
+    succ[chains[length]] = []
+    position[chains[length]] = length * (dead_ends + 1)
+    calls = [0]
+
+    def successors(node):
+        calls[0] += 1
+        return succ[node]
+
+    # the edge last -> first closes a cycle
+    assert add_edge(dict(position), chains[-1], chains[0], successors, lambda n: []) is False
+    assert calls[0] <= length + 1

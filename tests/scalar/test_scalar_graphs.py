@@ -128,6 +128,23 @@ def test_composite():
         S.Composite([x], [x * i])
 
 
+def test_composite_text_names_each_reused_value_once():
+    """Each output of a chain also feeds the next step (the shape arithmetic of a deep conv
+    network fuses so): written out at each use, the text doubled per link."""
+    x = S.float64("x")
+    outputs, h = [], x
+    for _ in range(18):
+        h = S.exp(h) + h
+        outputs.append(h)
+    chain = S.Composite([x], outputs)
+    assert len(chain.name) < 18 * 40  # it was over 2**18
+    assert float(jitgraph.function([x], chain(x)[-1])(0.0)) > 1
+    y = S.float64("y")
+    total = x + y
+    small = S.Composite([x, y], [total, total * y])
+    assert small.name == "Composite{t0=add(i0, i1); t0, mul(t0, i1)}"
+
+
 def test_scalar_function_pickles():
     x = S.float64("x")
     f = jitgraph.function([x], S.exp(x) + x)

@@ -60,7 +60,8 @@ class Composite(ScalarOp):
 
     def _describe(self) -> str:
         """``Composite{t0=sub(i0, i1); gt(sigmoid(t0), i2), ...}``: steps used more than once
-        are named, so that the text shows each computation once."""
+        are named, so that the text shows each computation once (outputs too: written out at
+        each use, a chain of outputs each read by the next doubled the text at every link)."""
         nin = len(self.in_dtypes)
         uses = [0] * (nin + len(self.steps))
         for _, args, _ in self.steps:
@@ -73,7 +74,7 @@ class Composite(ScalarOp):
         for k, (op, args, _) in enumerate(self.steps):
             text = f"{op.name}({', '.join(names[a] for a in args)})"
             ref = nin + k
-            if uses[ref] > 1 and ref not in self.outputs:
+            if uses[ref] > 1:
                 names.append(f"t{len(bindings)}")
                 bindings.append(f"{names[-1]}={text}")
             else:

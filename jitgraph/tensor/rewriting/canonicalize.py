@@ -34,6 +34,8 @@ from jitgraph.tensor.rewriting.utils import (broadcast_like, const_like_var, ele
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.basic import Join
 from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
+from jitgraph.tensor.elementwise.math import cast
+from jitgraph.tensor.elementwise.reduction import CAReduce
 from jitgraph.tensor.elementwise.scalar_ops import Cast, op as scalar_op
 from jitgraph.tensor.shaping.shape import Shape_i
 from jitgraph.tensor.indexing.subtensor_ops import Subtensor
@@ -487,3 +489,24 @@ def local_useless_topk(fgraph: FunctionGraph, node: Apply) -> dict[Variable, Var
     lean = TopKOp(axis=op.axis, sorted=op.sorted, idx_dtype=op.idx_dtype,
                   return_values=used_values, return_indices=used_positions)
     return {kept: lean(*node.inputs)}
+
+
+@register_canonicalize
+@node_rewriter([CAReduce])
+def local_useless_reduce(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
+    """A reduction over no axis, or over axes of length 1 only, folds one element: it is its
+    input (the fused ``pre_op`` applied) without those axes, cast to the accumulator's then
+    the output's dtype, as the reduction would (``any``/``all`` give ``x != 0``). Keras 1
+    averages every loss over ``axis=[]``; Theano removes such reductions too, and a kernel
+    is a kernel to compile."""
+    op = node.op
+    value = node.inputs[0] if op.pre_op is None else Elemwise(op.pre_op)(*node.inputs)
+    axes = op.reduced_axes(value.ndim)
+    if not all(value.broadcastable[a] for a in axes):
+        return None
+    if axes:
+        value = dimshuffle(value, [d for d in range(value.ndim) if d not in axes])
+    for dtype in (op.acc_dtype_for(value.dtype), node.outputs[0].dtype):
+        if value.dtype != dtype:
+            value = cast(value, dtype)
+    return [value]

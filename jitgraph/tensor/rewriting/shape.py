@@ -48,6 +48,7 @@ from jitgraph.rewrite.context import RewriteContext, shape_error
 from jitgraph.rewrite.engine import GraphRewriter, node_rewriter
 from jitgraph.rewrite.phases import (optdb, register_canonicalize, register_specialize,
                                      register_useless)
+from jitgraph.tensor.rewriting.shape_leaves import LeafIndex
 from jitgraph.tensor.rewriting.utils import (broadcast_like, get_constant, same_dim,
                                            scalar_op_name)
 from jitgraph.tensor.core import dtypes as dt
@@ -78,6 +79,7 @@ class ShapeFeature(Feature):
         self.shape_of: dict[Variable, tuple[Variable, ...]] = {}
         # var -> the variables whose stored shape mentions it (rebuilt when var is replaced)
         self._users: dict[Variable, set[Variable]] = {}
+        self._leaf_index = LeafIndex()  # the graph variables each shape expression reads
         self.fgraph: FunctionGraph | None = None
         self._one = _int_const(1)
 
@@ -88,20 +90,26 @@ class ShapeFeature(Feature):
             raise ValueError("the graph already has a ShapeFeature")
         fgraph.shape_feature = self  # type: ignore[attr-defined]
         self.fgraph = fgraph
+        self._leaf_index.clear()
         for node in fgraph.toposort():
             self.on_import(fgraph, node, "on_attach")
 
     def on_detach(self, fgraph: FunctionGraph) -> None:
         self.shape_of.clear()
         self._users.clear()
+        self._leaf_index.clear()
         if getattr(fgraph, "shape_feature", None) is self:
             del fgraph.shape_feature  # type: ignore[attr-defined]
         self.fgraph = None
 
     def on_import(self, fgraph: FunctionGraph, node: Apply, reason: Any) -> None:
+        self._leaf_index.imported(node)
         if all(o in self.shape_of for o in node.outputs):
             return
         self._infer_node(node)
+
+    def on_prune(self, fgraph: FunctionGraph, node: Apply, reason: Any) -> None:
+        self._leaf_index.pruned(node)
 
     def on_change_input(self, fgraph: FunctionGraph, node: Any, i: int, old: Variable,
                         new: Variable, reason: Any) -> None:
@@ -222,19 +230,7 @@ class ShapeFeature(Feature):
     def _leaves(self, shape: Sequence[Variable]) -> set[Variable]:
         """The graph variables a stored shape refers to (stopping at the graph)."""
         fg_vars = self.fgraph.variables if self.fgraph is not None else set()
-        found: set[Variable] = set()
-        seen: set[int] = set()
-        stack = [d for d in shape if isinstance(d, Variable)]
-        while stack:
-            v = stack.pop()
-            if id(v) in seen or isinstance(v, Constant):
-                continue
-            seen.add(id(v))
-            if v in fg_vars or v.owner is None:
-                found.add(v)
-            else:
-                stack.extend(v.owner.inputs)
-        return found
+        return self._leaf_index.leaves(shape, fg_vars)
 
     def _subst(self, dim: Variable, old: Variable, new: Variable,
                memo: dict[Variable, Variable]) -> Variable:

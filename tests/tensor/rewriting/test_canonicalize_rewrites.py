@@ -304,3 +304,30 @@ def test_integer_identities_of_shape_graphs():
     assert names(canon(T.maximum(T.lscalar("m"), 0))) == ["maximum"]  # may be negative
     assert "int_div" in names(canon(T.dvector("d") // 1))  # floor for floats
     same_values([x, c], exprs, [np.ones((3, 2)), 1])
+
+
+def test_reductions_folding_one_element_are_removed():
+    """Theano 1.0.5 compiles ``mean(x, axis=[])`` (Keras 1 averages every loss so) to ``x``,
+    ``sum(-x, axis=[])`` to ``neg(x)``, a sum over a broadcastable axis to ``x`` (oracle)."""
+    x = T.fvector("x")
+    m = T.fmatrix("m")
+    b = T.bmatrix("b")
+    assert "Sum" not in names(canon(T.mean(x, axis=[])))  # (its division by 1 goes later)
+    assert names(canon(T.sum(-x, axis=[]))) == ["neg"]
+    assert names(canon(T.sum(x, axis=[], acc_dtype="float64"))) == []
+    assert names(canon(T.sum(m.dimshuffle(0, "x", 1), axis=1))) == []
+    assert names(canon(T.max(m.dimshuffle("x", 0, 1), axis=0))) == []
+    # the dtype the reduction gives: any/all test for non-zero, an int8 sum is int64
+    assert names(canon(T.any(b.dimshuffle(0, "x", 1), axis=1))) == ["cast"]
+    assert names(canon(T.sum(b.dimshuffle("x", 0, 1), axis=0))) == ["cast"]
+    # an axis that is not broadcastable still reduces
+    assert "Sum" in names(canon(T.sum(m.dimshuffle(0, "x", 1), axis=(1, 2))))
+    xv = np.array([1.5, -2.25, 3.0], dtype="float32")
+    mv = RNG.normal(size=(2, 3)).astype("float32")
+    bv = np.array([[0, 2], [-1, 0]], dtype="int8")
+    outs = [T.mean(x, axis=[]), T.sum(-x, axis=[]), T.prod(x * 2, axis=[]),
+            T.sum(m.dimshuffle(0, "x", 1), axis=1), T.min(m.dimshuffle("x", 0, 1), axis=0),
+            T.any(b.dimshuffle(0, "x", 1), axis=1), T.all(b.dimshuffle(0, "x", 1), axis=1),
+            T.sum(b.dimshuffle("x", 0, 1), axis=0)]
+    same_values([x, m, b], outs, [xv, mv, bv])
+    np.testing.assert_array_equal(values([x], T.sum(-x, axis=[]), [xv], "fast_run"), -xv)
