@@ -81,9 +81,14 @@ def flags(rewrite_flags: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture
 def fresh_optdb(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """A private optdb with the standard phases, installed as the global one for the test."""
-    from jitgraph.rewrite import phases
+    """A private optdb with the standard phases and no rewrites registered in them, installed
+    as the global one for the test."""
+    from jitgraph.rewrite import load_tensor_rewrites, phases
 
+    # The rewrite modules register into whichever optdb is global when they are first imported:
+    # imported first under this fixture, they would fill the private database and leave the
+    # real one without them for the rest of the process (every later compile unrewritten).
+    load_tensor_rewrites()
     db = phases.build_optdb()
     monkeypatch.setattr(phases, "optdb", db)
     return db
