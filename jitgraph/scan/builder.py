@@ -18,6 +18,7 @@ from jitgraph.graph.shared import SharedVariable
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan, non_sequences_as_inputs
 from jitgraph.scan.returns import split_step_return
 from jitgraph.scan.shared_recurrent import recur_shared_tensors
+from jitgraph.scan.single_step import single_step
 from jitgraph.scan.updates import OrderedUpdates
 from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value
 from jitgraph.tensor.core.conversion import as_tensor_variable
@@ -74,6 +75,8 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
         raise ValueError(f"scan: outputs_info has {n_given} entries but the step function "
                          f"returned {len(outputs)} output(s); give one entry (None for an output "
                          "that is not fed back) per output")
+    if _is_one(n_steps):
+        return single_step(spec_seqs, recs, outputs, updates, return_list)
     spec = LoopSpec(n_steps=n_steps, seqs=spec_seqs, name=name or "scan_fn", mode=mode,
                     truncate_gradient=truncate_gradient, strict=strict, declared=non_seqs,
                     condition=cond, profile=_profile(profile, name))
@@ -92,6 +95,13 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
     shared_recs = recur_shared_tensors(spec)  # Theano keeps shared tensors' states per step
     outer = build_scan(spec)
     return _results(spec, outer, order, return_list, shared_recs)
+
+
+def _is_one(n_steps: Variable) -> bool:
+    try:
+        return int(get_scalar_constant_value(n_steps)) == 1
+    except (NotScalarConstantError, TypeError, ValueError):
+        return False
 
 
 def _profile(profile: Any, name: str | None) -> Any:
@@ -209,6 +219,9 @@ def _output_spec(info: Any, k: int) -> tuple[Variable | None, list[int] | None]:
                              f"{taps}")
         if not taps:
             raise ValueError(f"scan: output {k} has an empty list of taps")
+        if len(set(int(t) for t in taps)) != len(taps):
+            raise ValueError(f"scan: the taps of output {k} repeat a value, got {taps}; list "
+                             "each past step once")
         init = init if isinstance(init, Variable) else as_tensor_variable(init)
         return init, [int(t) for t in taps]
     init = info if isinstance(info, Variable) else as_tensor_variable(info)
