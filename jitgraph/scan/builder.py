@@ -15,6 +15,7 @@ import numpy as np
 from jitgraph.compile.profiling_scan import ScanProfileStats
 from jitgraph.graph.basic import Variable, graph_inputs
 from jitgraph.graph.shared import SharedVariable
+from jitgraph.graph.test_value import copy_test_value
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan, non_sequences_as_inputs
 from jitgraph.scan.returns import split_step_return
 from jitgraph.scan.shared_recurrent import recur_shared_tensors
@@ -158,6 +159,7 @@ def _slice_sequences(seq_specs: list, go_backwards: bool) -> tuple[list, list, l
             if go_backwards:
                 part = part[::-1]
             placeholder = TensorType(var.dtype, var.broadcastable[1:])(_tap_name(var, tap))
+            copy_test_value(placeholder, part, lambda value: value[0])
             pairs.append((part, placeholder))
             args.append(placeholder)
     return pairs, lengths, args
@@ -247,6 +249,8 @@ def _recurrent_placeholders(out_specs: list) -> tuple[dict[int, Recurrent], list
             buffer = init[:-min(taps)]
         name = init.name
         placeholders = [state_type(f"{name}[t{t:+d}]" if name else None) for t in taps]
+        for t, placeholder in zip(taps, placeholders):
+            copy_test_value(placeholder, buffer, lambda value, at=-min(taps) + t: value[at])
         recs[k] = Recurrent(init=buffer, placeholders=placeholders, taps=tuple(taps),
                             new_value=None, label=f"output {k}")  # type: ignore[arg-type]
         args.extend(placeholders)

@@ -16,6 +16,7 @@ from typing import Any
 from jitgraph.graph.basic import Constant, Variable, clone_replace, graph_inputs, io_toposort
 from jitgraph.graph.fg import MissingInputError
 from jitgraph.graph.shared import SharedVariable
+from jitgraph.graph.test_value import compute_test_values, copy_test_value
 from jitgraph.scan.info import ScanInfo
 from jitgraph.scan.inner import InnerGraph
 from jitgraph.scan.op import Scan
@@ -85,6 +86,8 @@ def build_scan(spec: LoopSpec) -> list[Variable]:
                 for var in shared_states]
     boundary_ph = [var.type.make_variable(f"{var.name}_copy" if var.name else None)
                    for var in boundary]
+    for placeholder, outer in zip(state_ph + boundary_ph, shared_states + boundary):
+        copy_test_value(placeholder, outer)
     replace = dict(zip(shared_states, state_ph))
     replace.update(zip(boundary, boundary_ph))
     inner_outputs = clone_replace(outputs, replace) if replace else list(outputs)
@@ -100,6 +103,7 @@ def build_scan(spec: LoopSpec) -> list[Variable]:
     outer = ([spec.n_steps] + [s for s, _ in spec.seqs] + [r.init for r in spec.recs]
              + shared_states + outer_boundary)
     node = op.make_node(*outer)
+    compute_test_values(node)
     return list(node.outputs)
 
 

@@ -12,12 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from jitgraph.graph.basic import Variable, clone_replace
+from jitgraph.graph.test_value import outer_test_values
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan
 from jitgraph.tensor.core.basic import zeros_like
 from jitgraph.tensor.core.rop import Rop
 from jitgraph.tensor.elementwise.math import cast
 
 
+@outer_test_values
 def scan_rop(op: Any, inputs: list[Variable], eval_points: list[Any]) -> list[Variable | None]:
     info = op.info
     if info.n_shared:

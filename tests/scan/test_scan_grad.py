@@ -222,3 +222,22 @@ def test_lop_through_scan_is_the_gradient():
     f = jitgraph.function([X, h0, U], [Lop(hs, X, U), T.grad((hs * U).sum(), X)])
     a, b = f(RNG.normal(size=(4, 2)), RNG.normal(size=2), RNG.normal(size=(4, 2)))
     np.testing.assert_allclose(a, b)
+
+
+def test_scan_under_compute_test_value_raise():
+    # Theano 1.0.5 (oracle) tags the loop's outputs, its gradient and its R-op with test
+    # values; before, the step's placeholders had none and 'raise' stopped scan itself.
+    with jitgraph.config.change_flags(compute_test_value="raise"):
+        x = T.vector("x")
+        x.tag.test_value = np.array([1.0, 2.0, 3.0])
+        w = T.scalar("w")
+        w.tag.test_value = np.float64(0.5)
+        y = jitgraph.shared(np.arange(3.0), name="y")
+        z, _ = jitgraph.scan(lambda u, v, h, w: h * w + u * v, sequences=[x, y],
+                             outputs_info=T.constant(np.float64(1.0)), non_sequences=[w])
+        np.testing.assert_allclose(z.tag.test_value, [0.5, 2.25, 7.125])
+        gx, gw = T.grad(z.sum(), [x, w])
+        np.testing.assert_allclose(gx.tag.test_value, [0.0, 1.5, 2.0])
+        np.testing.assert_allclose(gw.tag.test_value, 4.75)
+        r = T.Rop(z, x, T.ones_like(x))
+        np.testing.assert_allclose(r.tag.test_value, [0.0, 1.0, 2.5])
