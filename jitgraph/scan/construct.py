@@ -149,12 +149,18 @@ def _boundary(outputs: list[Variable], varying: set[Variable]) -> list[Variable]
             continue
         depends.update(node.outputs)
         for inp in node.inputs:
-            if inp not in depends and not isinstance(inp, Constant):
+            if inp not in depends and not _of_constants(inp):
                 found.setdefault(inp)
     for out in outputs:
-        if out not in depends and not isinstance(out, Constant):
+        if out not in depends and not _of_constants(out):
             found.setdefault(out)
     return list(found)
+
+
+def _of_constants(var: Variable) -> bool:
+    """A constant, or an expression of constants only (``shape_padleft(2)``): it stays inside
+    the step, where the rewrites fold it, rather than becoming an input of the loop."""
+    return all(isinstance(v, Constant) for v in graph_inputs([var]))
 
 
 def _check_strict(boundary: list[Variable], declared: list[Variable]) -> None:
