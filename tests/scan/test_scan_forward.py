@@ -299,3 +299,16 @@ def test_a_constant_single_step_applies_the_step_once_without_a_loop():
                                                    taps=[-2, -1]), n_steps=-1)
     g = jitgraph.function([], out, updates=updates)
     assert g().tolist() == [10.0] and c.get_value() == 3.0
+
+
+def test_a_number_as_until_condition_stops_when_not_zero():
+    # Theano 1.0.5 (oracle) accepts a float condition: the loop stops after the step where it
+    # is not zero (NaN included); before, it was refused.
+    v = T.dscalar("v")
+    values, _ = jitgraph.scan(lambda x: ([x - 0.25], (), until(x - 0.5)), outputs_info=[v],
+                              n_steps=4)
+    f = jitgraph.function([v], values)
+    assert f(1.0).tolist() == [0.75]
+    assert f(0.75).tolist() == [0.5]
+    assert f(0.5).tolist() == [0.25, 0.0]
+    assert np.isnan(f(float("nan"))).tolist() == [True]
