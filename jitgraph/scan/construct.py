@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from jitgraph.graph.basic import Constant, Variable, clone_replace, graph_inputs, io_toposort
+from jitgraph.graph.basic import (Constant, Variable, ancestors, clone_replace, graph_inputs,
+                                  io_toposort)
 from jitgraph.graph.fg import MissingInputError
 from jitgraph.graph.shared import SharedVariable
 from jitgraph.graph.test_value import compute_test_values, copy_test_value
@@ -95,6 +96,14 @@ def build_scan(spec: LoopSpec) -> list[Variable]:
     # outside the loop, a non-sequence's placeholder is the non-sequence again
     outer_boundary = (clone_replace(boundary, spec.non_seq_inputs) if spec.non_seq_inputs
                       else boundary)
+    # a declared non-sequence the step does not read is still an input of the loop, as in
+    # Theano: a function taking it as an input uses it
+    unread = _unread_non_sequences(spec, outer_boundary, shared_states)
+    boundary_ph += [var.type.make_variable(f"{var.name}_copy" if var.name else None)
+                    for var in unread]
+    inner_inputs += boundary_ph[len(boundary):]
+    boundary = boundary + unread
+    outer_boundary = outer_boundary + unread
     info = ScanInfo(n_seqs=len(spec.seqs), rec_taps=tuple(r.taps for r in spec.recs),
                     n_nit_sot=len(spec.nits), n_shared=len(shared_states),
                     n_non_seqs=len(boundary), as_while=spec.condition is not None)
@@ -105,6 +114,16 @@ def build_scan(spec: LoopSpec) -> list[Variable]:
     node = op.make_node(*outer)
     compute_test_values(node)
     return list(node.outputs)
+
+
+def _unread_non_sequences(spec: LoopSpec, read: list[Variable], states: list[Variable]
+                          ) -> list[Variable]:
+    seen = set(ancestors(list(read) + list(states))) | set(spec.non_seq_inputs.values())
+    unread = []
+    for var in dict.fromkeys(spec.declared):
+        if isinstance(var, Variable) and not _of_constants(var) and var not in seen:
+            unread.append(var)
+    return unread
 
 
 def non_sequences_as_inputs(spec: LoopSpec) -> None:
