@@ -212,3 +212,20 @@ def test_an_elementwise_map_becomes_elementwise_work_without_a_loop():
     # no steps
     e, _ = jitgraph.scan(lambda x_t: x_t * 3, x)
     assert jitgraph.function([x], e)(np.zeros(0)).shape == (0,)
+
+
+def test_do_while_loops_with_the_same_condition_merge():
+    # Theano 1.0.5 (oracle): the two loops stopping on x_t > 3 become one; the loop stopping
+    # on x_t > 2 stays apart, and each stops where it should (lengths 24, 24, 11)
+    x = T.vector("x")
+    o, _ = jitgraph.scan(lambda x_t: (x_t + 1, until(x_t > 3)), x)
+    o2, _ = jitgraph.scan(lambda x_t: (x_t * 2, until(x_t > 3)), x)
+    o3, _ = jitgraph.scan(lambda x_t: (x_t * 3, until(x_t > 2)), x)
+    f = jitgraph.function([x], [o, o2, o3])
+    vx = np.zeros(50)
+    vx[23], vx[10] = 4, 2.5
+    a, b, c = f(vx)
+    assert (len(a), len(b), len(c)) == (24, 24, 11)
+    assert a[-2:].tolist() == [1.0, 5.0] and b[-2:].tolist() == [0.0, 8.0]
+    assert c[-2:].tolist() == [0.0, 7.5]
+    assert len(_loops(f)) == 2
