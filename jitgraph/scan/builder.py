@@ -19,7 +19,7 @@ from jitgraph.graph.test_value import copy_test_value
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan, non_sequences_as_inputs
 from jitgraph.scan.returns import split_step_return
 from jitgraph.scan.shared_recurrent import recur_shared_tensors
-from jitgraph.scan.single_step import single_step
+from jitgraph.scan.single_step import first_step_values, single_step_results
 from jitgraph.scan.updates import OrderedUpdates
 from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value
 from jitgraph.tensor.core.conversion import as_tensor_variable
@@ -69,6 +69,9 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
     if n_steps.dtype != "int64":
         n_steps = cast(n_steps, "int64")
     recs, rec_args = _recurrent_placeholders(out_specs)
+    single = _is_one(n_steps)
+    if single:  # the step reads the values themselves: no loop is built (see single_step)
+        seq_args, rec_args = first_step_values(spec_seqs, recs)
     ret = fn(*(seq_args + rec_args + non_seqs))
     outputs, updates, cond = split_step_return(ret)
     n_given = len(out_specs)
@@ -76,8 +79,8 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
         raise ValueError(f"scan: outputs_info has {n_given} entries but the step function "
                          f"returned {len(outputs)} output(s); give one entry (None for an output "
                          "that is not fed back) per output")
-    if _is_one(n_steps):
-        return single_step(spec_seqs, recs, outputs, updates, return_list)
+    if single:
+        return single_step_results(outputs, updates, return_list)
     spec = LoopSpec(n_steps=n_steps, seqs=spec_seqs, name=name or "scan_fn", mode=mode,
                     truncate_gradient=truncate_gradient, strict=strict, declared=non_seqs,
                     condition=cond, profile=_profile(profile, name))

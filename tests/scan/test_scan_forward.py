@@ -312,3 +312,16 @@ def test_a_number_as_until_condition_stops_when_not_zero():
     assert f(0.75).tolist() == [0.5]
     assert f(0.5).tolist() == [0.25, 0.0]
     assert np.isnan(f(float("nan"))).tolist() == [True]
+
+
+def test_a_single_step_drawing_random_numbers_keeps_the_stream_s_update():
+    # The step is called with the first step's values, so the random stream's default
+    # update reads them, not a placeholder of a loop that is never built (before: the
+    # function's graph depended on that placeholder, a MissingInputError)
+    srng = T.shared_randomstreams.RandomStreams(5)
+    h0 = T.dvector("h0")
+    out, updates = jitgraph.scan(lambda h: h + srng.uniform(size=h.shape), outputs_info=h0,
+                                 n_steps=1)
+    f = jitgraph.function([h0], out)  # the stream's default update, not `updates`
+    first, second = f(np.zeros(3)), f(np.zeros(3))
+    assert first.shape == (1, 3) and not np.array_equal(first, second)

@@ -229,3 +229,19 @@ def test_do_while_loops_with_the_same_condition_merge():
     assert a[-2:].tolist() == [1.0, 5.0] and b[-2:].tolist() == [0.0, 8.0]
     assert c[-2:].tolist() == [0.0, 7.5]
     assert len(_loops(f)) == 2
+
+
+def test_the_length_of_a_loop_drawing_random_numbers_is_known_without_running_it():
+    # The random stream's state, an output that is not a tensor, has no shape; the others
+    # still do (before, the whole node's shapes were unknown, and out.shape[0] read the
+    # output after the loop). Theano's test_remove_stuff counts one Shape_i.
+    x = T.vector("x")
+
+    def step(m):
+        return 2 * m + T.shared_randomstreams.RandomStreams(3).uniform(low=-1.1, high=1.1)
+
+    o, updates = jitgraph.scan(step, sequences=x)
+    f = jitgraph.function([x], o.shape[0] * 1.0, updates=updates)
+    shape_reads = [n for n in f.maker.fgraph.toposort() if type(n.op).__name__ == "Shape_i"]
+    assert [n.inputs[0] for n in shape_reads] == [f.maker.fgraph.inputs[0]]
+    assert f(np.zeros(4)) == 4.0
