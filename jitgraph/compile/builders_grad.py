@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from jitgraph.graph.basic import Variable
 from jitgraph.graph.gradient_types import DisconnectedType, NullType
+from jitgraph.graph.test_value import without_test_values
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.basic import zeros_like
 from jitgraph.tensor.core.conversion import as_tensor_variable
@@ -124,6 +125,7 @@ class GradientBuilder(_Derived):
             return [k for k, e in enumerate(value) if special_kind(e) == "disconnected"]
         return []
 
+    @without_test_values
     def _build(self) -> tuple[list[tuple[str, Any]], Any, list[int]]:
         if self._built is not None:
             return self._built
@@ -180,6 +182,7 @@ class GradientBuilder(_Derived):
 class RopBuilder(_Derived):
     """``R_op`` of an OpFromGraph."""
 
+    @without_test_values
     def _build(self) -> tuple[list[tuple[str, Any]], Any, list[int]]:
         if self._built is not None:
             return self._built

@@ -152,7 +152,13 @@ class Mode:
 
     # -- use ------------------------------------------------------------------------------
     def rewrite(self, fgraph: FunctionGraph) -> Any:
-        """Rewrite ``fgraph`` in place with this mode's optimizer and tag changes."""
+        """Rewrite ``fgraph`` in place with this mode's optimizer and tag changes (with
+        ``compute_test_value`` set to the ``compute_test_value_opt`` flag, 'off' by default, as
+        in Theano: the nodes rewrites make need no test values)."""
+        with config.change_flags(compute_test_value=config.compute_test_value_opt):
+            return self._rewrite(fgraph)
+
+    def _rewrite(self, fgraph: FunctionGraph) -> Any:
         if _is_graph_rewriter(self.optimizer):
             protect_inputs(fgraph)
             stats = self.optimizer.rewrite(fgraph)

@@ -102,3 +102,19 @@ def outer_test_values(build: Any) -> Any:
     wrapped.__name__ = build.__name__
     wrapped.__doc__ = build.__doc__
     return wrapped
+
+
+def without_test_values(build: Any) -> Any:
+    """Decorate a method building an inner graph from placeholders that have no test values
+    (an OpFromGraph's gradient or R-op graph): it runs with ``compute_test_value`` off. What
+    is then applied to the outer variables computes its test values as usual."""
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if config.compute_test_value == "off":
+            return build(*args, **kwargs)
+        with config.change_flags(compute_test_value="off"):
+            return build(*args, **kwargs)
+
+    wrapped.__name__ = build.__name__
+    wrapped.__doc__ = build.__doc__
+    return wrapped
