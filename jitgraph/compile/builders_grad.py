@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from jitgraph.config import change_flags
 from jitgraph.graph.basic import Variable
 from jitgraph.graph.gradient_types import DisconnectedType, NullType
+from jitgraph.graph.test_value import without_test_values
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.basic import zeros_like
 from jitgraph.tensor.core.conversion import as_tensor_variable
@@ -125,7 +125,7 @@ class GradientBuilder(_Derived):
             return [k for k, e in enumerate(value) if special_kind(e) == "disconnected"]
         return []
 
-    @change_flags(compute_test_value="off")  # (the inner graph's placeholders have none)
+    @without_test_values
     def _build(self) -> tuple[list[tuple[str, Any]], Any, list[int]]:
         if self._built is not None:
             return self._built
@@ -182,7 +182,7 @@ class GradientBuilder(_Derived):
 class RopBuilder(_Derived):
     """``R_op`` of an OpFromGraph."""
 
-    @change_flags(compute_test_value="off")
+    @without_test_values
     def _build(self) -> tuple[list[tuple[str, Any]], Any, list[int]]:
         if self._built is not None:
             return self._built

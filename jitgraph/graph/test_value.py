@@ -6,7 +6,7 @@ import warnings
 from typing import Any
 
 from jitgraph.config import config
-from jitgraph.graph.basic import Apply, Constant, Variable
+from jitgraph.graph.basic import Apply, Constant, Variable, graph_inputs, io_toposort
 
 
 class TestValueError(ValueError):
@@ -66,3 +66,57 @@ def compute_test_values(node: Apply) -> None:
                         ) from exc
     for out, cell in zip(node.outputs, storage):
         out.tag.test_value = out.type.filter(cell[0], allow_downcast=True)
+
+
+def copy_test_value(target: Variable, source: Variable, pick: Any = None) -> None:
+    """Under ``compute_test_value``, give ``target`` (a placeholder standing for ``source``,
+    or for ``pick(value)`` of it: one step's slice) the test value of ``source``. Nothing
+    happens when ``source`` has none: using ``target`` then reports it."""
+    if config.compute_test_value == "off":
+        return
+    try:
+        value = get_test_value(source)
+        if pick is not None:
+            value = pick(value)
+        target.tag.test_value = target.type.filter(value, allow_downcast=True)
+    except (TestValueError, IndexError, TypeError, ValueError):
+        return
+
+
+def outer_test_values(build: Any) -> Any:
+    """Decorate ``build(...) -> list of variables or None``, which makes an inner graph (from
+    placeholders without test values) and the outer graph around it: the inner graph is built
+    with ``compute_test_value`` off, and the outer nodes it made then get their test values
+    (under the flag's mode) from the outer inputs'."""
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        mode = config.compute_test_value
+        if mode == "off":
+            return build(*args, **kwargs)
+        with config.change_flags(compute_test_value="off"):
+            results = build(*args, **kwargs)
+        made = [r for r in (results or []) if isinstance(r, Variable)]
+        for node in io_toposort(graph_inputs(made), made):
+            if any(not hasattr(out.tag, "test_value") for out in node.outputs):
+                compute_test_values(node)
+        return results
+
+    wrapped.__name__ = build.__name__
+    wrapped.__doc__ = build.__doc__
+    return wrapped
+
+
+def without_test_values(build: Any) -> Any:
+    """Decorate a method building an inner graph from placeholders that have no test values
+    (an OpFromGraph's gradient or R-op graph): it runs with ``compute_test_value`` off. What
+    is then applied to the outer variables computes its test values as usual."""
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if config.compute_test_value == "off":
+            return build(*args, **kwargs)
+        with config.change_flags(compute_test_value="off"):
+            return build(*args, **kwargs)
+
+    wrapped.__name__ = build.__name__
+    wrapped.__doc__ = build.__doc__
+    return wrapped

@@ -158,6 +158,10 @@ def _same_type(k: int, t: Variable, e: Variable) -> tuple[Variable, Variable]:
     if t.type == e.type:
         return t, e
     t_dtype, e_dtype = getattr(t.type, "dtype", None), getattr(e.type, "dtype", None)
+    if type(t.type) is not type(e.type) or not hasattr(t.type, "broadcastable"):
+        raise TypeError(f"ifelse: value {k} is {t.type} in the then branch but {e.type} in the "
+                        "else branch; both branches must give values of one type (a dense and a "
+                        "sparse matrix, or two sparse formats, do not mix: convert one of them)")
     if t_dtype != e_dtype or getattr(t.type, "ndim", None) != getattr(e.type, "ndim", None):
         raise TypeError(f"ifelse: value {k} is {t.type} in the then branch but {e.type} in the "
                         "else branch; both branches must give the same dtype and number of "

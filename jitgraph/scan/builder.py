@@ -15,9 +15,11 @@ import numpy as np
 from jitgraph.compile.profiling_scan import ScanProfileStats
 from jitgraph.graph.basic import Variable, graph_inputs
 from jitgraph.graph.shared import SharedVariable
+from jitgraph.graph.test_value import copy_test_value
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan, non_sequences_as_inputs
 from jitgraph.scan.returns import split_step_return
 from jitgraph.scan.shared_recurrent import recur_shared_tensors
+from jitgraph.scan.single_step import first_step_values, single_step_results
 from jitgraph.scan.updates import OrderedUpdates
 from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value
 from jitgraph.tensor.core.conversion import as_tensor_variable
@@ -67,6 +69,9 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
     if n_steps.dtype != "int64":
         n_steps = cast(n_steps, "int64")
     recs, rec_args = _recurrent_placeholders(out_specs)
+    single = _is_one(n_steps)
+    if single:  # the step reads the values themselves: no loop is built (see single_step)
+        seq_args, rec_args = first_step_values(spec_seqs, recs)
     ret = fn(*(seq_args + rec_args + non_seqs))
     outputs, updates, cond = split_step_return(ret)
     n_given = len(out_specs)
@@ -74,6 +79,8 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
         raise ValueError(f"scan: outputs_info has {n_given} entries but the step function "
                          f"returned {len(outputs)} output(s); give one entry (None for an output "
                          "that is not fed back) per output")
+    if single:
+        return single_step_results(outputs, updates, return_list)
     spec = LoopSpec(n_steps=n_steps, seqs=spec_seqs, name=name or "scan_fn", mode=mode,
                     truncate_gradient=truncate_gradient, strict=strict, declared=non_seqs,
                     condition=cond, profile=_profile(profile, name))
@@ -92,6 +99,13 @@ def scan(fn: Any, sequences: Any = None, outputs_info: Any = None, non_sequences
     shared_recs = recur_shared_tensors(spec)  # Theano keeps shared tensors' states per step
     outer = build_scan(spec)
     return _results(spec, outer, order, return_list, shared_recs)
+
+
+def _is_one(n_steps: Variable) -> bool:
+    try:
+        return int(get_scalar_constant_value(n_steps)) == 1
+    except (NotScalarConstantError, TypeError, ValueError):
+        return False
 
 
 def _profile(profile: Any, name: str | None) -> Any:
@@ -148,6 +162,7 @@ def _slice_sequences(seq_specs: list, go_backwards: bool) -> tuple[list, list, l
             if go_backwards:
                 part = part[::-1]
             placeholder = TensorType(var.dtype, var.broadcastable[1:])(_tap_name(var, tap))
+            copy_test_value(placeholder, part, lambda value: value[0])
             pairs.append((part, placeholder))
             args.append(placeholder)
     return pairs, lengths, args
@@ -209,6 +224,9 @@ def _output_spec(info: Any, k: int) -> tuple[Variable | None, list[int] | None]:
                              f"{taps}")
         if not taps:
             raise ValueError(f"scan: output {k} has an empty list of taps")
+        if len(set(int(t) for t in taps)) != len(taps):
+            raise ValueError(f"scan: the taps of output {k} repeat a value, got {taps}; list "
+                             "each past step once")
         init = init if isinstance(init, Variable) else as_tensor_variable(init)
         return init, [int(t) for t in taps]
     init = info if isinstance(info, Variable) else as_tensor_variable(info)
@@ -234,6 +252,8 @@ def _recurrent_placeholders(out_specs: list) -> tuple[dict[int, Recurrent], list
             buffer = init[:-min(taps)]
         name = init.name
         placeholders = [state_type(f"{name}[t{t:+d}]" if name else None) for t in taps]
+        for t, placeholder in zip(taps, placeholders):
+            copy_test_value(placeholder, buffer, lambda value, at=-min(taps) + t: value[at])
         recs[k] = Recurrent(init=buffer, placeholders=placeholders, taps=tuple(taps),
                             new_value=None, label=f"output {k}")  # type: ignore[arg-type]
         args.extend(placeholders)

@@ -13,9 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from jitgraph.graph.basic import Constant, Variable, clone_replace, graph_inputs, io_toposort
+from jitgraph.graph.basic import (Constant, Variable, ancestors, clone_replace, graph_inputs,
+                                  io_toposort)
 from jitgraph.graph.fg import MissingInputError
 from jitgraph.graph.shared import SharedVariable
+from jitgraph.graph.test_value import compute_test_values, copy_test_value
 from jitgraph.scan.info import ScanInfo
 from jitgraph.scan.inner import InnerGraph
 from jitgraph.scan.op import Scan
@@ -85,6 +87,8 @@ def build_scan(spec: LoopSpec) -> list[Variable]:
                 for var in shared_states]
     boundary_ph = [var.type.make_variable(f"{var.name}_copy" if var.name else None)
                    for var in boundary]
+    for placeholder, outer in zip(state_ph + boundary_ph, shared_states + boundary):
+        copy_test_value(placeholder, outer)
     replace = dict(zip(shared_states, state_ph))
     replace.update(zip(boundary, boundary_ph))
     inner_outputs = clone_replace(outputs, replace) if replace else list(outputs)
@@ -92,6 +96,14 @@ def build_scan(spec: LoopSpec) -> list[Variable]:
     # outside the loop, a non-sequence's placeholder is the non-sequence again
     outer_boundary = (clone_replace(boundary, spec.non_seq_inputs) if spec.non_seq_inputs
                       else boundary)
+    # a declared non-sequence the step does not read is still an input of the loop, as in
+    # Theano: a function taking it as an input uses it
+    unread = _unread_non_sequences(spec, outer_boundary, shared_states)
+    boundary_ph += [var.type.make_variable(f"{var.name}_copy" if var.name else None)
+                    for var in unread]
+    inner_inputs += boundary_ph[len(boundary):]
+    boundary = boundary + unread
+    outer_boundary = outer_boundary + unread
     info = ScanInfo(n_seqs=len(spec.seqs), rec_taps=tuple(r.taps for r in spec.recs),
                     n_nit_sot=len(spec.nits), n_shared=len(shared_states),
                     n_non_seqs=len(boundary), as_while=spec.condition is not None)
@@ -100,7 +112,18 @@ def build_scan(spec: LoopSpec) -> list[Variable]:
     outer = ([spec.n_steps] + [s for s, _ in spec.seqs] + [r.init for r in spec.recs]
              + shared_states + outer_boundary)
     node = op.make_node(*outer)
+    compute_test_values(node)
     return list(node.outputs)
+
+
+def _unread_non_sequences(spec: LoopSpec, read: list[Variable], states: list[Variable]
+                          ) -> list[Variable]:
+    seen = set(ancestors(list(read) + list(states))) | set(spec.non_seq_inputs.values())
+    unread = []
+    for var in dict.fromkeys(spec.declared):
+        if isinstance(var, Variable) and not _of_constants(var) and var not in seen:
+            unread.append(var)
+    return unread
 
 
 def non_sequences_as_inputs(spec: LoopSpec) -> None:
@@ -145,12 +168,18 @@ def _boundary(outputs: list[Variable], varying: set[Variable]) -> list[Variable]
             continue
         depends.update(node.outputs)
         for inp in node.inputs:
-            if inp not in depends and not isinstance(inp, Constant):
+            if inp not in depends and not _of_constants(inp):
                 found.setdefault(inp)
     for out in outputs:
-        if out not in depends and not isinstance(out, Constant):
+        if out not in depends and not _of_constants(out):
             found.setdefault(out)
     return list(found)
+
+
+def _of_constants(var: Variable) -> bool:
+    """A constant, or an expression of constants only (``shape_padleft(2)``): it stays inside
+    the step, where the rewrites fold it, rather than becoming an input of the loop."""
+    return all(isinstance(v, Constant) for v in graph_inputs([var]))
 
 
 def _check_strict(boundary: list[Variable], declared: list[Variable]) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from jitgraph.graph.basic import Apply, Variable, clone_replace, graph_inputs
+from jitgraph.graph.test_value import outer_test_values
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan
 from jitgraph.scan.shared_recurrent import shared_dependent_gradients
 from jitgraph.tensor.core.basic import (NotScalarConstantError, get_scalar_constant_value, stack,
@@ -101,6 +102,7 @@ class _Backward:
         return known
 
 
+@outer_test_values
 def scan_grad(op: Any, inputs: list[Variable], outputs: list[Variable],
               output_grads: list[Any]) -> list[Variable | None]:
     from jitgraph.tensor.elementwise.math import eq, minimum

@@ -185,6 +185,16 @@ class InnerFunction:
                                for v in maker.fgraph.outputs]
 
     @property
+    def input_storage(self) -> list["CellView"]:
+        """The cells the inputs are put in, as Theano's containers (``.value``)."""
+        return [CellView(cell) for cell in self.input_cells]
+
+    @property
+    def output_storage(self) -> list["CellView"]:
+        """The cells the outputs are read from, as Theano's containers (``.value``)."""
+        return [CellView(cell) for cell in self.output_cells]
+
+    @property
     def fgraph(self) -> FunctionGraph:
         """The rewritten graph the program runs."""
         return self.maker.fgraph
@@ -222,6 +232,19 @@ class InnerFunction:
                 cell[0] = cell[0].get()  # (a device array: what Function does with its own)
 
         return run_and_download
+
+
+class CellView:
+    """A program's cell (a one-element list) read as a container: ``value``."""
+
+    __slots__ = ("cell",)
+
+    def __init__(self, cell: list) -> None:
+        self.cell = cell
+
+    @property
+    def value(self) -> Any:
+        return self.cell[0]
 
 
 def _keeping_buffers(mode: Any) -> Any:

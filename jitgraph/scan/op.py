@@ -15,12 +15,13 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.scan.info import ScanInfo
 from jitgraph.scan.inner import InnerGraph
+from jitgraph.scan.layout_views import ScanLayoutViews
 from jitgraph.scan.shapes import scan_output_shapes
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.core.type import TensorType
 
 
-class Scan(Op):
+class Scan(ScanLayoutViews, Op):
     """A loop over ``n_steps`` steps of the inner graph ``inner``.
 
     ``mode`` compiles the inner graph (None: the default mode); ``truncate_gradient`` limits

@@ -12,19 +12,19 @@ from jitgraph.graph.basic import Variable
 from jitgraph.graph.shared import SharedVariable
 from jitgraph.scan.updates import OrderedUpdates
 from jitgraph.tensor.core.conversion import as_tensor_variable
+from jitgraph.tensor.elementwise.math import neq
 
 
 class until:  # noqa: N801 - Theano's name
     """Returned last by a scan step function: stop the loop after the step where ``condition``
-    (a boolean or integer scalar) is true."""
+    (a scalar: a boolean, or a number, true when not zero; NaN is true) is true."""
 
     def __init__(self, condition: Any) -> None:
         cond = as_tensor_variable(condition)
         if cond.ndim != 0:
             raise TypeError(f"until(condition): the condition must be a scalar, got {cond.type}")
         if cond.dtype.startswith(("float", "complex")):
-            raise TypeError(f"until(condition): the condition must be boolean (a comparison such "
-                            f"as x > 0) or an integer, got {cond.type}")
+            cond = neq(cond, 0)  # as Theano: a number stops the loop when it is not zero
         self.condition = cond
 
 
@@ -34,6 +34,10 @@ def _is_updates(value: Any) -> bool:
     return (isinstance(value, (list, tuple)) and len(value) > 0
             and all(isinstance(p, (list, tuple)) and len(p) == 2
                     and isinstance(p[0], SharedVariable) for p in value))
+
+
+def _no_updates(value: Any) -> bool:
+    return isinstance(value, (list, tuple, dict)) and len(value) == 0
 
 
 def _as_outputs(value: Any) -> list[Any]:
@@ -59,7 +63,9 @@ def split_step_return(ret: Any) -> tuple[list[Variable], OrderedUpdates, Variabl
             cond = items.pop().condition
         if any(isinstance(i, until) for i in items):
             raise ValueError("until(...) must be the last thing the step function returns")
-        if len(items) == 2 and _is_updates(items[1]) and not _is_updates(items[0]):
+        if len(items) == 2 and _no_updates(items[1]) and not _no_updates(items[0]):
+            outputs = items[0]  # ``return [h], (), until(...)``: empty updates
+        elif len(items) == 2 and _is_updates(items[1]) and not _is_updates(items[0]):
             outputs, updates = items
         elif len(items) == 2 and _is_updates(items[0]) and not _is_updates(items[1]):
             updates, outputs = items

@@ -1,5 +1,7 @@
 """Rewrites of Scan nodes (tag ``scan``, in ``fast_run``).
 
+* ``scan_map_to_elemwise`` (position 1.6): a loop that only maps elementwise work over its
+  sequences is replaced by that work on the whole sequences (:mod:`jitgraph.scan.vectorize`).
 * ``scan_remove_unused`` (position 1.605): outputs nobody reads are no longer computed, unless
   another computed output reads them through its taps; inner inputs nobody reads any more (a
   sequence, a non-sequence) are dropped with their outer inputs. A Scan none of whose outputs
@@ -29,6 +31,7 @@ from jitgraph.scan.inner import InnerGraph
 from jitgraph.scan.merge import merge_scans
 from jitgraph.scan.op import Scan
 from jitgraph.scan.pushin import MAX_PUSHES, pushin_elemwise
+from jitgraph.scan.vectorize import map_to_elemwise
 from jitgraph.tensor.indexing.subtensor_ops import Subtensor
 
 
@@ -206,7 +209,8 @@ def save_mem(fgraph: FunctionGraph, node: Apply) -> dict | None:
 # ---------------------------------------------------------------------------------------------
 # registration
 
-def _scan_pass(name: str, transform: Any, position: float, rounds: int = 1) -> None:
+def _scan_pass(name: str, transform: Any, position: float, rounds: int = 1,
+               tags: tuple[str, ...] = ()) -> None:
     """Register ``transform(fgraph, node) -> replacements or None`` as a pass over the Scan
     nodes, repeated (up to ``rounds`` times) while it changes something."""
     from jitgraph.rewrite.phases import optdb
@@ -226,10 +230,13 @@ def _scan_pass(name: str, transform: Any, position: float, rounds: int = 1) -> N
                     break
 
     ScanPass.__doc__ = transform.__doc__
-    optdb.register(name, ScanPass(name), "fast_run", "scan", position=position)
+    optdb.register(name, ScanPass(name), "fast_run", "scan", *tags, position=position)
 
 
 def register_all() -> None:
+    # (also under Theano's name for its pushing of sequence work out of loops, which programs
+    # exclude by name)
+    _scan_pass("scan_map_to_elemwise", map_to_elemwise, 1.6, tags=("scanOp_pushout_seqs_ops",))
     _scan_pass("scan_remove_unused", remove_unused, 1.605)
     _scan_pass("scan_save_mem", save_mem, 1.61)
     _scan_pass("scan_merge", merge_scans, 1.62)

@@ -12,17 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 from jitgraph.graph.basic import Variable, clone_replace
+from jitgraph.graph.test_value import outer_test_values
 from jitgraph.scan.construct import LoopSpec, Recurrent, build_scan
 from jitgraph.tensor.core.basic import zeros_like
 from jitgraph.tensor.core.rop import Rop
 from jitgraph.tensor.elementwise.math import cast
 
 
+@outer_test_values
 def scan_rop(op: Any, inputs: list[Variable], eval_points: list[Any]) -> list[Variable | None]:
     info = op.info
-    if info.n_shared:
-        raise NotImplementedError(f"R_op of {op}: the loop updates shared variables (random "
-                                  "streams); take the R-op of a loop without them")
+    if any(getattr(inputs[info.outer_shared().start + s].type, "dtype", None) is not None
+           for s in range(info.n_shared)):
+        raise NotImplementedError(f"R_op of {op}: the loop carries a shared tensor state; "
+                                  "take the R-op of a loop without it")
     if any(info.keep):
         raise NotImplementedError(f"R_op of {op}: the memory-saving rewrite shortened this "
                                   "loop's buffers; take R-ops before compiling")
@@ -33,7 +36,8 @@ def scan_rop(op: Any, inputs: list[Variable], eval_points: list[Any]) -> list[Va
         return p if p is not None else zeros_like(inputs[k])
 
     tan_in = [v.type(f"d{v.name}" if v.name else None) for v in fwd_in]
-    continuous = [k for k, v in enumerate(fwd_in) if str(v.type.dtype).startswith("float")]
+    continuous = [k for k, v in enumerate(fwd_in)
+                  if str(getattr(v.type, "dtype", "")).startswith("float")]
     outs = fwd_out[:info.n_rec + info.n_nit_sot]
     tangents = Rop(outs, [fwd_in[k] for k in continuous], [tan_in[k] for k in continuous],
                    disconnected_outputs="ignore") if continuous else [zeros_like(o) for o in outs]
@@ -58,6 +62,13 @@ def scan_rop(op: Any, inputs: list[Variable], eval_points: list[Any]) -> list[Va
                for p in range(ns.start, ns.stop)}
     replace.update({tan_in[p]: point(info.outer_non_seqs().start + p - ns.start)
                     for p in range(ns.start, ns.stop)})
+    # Shared states that are not tensors (random streams) are carried as the forward loop
+    # carries them, from the same start: the steps draw the same numbers, whose tangent is 0.
+    sh = info.inner_shared()
+    replace.update({fwd_in[p]: inputs[info.outer_shared().start + p - sh.start]
+                    for p in range(sh.start, sh.stop)})
+    spec.shared_updates = [(inputs[info.outer_shared().start + s], new)
+                           for s, new in enumerate(fwd_out[info.shared_outputs()])]
     _bind(spec, replace)
     outer = build_scan(spec)
     n_rec_outer = 2 * info.n_rec
@@ -74,16 +85,20 @@ def _fit(tangent: Variable, value: Variable) -> Variable:
 
 
 def _bind(spec: LoopSpec, replace: dict) -> None:
-    """Write the step against the outer non-sequences and their tangents."""
+    """Write the step against the outer non-sequences, their tangents and the outer shared
+    states."""
     if not replace:
         return
-    n_rec = len(spec.recs)
-    values = [r.new_value for r in spec.recs] + list(spec.nits)
+    n_rec, n_nit = len(spec.recs), len(spec.nits)
+    values = ([r.new_value for r in spec.recs] + list(spec.nits)
+              + [new for _, new in spec.shared_updates])
     if spec.condition is not None:
         values.append(spec.condition)
     rebuilt = clone_replace(values, replace)
     for r, v in zip(spec.recs, rebuilt[:n_rec]):
         r.new_value = v
-    spec.nits = rebuilt[n_rec:n_rec + len(spec.nits)]
+    spec.nits = rebuilt[n_rec:n_rec + n_nit]
+    spec.shared_updates = [(var, new) for (var, _), new in
+                           zip(spec.shared_updates, rebuilt[n_rec + n_nit:])]
     if spec.condition is not None:
         spec.condition = rebuilt[-1]

@@ -181,7 +181,13 @@ def _run(op: Any, fn: Any, run: Any, inputs: Sequence[Any], output_storage: list
     finally:
         for dest in dests:  # the buffers become the loop's outputs: the program lets go
             dest[0] = None
-    finish(op, output_storage, recs, nits, shared, done, n_steps, arrays)
+    try:
+        finish(op, output_storage, recs, nits, shared, done, n_steps, arrays)
+    finally:
+        # nor does it keep the last step's inputs (views into the caller's sequences) and
+        # outputs alive until the next call
+        for cell in in_cells + out_cells:
+            cell[0] = None
     return done
 
 

@@ -17,12 +17,15 @@ from jitgraph.tensor.shaping.shape import Shape_i
 
 
 def scan_output_shapes(op: Any, node: Apply, input_shapes: Sequence[Sequence[Any]]
-                       ) -> list[tuple]:
+                       ) -> list[tuple | None]:
     info = op.info
     n_steps = node.inputs[0]
     inner_shapes = _inner_output_shapes(op, node, input_shapes)
     shapes: list[tuple] = []
     for k, out in enumerate(node.outputs):
+        if not hasattr(out.type, "broadcastable"):
+            shapes.append(None)  # a shared state that is not a tensor (a random stream)
+            continue
         runtime = [Shape_i(d).make_node(out).outputs[0] for d in range(out.ndim)]
         if k < info.n_rec:
             init_shape = input_shapes[info.outer_inits().start + k]

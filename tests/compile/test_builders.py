@@ -249,3 +249,23 @@ def test_gradient_and_rop_have_test_values_under_raise():
         y.tag.test_value = np.array(2.0)
         assert T.grad(cube(y), y).tag.test_value == 12.0
         assert T.Rop(cube(y), y, y).tag.test_value == 24.0
+
+
+def test_gradient_and_rop_under_compute_test_value_raise():
+    # Theano 1.0.5 (oracle): 8.0, 12.0 and 6.0. Before, the gradient graph built from
+    # placeholders stopped on their missing test values, and the rewrites of the compiled
+    # gradient warned for the same reason (they now run under compute_test_value_opt, 'off').
+    import warnings
+
+    with theano.config.change_flags(compute_test_value="raise"):
+        x = T.scalar("x")
+        x.tag.test_value = np.array(1.0)
+        op = OpFromGraph([x], [x ** 3])
+        y = T.scalar("y")
+        y.tag.test_value = np.array(2.0)
+        f = op(y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            g = T.grad(f, y)
+            r = T.Rop(f, y, T.constant(np.float64(0.5)))
+        assert (f.tag.test_value, g.tag.test_value, r.tag.test_value) == (8.0, 12.0, 6.0)

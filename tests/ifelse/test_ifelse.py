@@ -167,6 +167,12 @@ def test_errors_name_the_problem():
         ifelse(a < b, [x, x], [x])
     with pytest.raises(TypeError, match="must be a scalar"):
         ifelse(x, a, b)
+    # a dense and a sparse matrix, or two sparse formats (before: an AttributeError)
+    csc = jitgraph.sparse.matrix("csc", dtype="float64", name="y")
+    csr = jitgraph.sparse.matrix("csr", dtype="float64", name="z")
+    for then, other in [(x, csc), (csc, x), (x, csr), (csc, csr)]:
+        with pytest.raises(TypeError, match="values of one type"):
+            ifelse(a < b, then, other)
     # a more broadcastable branch is loosened to the other's type
     assert ifelse(a < b, T.row(), T.dmatrix()).type == T.dmatrix().type
 

@@ -278,3 +278,50 @@ def test_profile_counts_calls_and_steps(native, monkeypatch):
     assert (stats.callcount, stats.nbsteps) == (2, 8)
     text = stats.summary()
     assert "Scan Op profiling ( summing )" in text and "for a total of 8 steps" in text
+
+
+def test_a_constant_single_step_applies_the_step_once_without_a_loop():
+    # Theano 1.0.5 (oracle): with n_steps=1 nothing is fed back, so the state may change
+    # dtype (int8 initial value, int32 step) and no Scan node is built; a sequence with taps
+    # [2] gives the step its entry 2. Before, the dtype change was refused.
+    seq = T.ivector("seq")
+    out, updates = jitgraph.scan(lambda s, acc: acc + s, sequences=dict(input=seq, taps=[2]),
+                                 outputs_info=0, n_steps=1)
+    assert out.type == T.ivector().type and not updates
+    f = jitgraph.function([seq], out)
+    assert not [n for n in f.maker.fgraph.toposort() if type(n.op).__name__ == "Scan"]
+    result = f(np.arange(20, dtype="int32"))
+    assert result.dtype == np.int32 and result.tolist() == [2]
+    # taps [-2, -1] read initial entries 0 and 1 (oracle: 0 + 10 * 1); the update is the step's
+    c = jitgraph.shared(np.float64(1.5))
+    out, updates = jitgraph.scan(lambda a, b: (a + 10 * b, {c: c * 2}),
+                                 outputs_info=dict(initial=T.constant(np.arange(4.0)),
+                                                   taps=[-2, -1]), n_steps=-1)
+    g = jitgraph.function([], out, updates=updates)
+    assert g().tolist() == [10.0] and c.get_value() == 3.0
+
+
+def test_a_number_as_until_condition_stops_when_not_zero():
+    # Theano 1.0.5 (oracle) accepts a float condition: the loop stops after the step where it
+    # is not zero (NaN included); before, it was refused.
+    v = T.dscalar("v")
+    values, _ = jitgraph.scan(lambda x: ([x - 0.25], (), until(x - 0.5)), outputs_info=[v],
+                              n_steps=4)
+    f = jitgraph.function([v], values)
+    assert f(1.0).tolist() == [0.75]
+    assert f(0.75).tolist() == [0.5]
+    assert f(0.5).tolist() == [0.25, 0.0]
+    assert np.isnan(f(float("nan"))).tolist() == [True]
+
+
+def test_a_single_step_drawing_random_numbers_keeps_the_stream_s_update():
+    # The step is called with the first step's values, so the random stream's default
+    # update reads them, not a placeholder of a loop that is never built (before: the
+    # function's graph depended on that placeholder, a MissingInputError)
+    srng = T.shared_randomstreams.RandomStreams(5)
+    h0 = T.dvector("h0")
+    out, updates = jitgraph.scan(lambda h: h + srng.uniform(size=h.shape), outputs_info=h0,
+                                 n_steps=1)
+    f = jitgraph.function([h0], out)  # the stream's default update, not `updates`
+    first, second = f(np.zeros(3)), f(np.zeros(3))
+    assert first.shape == (1, 3) and not np.array_equal(first, second)

@@ -222,3 +222,50 @@ def test_lop_through_scan_is_the_gradient():
     f = jitgraph.function([X, h0, U], [Lop(hs, X, U), T.grad((hs * U).sum(), X)])
     a, b = f(RNG.normal(size=(4, 2)), RNG.normal(size=2), RNG.normal(size=(4, 2)))
     np.testing.assert_allclose(a, b)
+
+
+def test_scan_under_compute_test_value_raise():
+    # Theano 1.0.5 (oracle) tags the loop's outputs, its gradient and its R-op with test
+    # values; before, the step's placeholders had none and 'raise' stopped scan itself.
+    with jitgraph.config.change_flags(compute_test_value="raise"):
+        x = T.vector("x")
+        x.tag.test_value = np.array([1.0, 2.0, 3.0])
+        w = T.scalar("w")
+        w.tag.test_value = np.float64(0.5)
+        y = jitgraph.shared(np.arange(3.0), name="y")
+        z, _ = jitgraph.scan(lambda u, v, h, w: h * w + u * v, sequences=[x, y],
+                             outputs_info=T.constant(np.float64(1.0)), non_sequences=[w])
+        np.testing.assert_allclose(z.tag.test_value, [0.5, 2.25, 7.125])
+        gx, gw = T.grad(z.sum(), [x, w])
+        np.testing.assert_allclose(gx.tag.test_value, [0.0, 1.5, 2.0])
+        np.testing.assert_allclose(gw.tag.test_value, 4.75)
+        r = T.Rop(z, x, T.ones_like(x))
+        np.testing.assert_allclose(r.tag.test_value, [0.0, 1.0, 2.5])
+
+
+def test_rop_through_a_loop_drawing_random_numbers():
+    # The R-op loop carries the random stream as the forward loop does, from the same start,
+    # so it sees the same draws. Last rows recorded from Theano 1.0.5 (oracle, same program);
+    # before, R_op refused loops with shared states.
+    rng = np.random.RandomState(3)
+    v_u, v_W, v_h0 = (rng.uniform(size=(3, 5)) - .5, rng.uniform(size=(5, 5)) - .5,
+                      rng.uniform(size=(5,)) - .5)
+    v_eu, v_eW, v_eh0 = (rng.uniform(size=(3, 5)) - .5, rng.uniform(size=(5, 5)) - .5,
+                         rng.uniform(size=(5,)) - .5)
+
+    def rnn(u_t, y, W):
+        srng = T.shared_randomstreams.RandomStreams(7)
+        tmp = u_t + y + srng.uniform(size=(5,)) * 0.5
+        return T.tanh(T.dot(W, tmp)), tmp
+
+    u, h0, W = T.matrix("U"), T.vector("h0"), T.matrix("W")
+    (o, _), _ = scan(rnn, sequences=u, outputs_info=[h0, None], non_sequences=W)
+    eu, eh0, eW = T.matrix("eu"), T.vector("eh0"), T.matrix("eW")
+    r = [T.Rop(o, u, eu), T.Rop(o, h0, eh0), T.Rop(o, W, eW)]
+    f = jitgraph.function([u, h0, W, eu, eh0, eW], r + [o], on_unused_input="ignore")
+    got = [a[-1] for a in f(v_u, v_h0, v_W, v_eu, v_eh0, v_eW)]
+    want = [[-0.15447, 0.060352, 0.063642, 0.11087, -0.063024],
+            [-0.007996, 0.017343, 0.102818, -0.07479, -0.047896],
+            [0.157907, -0.334989, 0.050728, -0.308839, 0.105251],
+            [-0.20927, 0.112613, -0.170346, 0.119375, 0.117959]]
+    np.testing.assert_allclose(got, want, atol=2e-6)

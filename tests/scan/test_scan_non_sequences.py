@@ -61,3 +61,16 @@ def test_non_sequence_of_a_shared_variable_the_step_updates_keeps_its_first_valu
     np.testing.assert_allclose(step(), [[0, 3, 6], [1, 7, 13], [3, 12, 21]])
     np.testing.assert_allclose(w.get_value(), [3, 4, 5])
     np.testing.assert_allclose(step(), [[9, 12, 15], [19, 25, 31], [30, 39, 48]])
+
+
+def test_a_non_sequence_the_step_does_not_read_counts_as_used():
+    # Theano 1.0.5 (oracle) compiles this and gives [2, 4]; before, function() raised
+    # UnusedInputError for y
+    x, y = T.dvector("x"), T.dvector("y")
+    out, _ = jitgraph.scan(lambda i, x, y: x[i] * 2, sequences=T.arange(x.shape[0]),
+                           non_sequences=[x, y])
+    f = jitgraph.function([x, y], out)
+    assert f([1.0, 2.0], [5.0]).tolist() == [2.0, 4.0]
+    # what the step does read is not listed twice
+    op = out.owner.op
+    assert op.info.n_non_seqs == 2

@@ -33,12 +33,27 @@ def step_by_step(inputs, outputs):
             os.environ["JITGRAPH_GRAPH_CACHE"] = old_env
 
 
+class _Seen(list):
+    """The inner programs the loops ran, and what each loop's program's output cells held
+    at its end (``last_outputs``, one list per loop; the cells are emptied after it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last_outputs: list[list] = []
+
+
 @pytest.fixture
 def inner_programs(monkeypatch):
     """The inner programs the loops of the calls ran."""
-    seen = []
-    real = runner._dest_cells
-    monkeypatch.setattr(runner, "_dest_cells", lambda fn, n: seen.append(fn) or real(fn, n))
+    seen = _Seen()
+    real_dests, real_finish = runner._dest_cells, runner.finish
+    monkeypatch.setattr(runner, "_dest_cells", lambda fn, n: seen.append(fn) or real_dests(fn, n))
+
+    def finish(*args):
+        seen.last_outputs.append([cell[0] for cell in seen[-1].output_cells])
+        return real_finish(*args)
+
+    monkeypatch.setattr(runner, "finish", finish)
     return seen
 
 
@@ -55,17 +70,20 @@ def test_recurrent_values_are_computed_into_the_buffer(inner_programs):
     cost = (hs ** 2).sum()
     f = step_by_step(inputs, [hs] + T.grad(cost, inputs))
     got = f(*args)
-    forward = inner_programs[0]
+    forward_end = inner_programs.last_outputs[0]
     # the last step's value is the last entry of the loop's output, not a copy of it
-    assert np.shares_memory(forward.output_cells[0][0], got[0])
+    assert np.shares_memory(forward_end[0], got[0])
     with jitgraph.config.change_flags(**{"scan.allow_output_prealloc": False}):
         want = f(*args)
-    assert not np.shares_memory(forward.output_cells[0][0], want[0])
+    forward_end = inner_programs.last_outputs[len(inner_programs.last_outputs) // 2]
+    assert not np.shares_memory(forward_end[0], want[0])
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
-    # the programs let go of the buffers after the loop
+    # the programs let go of the buffers, and of the last step's values, after the loop
     assert all(cell is None or cell[0] is None for fn in inner_programs
                for cell in fn.output_dests or [])
+    assert all(cell[0] is None for fn in inner_programs
+               for cell in fn.input_cells + fn.output_cells)
 
 
 def test_outputs_not_fed_back_are_computed_into_their_buffer(inner_programs):
@@ -74,7 +92,7 @@ def test_outputs_not_fed_back_are_computed_into_their_buffer(inner_programs):
     f = step_by_step([A, v], out)
     args = RNG.normal(size=(5, 3, 2)), RNG.normal(size=(2, 2))
     got = f(*args)
-    assert np.shares_memory(inner_programs[0].output_cells[0][0], got)
+    assert np.shares_memory(inner_programs.last_outputs[0][0], got)
     np.testing.assert_allclose(got, np.exp(np.einsum("tij,jk->tik", *args)), rtol=1e-14)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 import jitgraph
 import jitgraph.tensor as T
-from jitgraph.scan import Scan, scan
+from jitgraph.scan import Scan, scan, until
 
 
 def scans(fn):
@@ -173,3 +173,75 @@ def test_pushin_leaves_a_sequence_used_elsewhere():
     out, _ = scan(lambda s, h: h + s, sequences=seq, outputs_info=T.zeros((3,)))
     f, _ = both([x], [out, seq.sum()], np.ones((2, 3)))
     assert _sequence_elemwise(f)  # computed once outside: the loop reads it
+
+
+def _loops(f):
+    return [n for n in f.maker.fgraph.toposort() if type(n.op).__name__ == "Scan"]
+
+
+def test_an_elementwise_map_becomes_elementwise_work_without_a_loop():
+    # Values recorded from Theano 1.0.5 (oracle, same programs); Theano also removes the
+    # map loop beside the do-while loop, and the loop whose output reads no sequence.
+    x = T.vector("x")
+    o, _ = jitgraph.scan(lambda x_t: (x_t + 1, until(x_t > 3)), x)
+    o2, _ = jitgraph.scan(lambda x_t: x_t + 2, x)
+    f = jitgraph.function([x], [o, o2])
+    vx = np.zeros(50)
+    vx[23] = 4
+    out, out2 = f(vx)
+    assert len(out) == 24 and np.array_equal(out2, vx + 2) and len(_loops(f)) == 1
+    # sequences cut to n_steps, non-sequences, a constant output, an output that is a slice
+    m, w, c = T.matrix("m"), T.vector("w"), T.scalar("c")
+    outs, _ = jitgraph.scan(lambda r, w, c: [T.exp(r) * w + c, w * 2,
+                                             T.constant(np.float64(3.0)) + 0 * c, r],
+                            sequences=m, non_sequences=[w, c], n_steps=3)
+    g = jitgraph.function([m, w, c], outs)
+    got = g(np.arange(12.0).reshape(4, 3) / 10, np.array([1.0, 2.0, 3.0]), 0.5)
+    np.testing.assert_allclose(got[0], [[1.5, 2.710342, 4.164208],
+                                        [1.849859, 3.483649, 5.446164],
+                                        [2.322119, 4.527505, 7.176623]], rtol=1e-6)
+    assert got[1].tolist() == [[2.0, 4.0, 6.0]] * 3 and got[2].tolist() == [3.0] * 3
+    np.testing.assert_allclose(got[3], [[0.0, 0.1, 0.2], [0.3, 0.4, 0.5], [0.6, 0.7, 0.8]])
+    assert not _loops(g)
+    h0, W1, W2 = T.vector("h0"), T.matrix("W1"), T.matrix("W2")
+    o, _ = jitgraph.scan(lambda h, W1, W2: T.dot(h, W1 + W2), non_sequences=[h0, W1, W2],
+                         n_steps=5)
+    f = jitgraph.function([h0, W1, W2], o)
+    assert f(np.ones(2), np.eye(2), np.eye(2)).tolist() == [[2.0, 2.0]] * 5
+    assert not _loops(f)
+    # no steps
+    e, _ = jitgraph.scan(lambda x_t: x_t * 3, x)
+    assert jitgraph.function([x], e)(np.zeros(0)).shape == (0,)
+
+
+def test_do_while_loops_with_the_same_condition_merge():
+    # Theano 1.0.5 (oracle): the two loops stopping on x_t > 3 become one; the loop stopping
+    # on x_t > 2 stays apart, and each stops where it should (lengths 24, 24, 11)
+    x = T.vector("x")
+    o, _ = jitgraph.scan(lambda x_t: (x_t + 1, until(x_t > 3)), x)
+    o2, _ = jitgraph.scan(lambda x_t: (x_t * 2, until(x_t > 3)), x)
+    o3, _ = jitgraph.scan(lambda x_t: (x_t * 3, until(x_t > 2)), x)
+    f = jitgraph.function([x], [o, o2, o3])
+    vx = np.zeros(50)
+    vx[23], vx[10] = 4, 2.5
+    a, b, c = f(vx)
+    assert (len(a), len(b), len(c)) == (24, 24, 11)
+    assert a[-2:].tolist() == [1.0, 5.0] and b[-2:].tolist() == [0.0, 8.0]
+    assert c[-2:].tolist() == [0.0, 7.5]
+    assert len(_loops(f)) == 2
+
+
+def test_the_length_of_a_loop_drawing_random_numbers_is_known_without_running_it():
+    # The random stream's state, an output that is not a tensor, has no shape; the others
+    # still do (before, the whole node's shapes were unknown, and out.shape[0] read the
+    # output after the loop). Theano's test_remove_stuff counts one Shape_i.
+    x = T.vector("x")
+
+    def step(m):
+        return 2 * m + T.shared_randomstreams.RandomStreams(3).uniform(low=-1.1, high=1.1)
+
+    o, updates = jitgraph.scan(step, sequences=x)
+    f = jitgraph.function([x], o.shape[0] * 1.0, updates=updates)
+    shape_reads = [n for n in f.maker.fgraph.toposort() if type(n.op).__name__ == "Shape_i"]
+    assert [n.inputs[0] for n in shape_reads] == [f.maker.fgraph.inputs[0]]
+    assert f(np.zeros(4)) == 4.0

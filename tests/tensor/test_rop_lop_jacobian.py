@@ -263,3 +263,47 @@ def test_subgraph_grad_backpropagates_layer_by_layer():
         G.subgraph_grad(wrt=[w1], end=[x])
     with pytest.raises(AssertionError):
         G.subgraph_grad(wrt=w1, end=[x], cost=cost1)
+
+
+class _NoRop(theano.Op):
+    """Passes its input through; declares its R-op undefined (R_op returns None)."""
+
+    __props__ = ()
+
+    def make_node(self, x):
+        return theano.Apply(self, [x], [x.type()])
+
+    def perform(self, node, inputs, outputs):
+        outputs[0][0] = inputs[0]
+
+    def R_op(self, inputs, eval_points):
+        return [None]
+
+
+@pytest.mark.parametrize("build", [
+    lambda b, x, t: T.inc_subtensor(b[:3], t),
+    lambda b, x, t: T.set_subtensor(b[:3], t),
+    lambda b, x, t: T.join(0, b, t),
+    lambda b, x, t: T.join(0, b, x),
+    lambda b, x, t: b * 2 + x,
+    lambda b, x, t: T.dot(b, T.ones((3, 2))),
+], ids=["inc_subtensor", "set_subtensor", "join_shared", "join_x", "elemwise", "dot"])
+def test_rop_through_an_undefined_r_op_is_refused(xs, build):
+    # The tangent of an op whose R_op returns None for a moving input is undefined, and so is
+    # everything computed from it: Rop raises rather than give zeros for that path (before,
+    # these gave zeros, or the other inputs' part alone, without a word). Theano 1.0.5 raised
+    # DisconnectedInputError for the first four and the dot (oracle); its elementwise ops
+    # dropped the undefined part.
+    x, v, _, _ = xs
+    t = theano.shared(np.ones(3))
+    with pytest.raises(G.DisconnectedInputError, match="returned None from its R_op"):
+        G.Rop(build(_NoRop()(x), x, t), x, v)
+
+
+def test_rop_past_a_non_moving_undefined_op_is_zero(xs):
+    # _NoRop applied to a variable that wrt does not reach moves nothing: the sum keeps x's
+    # tangent (Theano 1.0.5 gives the same graph a value too).
+    x, v, _, _ = xs
+    y = T.dvector("y")
+    out = G.Rop(_NoRop()(y).sum() + x, x, v)
+    assert evaluate(out, {x: XV, v: XV * 2, y: XV}).tolist() == (XV * 2).tolist()

@@ -6,11 +6,18 @@ returns the tangents of its outputs given those of its inputs, where an eval poi
 
 * a variable (the direction, already known to be connected to ``wrt``);
 * ``_ZERO``: connected, but provably zero: graph inputs other than ``wrt`` (as Theano treats
-  them) and integer-valued variables, whose derivative is zero;
-* absent: disconnected (the op's ``connection_pattern`` cuts the path, as ``x.shape`` does, or
-  its R_op returned None for a moving input).
+  them: the R-op of a graph ``wrt`` does not reach is zero, as a Hessian-vector product of a
+  linear cost must be) and integer-valued variables, whose derivative is zero;
+* ``_UNDEFINED``: an op's R_op returned None for an output that a moving input feeds (the op
+  is not differentiable there, as ``grad_undefined`` says for its gradient), and every
+  variable computed from such an output;
+* absent: disconnected (the op's ``connection_pattern`` cuts the path, as ``x.shape`` does).
 
-Only a disconnected output triggers ``disconnected_outputs``; a zero one gives zeros.
+An output that is disconnected or undefined triggers ``disconnected_outputs`` ("all links are
+non-differentiable", in Theano's words); a zero one gives zeros. Theano dropped an undefined
+tangent met by an elementwise op (zeros for that path) and raised for its other ops; an op is
+asked for its R-op here only when a moving tangent reaches it, since nothing on a path that
+``wrt`` does not reach moves.
 
 ``J v`` is a function of the point where it is taken, even where its value is not (the R-op of
 ``dot(x, W)`` with respect to ``W`` is ``dot(x, V)``): each result is wrapped in
@@ -32,6 +39,7 @@ from jitgraph.tensor.elementwise.math import cast, second
 from jitgraph.tensor.shaping.shape import patternbroadcast
 
 _ZERO = object()  # a connected tangent known to be zero
+_UNDEFINED = object()  # an op declared the tangent undefined (see the module docstring)
 
 
 def Rop(f: Any, wrt: Any, eval_points: Any, disconnected_outputs: str = "raise",
@@ -55,10 +63,12 @@ def Rop(f: Any, wrt: Any, eval_points: Any, disconnected_outputs: str = "raise",
     results = []
     for out in outputs:
         t = tangents.get(out)
-        if t is None:
+        if t is None or t is _UNDEFINED:
             message = ("Rop method was asked to compute the gradient with respect to a variable "
                        "that is not part of the computational graph of variables in wrt, or is "
                        f"used only by a non-differentiable operator: {out}")
+            if t is _UNDEFINED:
+                message += " (an op on the way from wrt returned None from its R_op)"
             handle_disconnected(out, disconnected_outputs, message)
             results.append(disconnected_result(out, return_disconnected))
         elif t is _ZERO:
@@ -163,12 +173,16 @@ def _input_tangent(inp: Variable, tangents: dict[Variable, Any]) -> Any:
 
 
 def _node_tangents(node: Apply, incoming: list[Any]) -> list[Any]:
-    """The tangents of ``node``'s outputs (None: disconnected) from those of its inputs."""
+    """The tangents of ``node``'s outputs (None: disconnected; see the module docstring for
+    the others) from those of its inputs."""
     pattern = node.op.connection_pattern(node)
     connected = [any(t is not None and pattern[i][j] for i, t in enumerate(incoming))
                  for j in range(len(node.outputs))]
+    undefined = [any(t is _UNDEFINED and pattern[i][j] for i, t in enumerate(incoming))
+                 for j in range(len(node.outputs))]
     moving = [t if isinstance(t, Variable) else None for t in incoming]
-    wanted = [c and _continuous(o) for c, o in zip(connected, node.outputs)]
+    wanted = [c and _continuous(o) and not u
+              for c, o, u in zip(connected, node.outputs, undefined)]
     results: list[Any] = [None] * len(node.outputs)
     if any(wanted) and any(m is not None for m in moving):
         results = list(node.op.R_op(list(node.inputs), moving))
@@ -179,15 +193,17 @@ def _node_tangents(node: Apply, incoming: list[Any]) -> list[Any]:
     for j, out in enumerate(node.outputs):
         if not connected[j]:
             tangents.append(None)
-        elif not wanted[j]:
+        elif not _continuous(out):
             tangents.append(_ZERO)  # integer-valued: its derivative is zero
+        elif undefined[j]:
+            tangents.append(_UNDEFINED)
         elif results[j] is not None:
             tangents.append(_checked(node, out, results[j]))
         else:
             # No moving input feeds this output: zero. A moving input did, and the op said
-            # None: the op declares the output disconnected from it.
+            # None: the op declares the output's tangent undefined.
             feeds = any(m is not None and pattern[i][j] for i, m in enumerate(moving))
-            tangents.append(None if feeds else _ZERO)
+            tangents.append(_UNDEFINED if feeds else _ZERO)
     return tangents
 
 
