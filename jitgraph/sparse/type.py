@@ -22,7 +22,18 @@ from jitgraph.tensor.elementwise.math import cast
 all_dtypes = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
               "float32", "float64", "complex64", "complex128"}
 
+#: Theano's dtype groups of ``theano.sparse`` (its tests and user code read them there)
+complex_dtypes = tuple(sorted(t for t in all_dtypes if t.startswith("complex")))
+float_dtypes = tuple(sorted(t for t in all_dtypes if t.startswith("float")))
+int_dtypes = tuple(sorted(t for t in all_dtypes if t.startswith("int")))
+uint_dtypes = tuple(sorted(t for t in all_dtypes if t.startswith("uint")))
+integer_dtypes = int_dtypes + uint_dtypes
+discrete_dtypes = integer_dtypes
+continuous_dtypes = complex_dtypes + float_dtypes
+
 FORMATS = ("csc", "csr", "bsr")
+#: the formats Theano's ``theano.sparse.sparse_formats`` names (bsr is accepted here too)
+sparse_formats = ("csc", "csr")
 
 
 class SparseType(Type):

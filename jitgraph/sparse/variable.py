@@ -197,13 +197,13 @@ def as_sparse_or_tensor_variable(x: Any, name: str | None = None) -> Variable:
 
 
 def constant(x: Any, name: str | None = None) -> SparseConstant:
-    """A sparse constant holding the scipy.sparse matrix ``x`` (csc/csr; other formats are
-    converted to csc)."""
+    """A sparse constant holding a copy of the scipy.sparse matrix ``x`` (csc/csr; other formats
+    are converted to csc). The copy keeps the constant's value when the caller later changes
+    ``x`` in place, as Theano's does."""
     if not is_sparse_value(x):
         scipy_sparse()
         raise TypeError(f"sparse.constant needs a scipy.sparse matrix, got {type(x).__name__}")
     fmt = format_of(x)
-    if x.format != fmt:
-        x = x.asformat(fmt)
+    x = x.asformat(fmt, copy=True)
     return SparseConstant(SparseType(fmt, str(x.dtype)), x, name)
 

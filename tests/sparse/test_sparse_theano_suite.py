@@ -1,0 +1,32 @@
+"""Sparse behaviours found by running Theano 1.0.5's own ``sparse/tests/test_basic.py`` against
+jitgraph; the expected values were recorded with the Theano oracle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+sp = pytest.importorskip("scipy.sparse")
+
+import jitgraph
+from jitgraph import sparse as S
+
+
+def test_constant_keeps_its_value_when_the_matrix_changes_later():
+    # Theano 1.0.5: the constant holds a copy; changing the matrix afterwards changes nothing
+    m = sp.csr_matrix(np.array([[1., 0., 2.], [0., 3., 0.]]))
+    c = S.as_sparse_variable(m)
+    assert c.data is not m
+    m.data[:] = 7.0
+    f = jitgraph.function([], S.dense_from_sparse(c))
+    assert f().tolist() == [[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]
+
+
+def test_theano_dtype_groups_and_matrix_classes():
+    from jitgraph.sparse.basic import _mtypes
+    assert _mtypes == [sp.csc_matrix, sp.csr_matrix]
+    assert set(S.discrete_dtypes) == {"int8", "int16", "int32", "int64",
+                                      "uint8", "uint16", "uint32", "uint64"}
+    assert set(S.float_dtypes) == {"float32", "float64"}
+    assert set(S.complex_dtypes) == {"complex64", "complex128"}
+    assert tuple(S.sparse_formats) == ("csc", "csr")
