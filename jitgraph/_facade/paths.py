@@ -390,8 +390,9 @@ ADDED: dict[str, Row] = {
         "np": "numpy", "theano": "jitgraph", "compile": "jitgraph.compile",
         "gof": "jitgraph.gof", "sys": "sys", "warnings": "warnings"}),
     "jitgraph.tensor.core.basic": Row(names={
-        **names("jitgraph.tensor.core.type", "_allclose=values_allclose "
-                "_get_atol_rtol=comparison_tolerances"),
+        **names("jitgraph.tensor.core.tolerances", "_allclose=values_allclose "
+                "_get_atol_rtol=comparison_tolerances float16_atol float16_rtol float32_atol "
+                "float32_rtol float64_atol float64_rtol"),
         **names("jitgraph._facade.objects", " ".join(
             f"_convert_to_{dtype}" for dtype in "bool int8 int16 int32 int64 uint8 uint16 uint32 "
             "uint64 float16 float32 float64 complex64 complex128".split())),
