@@ -12,19 +12,25 @@
 * ``local_csm_properties_csm``: the arrays of a matrix just built by ``CSM`` are its inputs
   (chains of structured elementwise functions then run on the data array alone);
   ``local_csm_properties_transpose``: those of a transposed matrix are the matrix's own.
+* ``local_csm_shape_inferred`` (canonicalize): the shape of a matrix an op computes is read
+  from the op's ``infer_shape`` (``(x + y).shape`` is ``x``'s), so computing a shape does not
+  compute the matrix, as for tensors.
 """
 
 from __future__ import annotations
 
-from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.basic import Apply, Variable, ancestors
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.engine import node_rewriter
-from jitgraph.rewrite.phases import register_specialize
+from jitgraph.rewrite.phases import register_canonicalize, register_specialize
 from jitgraph.sparse import csx_ops as C
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.arithmetic import AddSD, MulSD, MulSV, StructuredAddSV
 from jitgraph.sparse.basic import CSM, CSMProperties, Transpose, csm_properties
 from jitgraph.sparse.products import Dot, SamplingDot, StructuredDot
+from jitgraph.tensor.core.basic import make_vector
+from jitgraph.tensor.elementwise.math import cast
+from jitgraph.tensor.rewriting.shape import get_shape_feature
 
 _FLIP = {"csc": "csr", "csr": "csc"}
 
@@ -135,6 +141,21 @@ def local_csm_properties_transpose(fgraph: FunctionGraph, node: Apply) -> list |
     data, indices, indptr, shape = csm_properties(built.inputs[0])
     return [data, indices, indptr, shape[::-1]]
 
+
+@node_rewriter([CSMProperties])
+def local_csm_shape_inferred(fgraph: FunctionGraph, node: Apply) -> dict | None:
+    """``csm_shape(op(...))`` -> the dims the op's ``infer_shape`` gives, when they do not
+    read the op's result itself (an op without ``infer_shape`` keeps its run-time shape)."""
+    matrix, shape_out = node.inputs[0], node.outputs[3]
+    if matrix.owner is None or not fgraph.clients.get(shape_out):
+        return None
+    dims = get_shape_feature(fgraph).get_shape(matrix)
+    if dims is None or matrix in set(ancestors(dims)):
+        return None
+    return {shape_out: cast(make_vector(*dims), shape_out.dtype)}
+
+
+register_canonicalize(local_csm_shape_inferred, "sparse", name=local_csm_shape_inferred.name)
 
 for _rewrite in (local_structured_dot_csx, local_dot_csx, local_mul_s_d_csx, local_mul_s_v_csx,
                  local_structured_add_s_v_csx, local_sampling_dot_csx, local_add_s_d_csx,

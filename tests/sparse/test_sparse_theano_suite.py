@@ -30,3 +30,16 @@ def test_theano_dtype_groups_and_matrix_classes():
     assert set(S.float_dtypes) == {"float32", "float64"}
     assert set(S.complex_dtypes) == {"complex64", "complex128"}
     assert tuple(S.sparse_formats) == ("csc", "csr")
+
+
+def test_shape_of_a_computed_matrix_does_not_compute_it():
+    # Theano 1.0.5: function([x, y], (x + y).shape) reads Shape_i of x; no AddSS is left
+    x, y = S.csr_matrix("x"), S.csr_matrix("y")
+    for out, op_class in [((x + y).shape, S.AddSS), ((-x).shape, S.Neg),
+                          (S.transpose(S.mul(x, y)).shape, S.MulSS)]:
+        f = jitgraph.function([x, y], out, on_unused_input="ignore")
+        assert not any(isinstance(n.op, op_class) for n in f.maker.fgraph.toposort())
+        a = sp.csr_matrix(np.arange(12.).reshape(3, 4))
+        got = f(a, a)
+        assert got.dtype == "int64"
+        assert got.tolist() == ([4, 3] if op_class is S.MulSS else [3, 4])
