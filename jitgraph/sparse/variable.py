@@ -63,6 +63,12 @@ class _SparseOperators:
         """The shape as an int64 vector (as a tensor's: ``csm_shape`` cast)."""
         return cast(_ops().csm_shape(self), "int64")
 
+    @property
+    def size(self):
+        """The number of stored entries, explicit zeros included, as ``scipy.sparse``'s
+        ``size`` (the length of the ``data`` array)."""
+        return _ops().csm_data(self).size
+
     def toarray(self):
         """The dense matrix (``dense_from_sparse``)."""
         return _ops().dense_from_sparse(self)

@@ -43,3 +43,31 @@ def test_shape_of_a_computed_matrix_does_not_compute_it():
         got = f(a, a)
         assert got.dtype == "int64"
         assert got.tolist() == ([4, 3] if op_class is S.MulSS else [3, 4])
+
+
+
+def test_may_share_memory_through_the_stored_arrays():
+    # Theano 1.0.5: [True, False, True, True, False, True, False]
+    a, b = sp.csc_matrix(sp.eye(5, 3)), sp.csc_matrix(sp.eye(4, 3))
+    pairs = [(a, a), (a, b), (a, a.data), (a.indptr, a), (a, np.array(a.shape)),
+             (a.transpose(), a), (b.data, a)]
+    assert [S.SparseType.may_share_memory(p, q) for p, q in pairs] == \
+        [True, False, True, True, False, True, False]
+
+
+def test_size_counts_stored_entries_and_bsr_graphs_compile():
+    # size is scipy's y.size (an explicit zero counts);
+    # Theano 1.0.5: the bsr product [[1, 0], [8, 9]]
+    x = S.csr_matrix("x")
+    f = jitgraph.function([x], x.size)
+    y = sp.lil_matrix((5, 7))
+    y[0, 0] = 1
+    y = y.tocsr()
+    sizes = [int(f(sp.csr_matrix((5, 7)))), int(f(y))]
+    y.data[:] = 0
+    sizes.append(int(f(y)))
+    assert sizes == [0, 1, 1]
+    a, b = S.SparseType("bsr", "float64")(), S.SparseType("bsr", "float64")()
+    g = jitgraph.function([a, b], jitgraph.dot(a, b))
+    m = sp.bsr_matrix(np.array([[1., 0], [2, 3]]))
+    assert g(m, m).toarray().tolist() == [[1.0, 0.0], [8.0, 9.0]]
