@@ -71,3 +71,13 @@ def test_size_counts_stored_entries_and_bsr_graphs_compile():
     g = jitgraph.function([a, b], jitgraph.dot(a, b))
     m = sp.bsr_matrix(np.array([[1., 0], [2, 3]]))
     assert g(m, m).toarray().tolist() == [[1.0, 0.0], [8.0, 9.0]]
+
+
+def test_c_only_op_names_are_classes_that_match_no_node():
+    from jitgraph.sparse import opt
+
+    x, y = S.csr_matrix("x"), S.csr_matrix("y")
+    node = (x + y).owner
+    assert not isinstance(node.op, (opt.AddSD_ccode, opt.UsmmCscDense, opt.SamplingDotCSR))
+    with pytest.raises(NotImplementedError, match="no C backend.*AddSDCSx"):
+        opt.AddSD_ccode()
