@@ -81,3 +81,26 @@ def test_c_only_op_names_are_classes_that_match_no_node():
     assert not isinstance(node.op, (opt.AddSD_ccode, opt.UsmmCscDense, opt.SamplingDotCSR))
     with pytest.raises(NotImplementedError, match="no C backend.*AddSDCSx"):
         opt.AddSD_ccode()
+
+
+def test_verify_grad_E_grad_is_the_error_a_wrong_gradient_raises():
+    import jitgraph.tensor as T
+    from jitgraph.graph.basic import Apply
+    from jitgraph.graph.op import Op
+
+    class WrongGradient(Op):
+        __props__ = ()
+
+        def make_node(self, x):
+            x = S.as_sparse_variable(x)
+            return Apply(self, [x], [S.csr_matrix(dtype=x.dtype)])
+
+        def perform(self, node, inputs, outputs):
+            outputs[0][0] = inputs[0] * 2
+
+        def grad(self, inputs, grads):
+            return [grads[0]]  # the true gradient is 2 * grads[0]
+
+    assert T.verify_grad.E_grad is jitgraph.gradient.verify_grad.E_grad
+    with pytest.raises(T.verify_grad.E_grad):
+        S.verify_grad_sparse(WrongGradient(), [sp.csr_matrix(np.eye(3))], structured=True)
