@@ -104,3 +104,14 @@ def test_verify_grad_E_grad_is_the_error_a_wrong_gradient_raises():
     assert T.verify_grad.E_grad is jitgraph.gradient.verify_grad.E_grad
     with pytest.raises(T.verify_grad.E_grad):
         S.verify_grad_sparse(WrongGradient(), [sp.csr_matrix(np.eye(3))], structured=True)
+
+
+def test_sparse_grad_of_a_non_matrix_is_a_type_error():
+    # Theano 1.0.5 raises TypeError for the gradient of sparse_grad(t[v]) when t is not 2-d
+    import jitgraph.tensor as T
+
+    for ndim in (1, 3):
+        t = T.TensorType("float64", (False,) * ndim)()
+        sub = jitgraph.sparse_grad(t[T.ivector()])
+        with pytest.raises(TypeError, match="only for matrices"):
+            jitgraph.grad(sub.sum(), t)
