@@ -63,6 +63,7 @@ local_mul_s_v = R.local_mul_s_v_csx
 local_structured_add_s_v = R.local_structured_add_s_v_csx
 local_sampling_dot_csr = R.local_sampling_dot_csx
 local_csm_properties_csm = R.local_csm_properties_csm
+local_inplace_remove0 = R.local_inplace_remove0
 
 
 class _NoCCode:
@@ -98,7 +99,7 @@ SamplingDotCSR = _no_c_op("SamplingDotCSR", _SAMPLING)
 sampling_dot_csr = _NoCCode("sampling_dot_csr", _SAMPLING)
 for _name in ("local_addsd_ccode", "local_inplace_addsd_ccode", "local_usmm",
               "local_usmm_csc_dense_inplace", "local_usmm_csx", "local_csm_grad_c",
-              "local_dense_from_sparse_sparse_from_dense", "local_inplace_remove0"):
+              "local_dense_from_sparse_sparse_from_dense"):
     globals()[_name] = _NoCCode(_name, "jitgraph's sparse rewrites are listed in "
                                        "jitgraph.sparse.rewrites.")
 
@@ -116,6 +117,7 @@ __all__ = [
     "StructuredDotCSR",
     "UsmmCscDense",
     "local_csm_properties_csm",
+    "local_inplace_remove0",
     "local_mul_s_d",
     "local_mul_s_v",
     "local_sampling_dot_csr",

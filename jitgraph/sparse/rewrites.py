@@ -15,6 +15,8 @@
 * ``local_csm_shape_inferred`` (canonicalize): the shape of a matrix an op computes is read
   from the op's ``infer_shape`` (``(x + y).shape`` is ``x``'s), so computing a shape does not
   compute the matrix, as for tensors.
+* ``local_inplace_remove0`` (in-place passes): ``Remove0`` drops the zeros of its input's own
+  arrays when nothing else reads them (the DestroyHandler refuses it otherwise).
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ from __future__ import annotations
 from jitgraph.graph.basic import Apply, Variable, ancestors
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.engine import node_rewriter
-from jitgraph.rewrite.phases import register_canonicalize, register_specialize
+from jitgraph.rewrite.phases import register_canonicalize, register_inplace, register_specialize
 from jitgraph.sparse import csx_ops as C
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.arithmetic import AddSD, MulSD, MulSV, StructuredAddSV
-from jitgraph.sparse.basic import CSM, CSMProperties, Transpose, csm_properties
+from jitgraph.sparse.basic import CSM, CSMProperties, Remove0, Transpose, csm_properties
 from jitgraph.sparse.products import Dot, SamplingDot, StructuredDot
 from jitgraph.tensor.core.basic import make_vector
 from jitgraph.tensor.elementwise.math import cast
@@ -155,6 +157,15 @@ def local_csm_shape_inferred(fgraph: FunctionGraph, node: Apply) -> dict | None:
     return {shape_out: cast(make_vector(*dims), shape_out.dtype)}
 
 
+@node_rewriter([Remove0], inplace=True)
+def local_inplace_remove0(fgraph: FunctionGraph, node: Apply) -> list | None:
+    """``Remove0()`` -> ``Remove0(inplace=True)``."""
+    if node.op.inplace:
+        return None
+    return Remove0(inplace=True).make_node(*node.inputs).outputs
+
+
+register_inplace(local_inplace_remove0, "sparse", name=local_inplace_remove0.name, position=60)
 register_canonicalize(local_csm_shape_inferred, "sparse", name=local_csm_shape_inferred.name)
 
 for _rewrite in (local_structured_dot_csx, local_dot_csx, local_mul_s_d_csx, local_mul_s_v_csx,

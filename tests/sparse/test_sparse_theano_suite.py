@@ -115,3 +115,24 @@ def test_sparse_grad_of_a_non_matrix_is_a_type_error():
         sub = jitgraph.sparse_grad(t[T.ivector()])
         with pytest.raises(TypeError, match="only for matrices"):
             jitgraph.grad(sub.sum(), t)
+
+
+def test_remove0_works_in_place_on_a_mutable_input_only():
+    # Theano 1.0.5: ['Remove0{inplace}'] / 2 [[1, 0, 0], [0, 0, 2]] 2 /
+    #               ['Remove0{}', 'SpSum{axis=None}'] / 2 3.0 3
+    def matrix():
+        return sp.csr_matrix((np.array([1., 0., 2.]), np.array([0, 1, 2]), np.array([0, 2, 3])),
+                             shape=(2, 3))
+
+    x = S.csr_matrix("x")
+    f = jitgraph.function([jitgraph.In(x, borrow=True, mutable=True)], S.Remove0()(x))
+    assert [str(n.op) for n in f.maker.fgraph.toposort()] == ["Remove0{inplace}"]
+    m = matrix()
+    r = f(m)
+    assert (r.nnz, r.toarray().tolist(), m.nnz) == (2, [[1, 0, 0], [0, 0, 2]], 2)
+    g = jitgraph.function([x], [S.Remove0()(x), S.sp_sum(x)])
+    assert sorted(str(n.op) for n in g.maker.fgraph.toposort()) == ["Remove0{}",
+                                                                    "SpSum{axis=None}"]
+    m = matrix()
+    a, b = g(m)
+    assert (a.nnz, float(b), m.nnz) == (2, 3.0, 3)
