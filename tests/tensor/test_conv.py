@@ -329,6 +329,24 @@ def test_shape_helpers():
         CS.assert_conv_shape((2, 3, 0, 4))
 
 
+def test_assert_conv_shape_checks_symbolic_entries_when_run():
+    # Theano 1.0.5: f(1, 2, 3, 4) gives [1, 2, 3, 4]; (3, 3, 3, 0), (3, 3, -1, 3) and
+    # (3, -1, 3, 3) raise AssertionError "The convolution would produce an invalid shape
+    # (dim[3] <= 0)." (dim[2] <= 0, dim[1] < 0); a constant 0 spatial size is a ValueError now
+    import jitgraph.tensor as T
+
+    shape = tuple(T.iscalar() for _ in range(4))
+    f = jitgraph.function(shape, CS.assert_conv_shape(shape))
+    assert [int(v) for v in f(1, 2, 3, 4)] == [1, 2, 3, 4]
+    assert [int(v) for v in f(0, 0, 1, 1)] == [0, 0, 1, 1]
+    for args, what in [((3, 3, 3, 0), r"dim\[3\] <= 0"), ((3, 3, -1, 3), r"dim\[2\] <= 0"),
+                       ((3, -1, 3, 3), r"dim\[1\] < 0")]:
+        with pytest.raises(AssertionError, match=what):
+            f(*args)
+    with pytest.raises(ValueError, match="invalid entry"):
+        CS.assert_conv_shape((2, 3, T.constant(0), 4))
+
+
 def test_debugmode_nanguard_and_profile():
     """DebugMode (checks every node's perform, shapes and strides), NanGuardMode and the
     profiler on a graph with convolutions, pooling and their gradients."""
