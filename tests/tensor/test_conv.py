@@ -373,3 +373,18 @@ def test_debugmode_nanguard_and_profile():
     text = io.StringIO()
     fn.profile.summary(file=text)
     assert "CorrMM_gradWeights" in text.getvalue() and "AveragePoolGrad" in text.getvalue()
+
+
+def test_a_symbolic_vector_is_no_shape_hint():
+    # Theano 1.0.5 raises ValueError for imshp/kshp given as a symbolic vector (even a constant
+    # one, or x.shape) and accepts a tuple or list of ints or constant scalars
+    import jitgraph.tensor as T
+
+    for op in (AbstractConv2d, AbstractConv2d_gradInputs):
+        for hint in (T.lvector(), T.constant([3, 5, 7, 11]), T.zeros((3, 5, 7, 11)).shape):
+            with pytest.raises(ValueError, match="no hint"):
+                op(imshp=hint)
+            with pytest.raises(ValueError, match="no hint"):
+                op(kshp=hint)
+        assert op(imshp=[T.constant(i, dtype="int64") for i in (3, 5, 7, 11)]).imshp == \
+            (3, 5, 7, 11)

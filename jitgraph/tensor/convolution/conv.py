@@ -43,6 +43,10 @@ def _shape_hint(shape: Any, length: int | tuple[int, ...], name: str) -> tuple:
     if shape is None:
         n = length if isinstance(length, int) else length[0]
         return (None,) * n
+    if isinstance(shape, Variable):
+        raise ValueError(f"{name} must be None or a tuple or list of ints or constant scalars, "
+                         f"got the symbolic {shape} ({shape.type}); a shape known only at run "
+                         "time is no hint")
     shape = tuple(shape)
     lengths = (length,) if isinstance(length, int) else length
     if len(shape) not in lengths:
