@@ -160,7 +160,8 @@ MODULES: dict[str, Row] = {
         names={**names("jitgraph.tensor.convolution.conv", "AbstractConv AbstractConv2d "
                        "AbstractConv2d_gradInputs AbstractConv2d_gradWeights AbstractConv3d "
                        "AbstractConv3d_gradInputs AbstractConv3d_gradWeights "
-                       "AbstractConv_gradInputs AbstractConv_gradWeights BaseAbstractConv"),
+                       "AbstractConv_gradInputs AbstractConv_gradWeights BaseAbstractConv "
+                       "imported_scipy_signal"),
                **names("jitgraph.tensor.convolution.conv_functions", "conv2d=abstract_conv2d "
                        "causal_conv1d conv3d conv2d_grad_wrt_inputs conv2d_grad_wrt_weights "
                        "conv3d_grad_wrt_inputs conv3d_grad_wrt_weights separable_conv2d "

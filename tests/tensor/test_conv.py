@@ -388,3 +388,11 @@ def test_a_symbolic_vector_is_no_shape_hint():
                 op(kshp=hint)
         assert op(imshp=[T.constant(i, dtype="int64") for i in (3, 5, 7, 11)]).imshp == \
             (3, 5, 7, 11)
+
+
+def test_theano_flag_imported_scipy_signal():
+    # Theano's tests skip the grouped, unshared and padded convolutions when it is False;
+    # jitgraph's kernels need no scipy.signal
+    import importlib
+
+    assert importlib.import_module("jitgraph.tensor.nnet.abstract_conv").imported_scipy_signal

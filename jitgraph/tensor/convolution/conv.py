@@ -31,6 +31,10 @@ from jitgraph.tensor.core.type import TensorType
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.elementwise.math import cast
 
+#: Theano's flag that its Python convolution (scipy.signal) could be imported. The kernels
+#: here need no SciPy, so every abstract convolution op always runs.
+imported_scipy_signal = True
+
 __all__ = [
     "BaseAbstractConv", "AbstractConv", "AbstractConv_gradWeights", "AbstractConv_gradInputs",
     "AbstractConv2d", "AbstractConv2d_gradWeights", "AbstractConv2d_gradInputs",
