@@ -136,3 +136,19 @@ def test_remove0_works_in_place_on_a_mutable_input_only():
     m = matrix()
     a, b = g(m)
     assert (a.nnz, float(b), m.nnz) == (2, 3.0, 3)
+
+
+def test_product_with_a_column_keeps_it_broadcastable():
+    # Theano 1.0.5: dot(csr, v[:, None]) is (False, True); dot(v[None, :], csr) is (True, False)
+    import jitgraph.tensor as T
+
+    x, v = S.csr_matrix("x"), T.dvector("v")
+    col, row = jitgraph.dot(x, v[:, None]), jitgraph.dot(v[None, :], x)
+    assert col.broadcastable == (False, True) and row.broadcastable == (True, False)
+    a = sp.csr_matrix(np.array([[1., 0., 2.], [0., 3., 0.]]))
+    for mode in ("FAST_RUN", "FAST_COMPILE"):
+        f = jitgraph.function([x, v], [col, col + 1.0], mode=mode)
+        c, c1 = f(a, [1.0, 2.0, 3.0])
+        assert c.tolist() == [[7.0], [6.0]] and c1.tolist() == [[8.0], [7.0]]
+        g = jitgraph.function([x, v], row, mode=mode)
+        assert g(a, [1.0, 2.0]).tolist() == [[1.0, 6.0, 2.0]]
