@@ -168,8 +168,17 @@ def local_inplace_remove0(fgraph: FunctionGraph, node: Apply) -> list | None:
 register_inplace(local_inplace_remove0, "sparse", name=local_inplace_remove0.name, position=60)
 register_canonicalize(local_csm_shape_inferred, "sparse", name=local_csm_shape_inferred.name)
 
+#: the name of Theano's rewrite each one replaces, a tag of it, so that
+#: ``mode.excluding('local_mul_s_d')`` written for Theano turns it off
+_THEANO_NAMES = {local_structured_dot_csx: "local_structured_dot",
+                 local_mul_s_d_csx: "local_mul_s_d", local_mul_s_v_csx: "local_mul_s_v",
+                 local_structured_add_s_v_csx: "local_structured_add_s_v",
+                 local_sampling_dot_csx: "local_sampling_dot_csr",
+                 local_add_s_d_csx: "local_addsd_ccode"}
+
 for _rewrite in (local_structured_dot_csx, local_dot_csx, local_mul_s_d_csx, local_mul_s_v_csx,
                  local_structured_add_s_v_csx, local_sampling_dot_csx, local_add_s_d_csx,
                  local_csm_properties_csm, local_csm_properties_transpose):
-    register_specialize(_rewrite, "sparse", name=_rewrite.name)
+    _tags = ("sparse",) + ((_THEANO_NAMES[_rewrite],) if _rewrite in _THEANO_NAMES else ())
+    register_specialize(_rewrite, *_tags, name=_rewrite.name)
 

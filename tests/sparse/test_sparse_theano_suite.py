@@ -152,3 +152,15 @@ def test_product_with_a_column_keeps_it_broadcastable():
         assert c.tolist() == [[7.0], [6.0]] and c1.tolist() == [[8.0], [7.0]]
         g = jitgraph.function([x, v], row, mode=mode)
         assert g(a, [1.0, 2.0]).tolist() == [[1.0, 6.0, 2.0]]
+
+
+def test_theano_rewrite_names_turn_the_specialized_kernels_off():
+    # Theano 1.0.5 with mode.excluding('local_mul_s_d'): ['MulSD'], [[3, 0], [0, 12]]
+    import jitgraph.tensor as T
+    from jitgraph.compile.mode import get_default_mode
+
+    x, y = S.csr_matrix("x"), T.dmatrix("y")
+    f = jitgraph.function([x, y], x * y, mode=get_default_mode().excluding("local_mul_s_d"))
+    assert [type(n.op).__name__ for n in f.maker.fgraph.toposort()] == ["MulSD"]
+    a = sp.csr_matrix(np.array([[1., 0.], [0., 2.]]))
+    assert f(a, np.array([[3., 4.], [5., 6.]])).toarray().tolist() == [[3.0, 0.0], [0.0, 12.0]]
