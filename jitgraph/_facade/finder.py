@@ -112,6 +112,8 @@ class _TableAttributes:
         if value is _MISSING:
             where = f" (looked up in {', '.join(row.fallback)})" if row and row.fallback else ""
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}{where}")
+        if _is_setting(value):  # read where it lives each time: it may be assigned there
+            return value
         if not (isinstance(self, AugmentedModule) and hasattr(builtins, name)):
             # cached, except in a real module under a builtin's name (``complex``, ``sum``):
             # its dict is the module's globals, where the name would hide the builtin
@@ -137,11 +139,24 @@ class TheanoModule(_TableAttributes, types.ModuleType):
     """A module made from a table row (a Theano path with no file of its own)."""
 
 
+def _is_setting(value: Any) -> bool:
+    """Whether a name the table lends a module is a setting (a number, as Theano's
+    ``tensor.basic.float32_atol``) rather than a function, class or module."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 class AugmentedModule(_TableAttributes, types.ModuleType):
     """A module loaded from its file, with the table's child paths and extra names as
-    attributes (looked up after the module's own ``__getattr__``, if it has one)."""
+    attributes (looked up after the module's own ``__getattr__``, if it has one). A setting
+    the table lends it is assigned in the module it comes from, where the code reading it is."""
 
     def __setattr__(self, name: str, value: Any) -> None:
+        row = _ROWS.get(self.__name__)
+        if row is not None and name in row.names and name not in self.__dict__:
+            source, _, attr = row.names[name].partition(":")
+            if attr and _is_setting(_lookup(row, name, self.__name__)):
+                setattr(importlib.import_module(source), attr, value)
+                return
         # Importing a moved module's old path (jitgraph.tensor.var) binds it as an attribute of
         # the package; a name the package defines itself (T.var, the variance) keeps its value,
         # as it did when the module was imported under that path before the package bound it.

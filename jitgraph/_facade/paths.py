@@ -168,7 +168,8 @@ MODULES: dict[str, Row] = {
         names={**names("jitgraph.tensor.convolution.conv", "AbstractConv AbstractConv2d "
                        "AbstractConv2d_gradInputs AbstractConv2d_gradWeights AbstractConv3d "
                        "AbstractConv3d_gradInputs AbstractConv3d_gradWeights "
-                       "AbstractConv_gradInputs AbstractConv_gradWeights BaseAbstractConv"),
+                       "AbstractConv_gradInputs AbstractConv_gradWeights BaseAbstractConv "
+                       "imported_scipy_signal"),
                **names("jitgraph.tensor.convolution.conv_functions", "conv2d=abstract_conv2d "
                        "causal_conv1d conv3d conv2d_grad_wrt_inputs conv2d_grad_wrt_weights "
                        "conv3d_grad_wrt_inputs conv3d_grad_wrt_weights separable_conv2d "
@@ -411,8 +412,9 @@ ADDED: dict[str, Row] = {
         "np": "numpy", "theano": "jitgraph", "compile": "jitgraph.compile",
         "gof": "jitgraph.gof", "sys": "sys", "warnings": "warnings"}),
     "jitgraph.tensor.core.basic": Row(names={
-        **names("jitgraph.tensor.core.type", "_allclose=values_allclose "
-                "_get_atol_rtol=comparison_tolerances"),
+        **names("jitgraph.tensor.core.tolerances", "_allclose=values_allclose "
+                "_get_atol_rtol=comparison_tolerances float16_atol float16_rtol float32_atol "
+                "float32_rtol float64_atol float64_rtol"),
         **names("jitgraph._facade.objects", " ".join(
             f"_convert_to_{dtype}" for dtype in "bool int8 int16 int32 int64 uint8 uint16 uint32 "
             "uint64 float16 float32 float64 complex64 complex128".split())),

@@ -277,7 +277,7 @@ def _inner_gradients(inputs: list[Variable], outputs: list[Variable], gplace: li
     if not known or not wrt:
         return [None] * len(inputs)
     found = grad(None, wrt, known_grads=known, disconnected_inputs="ignore",
-                 return_disconnected="None")
+                 return_disconnected="None", accumulate_known=True)
     by_input = dict(zip(wrt, found))
     return [by_input.get(v) for v in inputs]
 

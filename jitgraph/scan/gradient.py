@@ -118,7 +118,8 @@ def scan_grad(op: Any, inputs: list[Variable], outputs: list[Variable],
         return result
     wrt_pos = _wrt_positions(info, bw.fwd_in, bw.rec_on)
     wrt = [bw.fwd_in[p] for p in wrt_pos]
-    grads = grad(None, wrt, known_grads=known, disconnected_inputs="ignore") if wrt else []
+    grads = grad(None, wrt, known_grads=known, disconnected_inputs="ignore",
+                 accumulate_known=True) if wrt else []
     n = _steps_done(op, inputs[0], outputs)
     truncated = op.truncate_gradient > 0
     nb = minimum(n, op.truncate_gradient) if truncated else n

@@ -61,7 +61,9 @@ from jitgraph.sparse.structured import (abs_, arcsin, arcsinh, arctan, arctanh, 
                                         structured_log, structured_maximum, structured_minimum,
                                         structured_monoid, structured_pow, structured_sigmoid,
                                         tan, tanh, trunc)
-from jitgraph.sparse.type import SparseType, all_dtypes, hash_from_sparse
+from jitgraph.sparse.type import (SparseType, all_dtypes, complex_dtypes, continuous_dtypes,
+                                  discrete_dtypes, float_dtypes, hash_from_sparse, int_dtypes,
+                                  integer_dtypes, sparse_formats, uint_dtypes)
 from jitgraph.sparse.variable import (SparseConstant, SparseConstantSignature, SparseVariable,
                                       as_sparse, as_sparse_or_tensor_variable,
                                       as_sparse_variable, bsr_dmatrix, bsr_fmatrix, bsr_matrix,

@@ -482,3 +482,13 @@ _is_sparse = H.is_sparse
 
 def _is_dense(value: Any) -> bool:
     return isinstance(value, np.ndarray)
+
+
+def __getattr__(name: str) -> Any:
+    """Theano's ``_mtypes`` (the scipy.sparse classes of the csc and csr formats) and
+    ``_mtype_to_str``, built on first use so that this module imports without SciPy."""
+    if name == "_mtypes":
+        return [format_class("csc"), format_class("csr")]
+    if name == "_mtype_to_str":
+        return {format_class("csc"): "csc", format_class("csr"): "csr"}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -57,7 +57,7 @@ class StructuredDotCSx(_CSxOp):
         data, indices, indptr, n_rows, b = _arrays(data, indices, indptr, n_rows, b)
         if b.ndim not in (1, 2):
             raise TypeError(f"{self}: b must be a matrix or a vector, got {b.type}")
-        out = H.tensor_out(H.upcast(data.dtype, b.dtype), b.ndim)
+        out = H.product_out(H.upcast(data.dtype, b.dtype), b)
         return Apply(self, [data, indices, indptr, n_rows, b], [out])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list) -> None:

@@ -63,6 +63,12 @@ def tensor_out(dtype: str, ndim: int) -> Variable:
     return TensorType(dtype, (False,) * ndim).make_variable()
 
 
+def product_out(dtype: str, dense: Variable) -> Variable:
+    """The dense result of (sparse matrix) @ ``dense``: its rows are the matrix's, its
+    columns the dense operand's (a single column stays broadcastable)."""
+    return TensorType(dtype, (False,) + tuple(dense.broadcastable[1:])).make_variable()
+
+
 def sparse_out(fmt: str, dtype: str) -> Variable:
     return SparseType(fmt, dtype).make_variable()
 

@@ -17,6 +17,7 @@ from jitgraph.sparse.basic import CSC, CSR, CSMGrad
 from jitgraph.sparse.products import usmm
 from jitgraph.tensor.core.conversion import as_tensor_variable
 from jitgraph.tensor.shaping.shape import shape
+from jitgraph.unavailable import unavailable
 
 
 class StructuredDotCSC(C.StructuredDotCSx):
@@ -62,6 +63,7 @@ local_mul_s_v = R.local_mul_s_v_csx
 local_structured_add_s_v = R.local_structured_add_s_v_csx
 local_sampling_dot_csr = R.local_sampling_dot_csx
 local_csm_properties_csm = R.local_csm_properties_csm
+local_inplace_remove0 = R.local_inplace_remove0
 
 
 class _NoCCode:
@@ -70,24 +72,34 @@ class _NoCCode:
     def __init__(self, name: str, instead: str) -> None:
         self.name, self.instead = name, instead
 
+    @property
+    def message(self) -> str:
+        return (f"theano.sparse.opt.{self.name} was a C-code implementation; jitgraph has no C "
+                f"backend (it compiles generated Numba loops instead). {self.instead}")
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(
-            f"theano.sparse.opt.{self.name} was a C-code implementation; jitgraph has no C "
-            f"backend (it compiles generated Numba loops instead). {self.instead}")
+        raise NotImplementedError(self.message)
 
     def __repr__(self) -> str:
         return f"<unavailable theano.sparse.opt.{self.name}>"
 
 
-AddSD_ccode = _NoCCode("AddSD_ccode", "sparse.add_s_d compiles to AddSDCSx (csx_ops).")
-UsmmCscDense = _NoCCode("UsmmCscDense", "Use sparse.usmm (z + alpha * x @ y).")
-usmm_csc_dense = usmm_csc_dense_inplace = UsmmCscDense
-SamplingDotCSR = _NoCCode("SamplingDotCSR", "sparse.sampling_dot compiles to SamplingDotCSx "
-                                            "(the new data array only).")
-sampling_dot_csr = SamplingDotCSR
+def _no_c_op(name: str, instead: str) -> type:
+    """The op class: a class, so that ``isinstance(node.op, AddSD_ccode)`` is simply false."""
+    return unavailable(__name__, name, _NoCCode(name, instead).message)
+
+
+_ADDSD = "sparse.add_s_d compiles to AddSDCSx (csx_ops)."
+_USMM = "Use sparse.usmm (z + alpha * x @ y)."
+_SAMPLING = "sparse.sampling_dot compiles to SamplingDotCSx (the new data array only)."
+AddSD_ccode = _no_c_op("AddSD_ccode", _ADDSD)
+UsmmCscDense = _no_c_op("UsmmCscDense", _USMM)
+usmm_csc_dense = usmm_csc_dense_inplace = _NoCCode("usmm_csc_dense", _USMM)
+SamplingDotCSR = _no_c_op("SamplingDotCSR", _SAMPLING)
+sampling_dot_csr = _NoCCode("sampling_dot_csr", _SAMPLING)
 for _name in ("local_addsd_ccode", "local_inplace_addsd_ccode", "local_usmm",
               "local_usmm_csc_dense_inplace", "local_usmm_csx", "local_csm_grad_c",
-              "local_dense_from_sparse_sparse_from_dense", "local_inplace_remove0"):
+              "local_dense_from_sparse_sparse_from_dense"):
     globals()[_name] = _NoCCode(_name, "jitgraph's sparse rewrites are listed in "
                                        "jitgraph.sparse.rewrites.")
 
@@ -105,6 +117,7 @@ __all__ = [
     "StructuredDotCSR",
     "UsmmCscDense",
     "local_csm_properties_csm",
+    "local_inplace_remove0",
     "local_mul_s_d",
     "local_mul_s_v",
     "local_sampling_dot_csr",

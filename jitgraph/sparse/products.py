@@ -46,7 +46,7 @@ class StructuredDot(Op):
         if H.is_sparse_variable(b):
             return Apply(self, [a, b], [H.sparse_out(a.format, H.upcast(a.dtype, b.dtype))])
         b = H.require_dense(self, 1, b, (2,))
-        return Apply(self, [a, b], [H.tensor_out(H.upcast(a.dtype, b.dtype), 2)])
+        return Apply(self, [a, b], [H.product_out(H.upcast(a.dtype, b.dtype), b)])
 
     def perform(self, node: Apply, inputs: Sequence[Any], out: list) -> None:
         a, b = inputs

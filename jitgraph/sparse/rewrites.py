@@ -12,19 +12,27 @@
 * ``local_csm_properties_csm``: the arrays of a matrix just built by ``CSM`` are its inputs
   (chains of structured elementwise functions then run on the data array alone);
   ``local_csm_properties_transpose``: those of a transposed matrix are the matrix's own.
+* ``local_csm_shape_inferred`` (canonicalize): the shape of a matrix an op computes is read
+  from the op's ``infer_shape`` (``(x + y).shape`` is ``x``'s), so computing a shape does not
+  compute the matrix, as for tensors.
+* ``local_inplace_remove0`` (in-place passes): ``Remove0`` drops the zeros of its input's own
+  arrays when nothing else reads them (the DestroyHandler refuses it otherwise).
 """
 
 from __future__ import annotations
 
-from jitgraph.graph.basic import Apply, Variable
+from jitgraph.graph.basic import Apply, Variable, ancestors
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.engine import node_rewriter
-from jitgraph.rewrite.phases import register_specialize
+from jitgraph.rewrite.phases import register_canonicalize, register_inplace, register_specialize
 from jitgraph.sparse import csx_ops as C
 from jitgraph.sparse import helpers as H
 from jitgraph.sparse.arithmetic import AddSD, MulSD, MulSV, StructuredAddSV
-from jitgraph.sparse.basic import CSM, CSMProperties, Transpose, csm_properties
+from jitgraph.sparse.basic import CSM, CSMProperties, Remove0, Transpose, csm_properties
 from jitgraph.sparse.products import Dot, SamplingDot, StructuredDot
+from jitgraph.tensor.core.basic import make_vector
+from jitgraph.tensor.elementwise.math import cast
+from jitgraph.tensor.rewriting.shape import get_shape_feature
 
 _FLIP = {"csc": "csr", "csr": "csc"}
 
@@ -136,8 +144,41 @@ def local_csm_properties_transpose(fgraph: FunctionGraph, node: Apply) -> list |
     return [data, indices, indptr, shape[::-1]]
 
 
+@node_rewriter([CSMProperties])
+def local_csm_shape_inferred(fgraph: FunctionGraph, node: Apply) -> dict | None:
+    """``csm_shape(op(...))`` -> the dims the op's ``infer_shape`` gives, when they do not
+    read the op's result itself (an op without ``infer_shape`` keeps its run-time shape)."""
+    matrix, shape_out = node.inputs[0], node.outputs[3]
+    if matrix.owner is None or not fgraph.clients.get(shape_out):
+        return None
+    dims = get_shape_feature(fgraph).get_shape(matrix)
+    if dims is None or matrix in set(ancestors(dims)):
+        return None
+    return {shape_out: cast(make_vector(*dims), shape_out.dtype)}
+
+
+@node_rewriter([Remove0], inplace=True)
+def local_inplace_remove0(fgraph: FunctionGraph, node: Apply) -> list | None:
+    """``Remove0()`` -> ``Remove0(inplace=True)``."""
+    if node.op.inplace:
+        return None
+    return Remove0(inplace=True).make_node(*node.inputs).outputs
+
+
+register_inplace(local_inplace_remove0, "sparse", name=local_inplace_remove0.name, position=60)
+register_canonicalize(local_csm_shape_inferred, "sparse", name=local_csm_shape_inferred.name)
+
+#: the name of Theano's rewrite each one replaces, a tag of it, so that
+#: ``mode.excluding('local_mul_s_d')`` written for Theano turns it off
+_THEANO_NAMES = {local_structured_dot_csx: "local_structured_dot",
+                 local_mul_s_d_csx: "local_mul_s_d", local_mul_s_v_csx: "local_mul_s_v",
+                 local_structured_add_s_v_csx: "local_structured_add_s_v",
+                 local_sampling_dot_csx: "local_sampling_dot_csr",
+                 local_add_s_d_csx: "local_addsd_ccode"}
+
 for _rewrite in (local_structured_dot_csx, local_dot_csx, local_mul_s_d_csx, local_mul_s_v_csx,
                  local_structured_add_s_v_csx, local_sampling_dot_csx, local_add_s_d_csx,
                  local_csm_properties_csm, local_csm_properties_transpose):
-    register_specialize(_rewrite, "sparse", name=_rewrite.name)
+    _tags = ("sparse",) + ((_THEANO_NAMES[_rewrite],) if _rewrite in _THEANO_NAMES else ())
+    register_specialize(_rewrite, *_tags, name=_rewrite.name)
 

@@ -20,8 +20,8 @@ class SparseGradAdvancedSubtensor1(AdvancedSubtensor1):
     def grad(self, inputs: Sequence[Variable], output_grads: Sequence[Variable]) -> list:
         x, ilist = inputs
         if x.ndim != 2:
-            raise NotImplementedError("sparse_grad: a sparse gradient exists only for "
-                                      f"matrices, {x} has {x.ndim} dimensions")
+            raise TypeError("sparse_grad: a sparse gradient exists only for matrices (a "
+                            f"sparse matrix is 2-d), {x} has {x.ndim} dimensions")
         if not x.dtype.startswith(("float", "complex")):
             return [None, None]
         return [construct_sparse_from_list(x, output_grads[0], ilist), None]

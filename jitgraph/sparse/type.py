@@ -22,7 +22,18 @@ from jitgraph.tensor.elementwise.math import cast
 all_dtypes = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
               "float32", "float64", "complex64", "complex128"}
 
+#: Theano's dtype groups of ``theano.sparse`` (its tests and user code read them there)
+complex_dtypes = tuple(sorted(t for t in all_dtypes if t.startswith("complex")))
+float_dtypes = tuple(sorted(t for t in all_dtypes if t.startswith("float")))
+int_dtypes = tuple(sorted(t for t in all_dtypes if t.startswith("int")))
+uint_dtypes = tuple(sorted(t for t in all_dtypes if t.startswith("uint")))
+integer_dtypes = int_dtypes + uint_dtypes
+discrete_dtypes = integer_dtypes
+continuous_dtypes = complex_dtypes + float_dtypes
+
 FORMATS = ("csc", "csr", "bsr")
+#: the formats Theano's ``theano.sparse.sparse_formats`` names (bsr is accepted here too)
+sparse_formats = ("csc", "csr")
 
 
 class SparseType(Type):
@@ -85,6 +96,17 @@ class SparseType(Type):
         return (is_sparse_value(data) and data.format == self.format
                 and str(data.dtype) == self.dtype)
 
+    @staticmethod
+    def may_share_memory(a: Any, b: Any) -> bool:
+        """Whether ``a`` and ``b`` (sparse matrices or ndarrays) may share memory: a sparse
+        matrix through its ``data``, ``indices`` and ``indptr`` arrays (its shape is a tuple)."""
+        def arrays(value: Any) -> list:
+            if is_sparse_value(value):
+                return [getattr(value, name) for name in ("data", "indices", "indptr")
+                        if isinstance(getattr(value, name, None), np.ndarray)]
+            return [value] if isinstance(value, np.ndarray) else []
+        return any(np.may_share_memory(x, y) for x in arrays(a) for y in arrays(b))
+
     def values_eq(self, a: Any, b: Any) -> bool:
         """Same shape and the same values (stored zeros and index order do not matter)."""
         if not (is_sparse_value(a) and is_sparse_value(b)) or a.shape != b.shape:
@@ -111,11 +133,13 @@ class SparseType(Type):
         return (n_data * np.dtype(self.dtype).itemsize + (n_indices + n_indptr)
                 * np.dtype("int32").itemsize)
 
-    def symbolic_shape(self, var: Any) -> tuple:
+    def symbolic_shape(self, var: Any) -> tuple | None:
         """The two dims of the sparse variable ``var`` as int64 scalars (what the shape
         rewrites start from when no op says better)."""
         from jitgraph.sparse.basic import csm_shape
 
+        if self.format not in ("csc", "csr"):
+            return None  # csm_properties reads csc and csr matrices only
         shape = cast(csm_shape(var), "int64")
         return (shape[0], shape[1])
 

@@ -63,6 +63,12 @@ class _SparseOperators:
         """The shape as an int64 vector (as a tensor's: ``csm_shape`` cast)."""
         return cast(_ops().csm_shape(self), "int64")
 
+    @property
+    def size(self):
+        """The number of stored entries, explicit zeros included, as ``scipy.sparse``'s
+        ``size`` (the length of the ``data`` array)."""
+        return _ops().csm_data(self).size
+
     def toarray(self):
         """The dense matrix (``dense_from_sparse``)."""
         return _ops().dense_from_sparse(self)
@@ -197,13 +203,13 @@ def as_sparse_or_tensor_variable(x: Any, name: str | None = None) -> Variable:
 
 
 def constant(x: Any, name: str | None = None) -> SparseConstant:
-    """A sparse constant holding the scipy.sparse matrix ``x`` (csc/csr; other formats are
-    converted to csc)."""
+    """A sparse constant holding a copy of the scipy.sparse matrix ``x`` (csc/csr; other formats
+    are converted to csc). The copy keeps the constant's value when the caller later changes
+    ``x`` in place, as Theano's does."""
     if not is_sparse_value(x):
         scipy_sparse()
         raise TypeError(f"sparse.constant needs a scipy.sparse matrix, got {type(x).__name__}")
     fmt = format_of(x)
-    if x.format != fmt:
-        x = x.asformat(fmt)
+    x = x.asformat(fmt, copy=True)
     return SparseConstant(SparseType(fmt, str(x.dtype)), x, name)
 

@@ -35,6 +35,23 @@ def test_values_eq_approx_follows_thenos_float16_tolerance():
     assert t.values_eq_approx(np.float16([1.0]), np.float16([1.0009]))
 
 
+def test_tolerance_settings_can_be_read_and_assigned_as_in_theano():
+    from jitgraph.tensor import basic
+
+    # Theano 1.0.5: 1e-05 1e-05 1e-08 1e-05 / False / 0.0001 True / False (1e-05, 1e-05)
+    a, c = np.float32([1.0]), np.float32([1.0 + 5e-5])
+    assert (basic.float32_atol, basic.float32_rtol, basic.float64_atol,
+            basic.float64_rtol) == (1e-5, 1e-5, 1e-8, 1e-5)
+    assert not basic._allclose(a, c)
+    old = basic.float32_atol, basic.float32_rtol
+    try:
+        basic.float32_atol = 1e-4
+        assert basic.float32_atol == 1e-4 and basic._allclose(a, c)
+    finally:
+        basic.float32_atol, basic.float32_rtol = old
+    assert not basic._allclose(a, c) and basic._get_atol_rtol(a, c) == (1e-5, 1e-5)
+
+
 def test_convert_to_ops_always_add_a_cast_node():
     from jitgraph.tensor.basic import _convert_to_float32, _convert_to_int32
 

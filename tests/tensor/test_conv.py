@@ -329,6 +329,24 @@ def test_shape_helpers():
         CS.assert_conv_shape((2, 3, 0, 4))
 
 
+def test_assert_conv_shape_checks_symbolic_entries_when_run():
+    # Theano 1.0.5: f(1, 2, 3, 4) gives [1, 2, 3, 4]; (3, 3, 3, 0), (3, 3, -1, 3) and
+    # (3, -1, 3, 3) raise AssertionError "The convolution would produce an invalid shape
+    # (dim[3] <= 0)." (dim[2] <= 0, dim[1] < 0); a constant 0 spatial size is a ValueError now
+    import jitgraph.tensor as T
+
+    shape = tuple(T.iscalar() for _ in range(4))
+    f = jitgraph.function(shape, CS.assert_conv_shape(shape))
+    assert [int(v) for v in f(1, 2, 3, 4)] == [1, 2, 3, 4]
+    assert [int(v) for v in f(0, 0, 1, 1)] == [0, 0, 1, 1]
+    for args, what in [((3, 3, 3, 0), r"dim\[3\] <= 0"), ((3, 3, -1, 3), r"dim\[2\] <= 0"),
+                       ((3, -1, 3, 3), r"dim\[1\] < 0")]:
+        with pytest.raises(AssertionError, match=what):
+            f(*args)
+    with pytest.raises(ValueError, match="invalid entry"):
+        CS.assert_conv_shape((2, 3, T.constant(0), 4))
+
+
 def test_debugmode_nanguard_and_profile():
     """DebugMode (checks every node's perform, shapes and strides), NanGuardMode and the
     profiler on a graph with convolutions, pooling and their gradients."""
@@ -355,3 +373,26 @@ def test_debugmode_nanguard_and_profile():
     text = io.StringIO()
     fn.profile.summary(file=text)
     assert "CorrMM_gradWeights" in text.getvalue() and "AveragePoolGrad" in text.getvalue()
+
+
+def test_a_symbolic_vector_is_no_shape_hint():
+    # Theano 1.0.5 raises ValueError for imshp/kshp given as a symbolic vector (even a constant
+    # one, or x.shape) and accepts a tuple or list of ints or constant scalars
+    import jitgraph.tensor as T
+
+    for op in (AbstractConv2d, AbstractConv2d_gradInputs):
+        for hint in (T.lvector(), T.constant([3, 5, 7, 11]), T.zeros((3, 5, 7, 11)).shape):
+            with pytest.raises(ValueError, match="no hint"):
+                op(imshp=hint)
+            with pytest.raises(ValueError, match="no hint"):
+                op(kshp=hint)
+        assert op(imshp=[T.constant(i, dtype="int64") for i in (3, 5, 7, 11)]).imshp == \
+            (3, 5, 7, 11)
+
+
+def test_theano_flag_imported_scipy_signal():
+    # Theano's tests skip the grouped, unshared and padded convolutions when it is False;
+    # jitgraph's kernels need no scipy.signal
+    import importlib
+
+    assert importlib.import_module("jitgraph.tensor.nnet.abstract_conv").imported_scipy_signal

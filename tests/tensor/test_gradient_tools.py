@@ -364,3 +364,38 @@ def test_verify_grad_sums_a_float32_projection_in_float64():
     np.random.seed(666)  # the seed of Theano's unittest_tools
     G.verify_grad(lambda *a: bn.batch_normalization(*a, mode="low_mem"), [X, Gm, B, M, V],
                   rng=np.random)
+
+
+def test_known_grads_override_what_flows_back_from_the_cost():
+    # Theano 1.0.5 (oracle): the gradient given for y is y's gradient; the cost's (and another
+    # known gradient's) contribution to y is not added: [20, 40] in all three cases
+    from collections import OrderedDict
+
+    import jitgraph
+    import jitgraph.tensor as T
+
+    x, g = T.dvector("x"), T.dvector("g")
+    y = 2 * x
+    z = T.exp(y)
+    cases = [(y.sum(), {y: g}), (z.sum(), {y: g}), (None, OrderedDict([(y, g), (z, g)]))]
+    for cost, known in cases:
+        f = jitgraph.function([x, g], jitgraph.grad(cost, wrt=x, known_grads=known),
+                              on_unused_input="ignore")
+        assert f([0.0, 0.0], [10.0, 20.0]).tolist() == [20.0, 40.0]
+
+
+def test_inner_graph_gradients_add_the_known_gradients_of_dependent_outputs():
+    # an OpFromGraph and a scan step whose second output is computed from the first: the
+    # gradient of the first output's input adds both paths (d(a + b)/dx = 2 + 6 = 8)
+    import jitgraph
+    import jitgraph.tensor as T
+
+    x, u = T.dvector("x"), T.dvector("u")
+    y = 2 * u
+    ofg = jitgraph.OpFromGraph([u], [y, 3 * y])
+    a, b = ofg(x)
+    f = jitgraph.function([x], jitgraph.grad(a.sum() + b.sum(), x))
+    assert f([1.0, 2.0]).tolist() == [8.0, 8.0]
+    (s1, s2), _ = jitgraph.scan(lambda v: [2 * v, 6 * v], sequences=[x])
+    g = jitgraph.function([x], jitgraph.grad(s1.sum() + s2.sum(), x))
+    assert g([1.0, 2.0]).tolist() == [8.0, 8.0]

@@ -123,3 +123,21 @@ def test_bilinear_upsampling_matches_theano():
 
     with pytest.raises(ValueError, match="use_1D_kernel"):
         U.bilinear_upsampling(T.tensor4(), frac_ratio=(3, 2))
+
+
+def test_bilinear_kernels_of_a_symbolic_ratio():
+    # Theano 1.0.5, ratio 3: [1, 2, 3, 2, 1]; normalized [1/3, 2/3, 1, 2/3, 1/3]; the 2-d
+    # kernel is their outer product
+    import pytest
+
+    from jitgraph.tensor.nnet.abstract_conv import bilinear_kernel_1D, bilinear_kernel_2D
+
+    r = T.iscalar()
+    f = jitgraph.function([r], [bilinear_kernel_1D(r, normalize=False), bilinear_kernel_1D(r),
+                                bilinear_kernel_2D(r)])
+    raw, normalized, square = f(3)
+    assert raw.tolist() == [1.0, 2.0, 3.0, 2.0, 1.0]
+    np.testing.assert_allclose(normalized, np.array([1, 2, 3, 2, 1]) / 3.0)
+    np.testing.assert_allclose(square, np.outer(normalized, normalized))
+    with pytest.raises(TypeError, match="integer scalar"):
+        bilinear_kernel_1D(T.dscalar())

@@ -317,3 +317,12 @@ def test_ops_are_hashable_and_views():
         assert op.view_map == {0: [0]}
     with pytest.raises(AttributeError):
         S.Reshape(1).ndim = 2
+
+
+def test_reshape_method_takes_the_shape_by_name():
+    # Theano's TensorVariable.reshape(shape, ndim=None): m.reshape(shape=(2, 4, 9), ndim=3)
+    m = T.dmatrix()
+    out = m.reshape(shape=(2, 4, 9), ndim=3)
+    assert evaluate(out, {m: np.arange(72.0).reshape(8, 9)}).shape == (2, 4, 9)
+    with pytest.raises(TypeError, match="shape=..."):
+        m.reshape(2, shape=3)

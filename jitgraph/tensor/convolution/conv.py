@@ -31,6 +31,10 @@ from jitgraph.tensor.core.type import TensorType
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.elementwise.math import cast
 
+#: Theano's flag that its Python convolution (scipy.signal) could be imported. The kernels
+#: here need no SciPy, so every abstract convolution op always runs.
+imported_scipy_signal = True
+
 __all__ = [
     "BaseAbstractConv", "AbstractConv", "AbstractConv_gradWeights", "AbstractConv_gradInputs",
     "AbstractConv2d", "AbstractConv2d_gradWeights", "AbstractConv2d_gradInputs",
@@ -43,6 +47,10 @@ def _shape_hint(shape: Any, length: int | tuple[int, ...], name: str) -> tuple:
     if shape is None:
         n = length if isinstance(length, int) else length[0]
         return (None,) * n
+    if isinstance(shape, Variable):
+        raise ValueError(f"{name} must be None or a tuple or list of ints or constant scalars, "
+                         f"got the symbolic {shape} ({shape.type}); a shape known only at run "
+                         "time is no hint")
     shape = tuple(shape)
     lengths = (length,) if isinstance(length, int) else length
     if len(shape) not in lengths:

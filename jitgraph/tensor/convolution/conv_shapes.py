@@ -18,6 +18,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from jitgraph.config import config
+from jitgraph.tensor.core.assertion import Assert
+from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value
+from jitgraph.tensor.elementwise.math import ge
 from jitgraph.tensor.shaping.shape import specify_shape
 
 BorderMode = Any  # 'valid' | 'full' | 'half' | tuple of ints | tuple of (lo, hi) pairs
@@ -220,14 +223,35 @@ def check_conv_gradinputs_shape(image_shape: Sequence[Any], kernel_shape: Sequen
 
 
 def assert_conv_shape(shape: Sequence[Any]) -> tuple:
-    """``shape`` unchanged after checking its known entries: a batch or channel count must be
-    at least 0 and a spatial size at least 1 (what a convolution can produce)."""
+    """``shape`` checked: a batch or channel count must be at least 0 and a spatial size at
+    least 1 (what a convolution can produce). A known entry is checked now (``ValueError``);
+    a symbolic one is returned wrapped in an ``Assert`` that checks it at run time
+    (``AssertionError``), as Theano's."""
+    checked = []
     for i, s in enumerate(shape):
-        if _is_int(s) and s < (0 if i < 2 else 1):
+        least = 0 if i < 2 else 1
+        value = _known_int(s)
+        if value is None:
+            what = "< 0" if i < 2 else "<= 0"
+            check = Assert(f"The convolution would produce an invalid shape (dim[{i}] {what}).")
+            checked.append(check(s, ge(s, least)))
+            continue
+        if value < least:
             raise ValueError(f"the convolution's shape {tuple(shape)} has an invalid entry "
-                             f"{s} at position {i}: check the border mode, the strides and "
+                             f"{value} at position {i}: check the border mode, the strides and "
                              "the image and kernel sizes")
-    return tuple(shape)
+        checked.append(s)
+    return tuple(checked)
+
+
+def _known_int(s: Any) -> int | None:
+    """The value of a shape entry known when the graph is built, else None."""
+    if _is_int(s):
+        return int(s)
+    try:
+        return int(get_scalar_constant_value(s))
+    except NotScalarConstantError:
+        return None
 
 
 def assert_shape(x: Any, expected_shape: Sequence[Any] | None, msg: str = "Unexpected shape."

@@ -19,9 +19,11 @@ import numpy as np
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.op import Op
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.basic import concatenate
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
 from jitgraph.tensor.core.type import TensorType
 from jitgraph.tensor.elementwise.math import cast
+from jitgraph.tensor.extras.extra_ops import arange
 from jitgraph.tensor.linalg.dot_functions import tensordot
 from jitgraph.tensor.shaping.dims import _add, _dim, _floordiv, _mul, _sub
 
@@ -123,13 +125,25 @@ def _kernel_1d(ratio: int, normalize: bool) -> np.ndarray:
     return ramp / ratio if normalize else ramp
 
 
-def bilinear_kernel_1D(ratio: int, normalize: bool = True) -> Variable:
+def bilinear_kernel_1D(ratio: Any, normalize: bool = True) -> Variable:
     """The 1-d kernel of bilinear upsampling by ``ratio``: ``[1, 2, ..., ratio, ..., 2, 1]``
-    (divided by ``ratio`` when ``normalize``)."""
-    return constant(_kernel_1d(int(ratio), normalize).astype(dt.floatx()))
+    (divided by ``ratio`` when ``normalize``). A symbolic integer ``ratio`` gives a kernel
+    computed at run time."""
+    if isinstance(ratio, (int, np.integer)):
+        return constant(_kernel_1d(int(ratio), normalize).astype(dt.floatx()))
+    ratio = as_tensor_variable(ratio)
+    if ratio.ndim != 0 or not dt.is_discrete(ratio.dtype):
+        raise TypeError(f"bilinear_kernel_1D: ratio must be an integer scalar, got {ratio} "
+                        f"({ratio.type})")
+    ramp = arange(1, ratio + 1, dtype=dt.floatx())
+    kernel = concatenate([ramp, ramp[-2::-1]])
+    return kernel / cast(ratio, dt.floatx()) if normalize else kernel
 
 
-def bilinear_kernel_2D(ratio: int, normalize: bool = True) -> Variable:
+def bilinear_kernel_2D(ratio: Any, normalize: bool = True) -> Variable:
     """The 2-d kernel of bilinear upsampling: the outer product of the 1-d kernels."""
-    k = _kernel_1d(int(ratio), normalize)
-    return constant(np.outer(k, k).astype(dt.floatx()))
+    if isinstance(ratio, (int, np.integer)):
+        k = _kernel_1d(int(ratio), normalize)
+        return constant(np.outer(k, k).astype(dt.floatx()))
+    k = bilinear_kernel_1D(ratio, normalize)
+    return k.dimshuffle(0, "x") * k.dimshuffle("x", 0)

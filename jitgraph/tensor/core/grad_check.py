@@ -232,3 +232,8 @@ def _central_differences(f: Callable[[list], float], pt: list[np.ndarray], eps: 
             g[idx] = (f(plus) - f(minus)) / (2 * eps)
         grads.append(g)
     return grads
+
+
+#: the exception a failed check raises, as Theano's ``verify_grad.E_grad`` (``except
+#: verify_grad.E_grad`` in code written for Theano)
+verify_grad.E_grad = GradientError  # type: ignore[attr-defined]

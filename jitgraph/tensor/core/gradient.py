@@ -140,12 +140,16 @@ def zeros_for(var: Variable) -> Variable | None:
 def grad(cost: Any, wrt: Any, consider_constant: Sequence[Variable] | None = None,
          disconnected_inputs: str = "raise", add_names: bool = True,
          known_grads: dict | None = None, return_disconnected: str = "zero",
-         null_gradients: str = "raise") -> Any:
+         null_gradients: str = "raise", *, accumulate_known: bool = False) -> Any:
     """Symbolic gradient of the scalar ``cost`` with respect to ``wrt`` (a variable, or a list
     or tuple of them: the result has the same form).
 
     ``consider_constant``: variables treated as constants (no gradient flows through them).
     ``known_grads``: {variable: its gradient} supplied by the caller (``cost`` may then be None).
+    As in Theano, a known gradient is the variable's whole gradient: what flows back to it
+    from the cost or from other known variables is dropped. ``accumulate_known=True`` adds
+    it instead (the gradient of ``sum_k <known variable_k, gradient_k>``, for outputs of one
+    inner graph that depend on each other).
     ``disconnected_inputs``: 'raise', 'warn' or 'ignore' for a ``wrt`` the cost does not
     depend on; ``return_disconnected``: what to return for it ('zero', 'None',
     'Disconnected'). ``null_gradients``: 'raise' (:class:`NullTypeGradError`) or 'return'
@@ -158,7 +162,7 @@ def grad(cost: Any, wrt: Any, consider_constant: Sequence[Variable] | None = Non
     blocked = _constant_set(consider_constant)
     seeds = _initial_gradients(cost, known_grads)
     graph = _GradientGraph(list(seeds), wrt_list, blocked)
-    contributions = graph.backpropagate(seeds)
+    contributions = graph.backpropagate(seeds, accumulate_known)
     results = []
     for w in wrt_list:
         if w not in graph.reached:
@@ -244,7 +248,8 @@ class _GradientGraph:
                     self.depends.add(out)
         self.reached: set[Variable] = {o for o in outputs if o in self.depends}
 
-    def backpropagate(self, seeds: dict[Variable, Variable]) -> dict[Variable, list[Variable]]:
+    def backpropagate(self, seeds: dict[Variable, Variable], accumulate_seeds: bool = False
+                      ) -> dict[Variable, list[Variable]]:
         contributions: dict[Variable, list[Variable]] = {
             v: [g] for v, g in seeds.items() if v in self.depends}
         for node in reversed(self.order):
@@ -252,7 +257,8 @@ class _GradientGraph:
             if not inputs_reached:
                 continue
             for inp, g in zip(node.inputs, self._input_gradients(node, contributions)):
-                if inp in inputs_reached and g is not None:
+                if inp in inputs_reached and g is not None and (accumulate_seeds
+                                                                 or inp not in seeds):
                     contributions.setdefault(inp, []).append(g)
         return contributions
 

@@ -11,40 +11,11 @@ import numpy as np
 from jitgraph.config import config
 from jitgraph.graph.type import Type
 from jitgraph.tensor.core import dtypes as dt
+from jitgraph.tensor.core.tolerances import comparison_tolerances
 from jitgraph.tensor.core.var import TensorConstant, TensorVariable
 
 _PATTERN_NAMES = {(): "scalar", (False,): "vector", (True, False): "row", (False, True): "col",
                   (False, False): "matrix"}
-
-# Theano's comparison tolerances (atol, rtol) by precision, for each level of
-# ``tensor.cmp_sloppy`` (2 and above: the loosest).
-_TOLERANCES = {
-    0: {"float16": (1e-3, 1e-3), "float32": (1e-5, 1e-5), "float64": (1e-8, 1e-5)},
-    1: {"float16": (5e-3, 1e-2), "float32": (1e-4, 1e-3), "float64": (1e-3, 1e-4)},
-    2: {"float16": (1e-2, 5e-2), "float32": (5e-4, 1e-3), "float64": (1e-3, 1e-4)},
-}
-
-
-def comparison_tolerances(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """``(atol, rtol)`` for comparing ``a`` with ``b``: those of the narrowest precision among
-    them (float16, else float32/complex64, else float64), at the ``tensor.cmp_sloppy`` level."""
-    level = _TOLERANCES[min(int(config.tensor.cmp_sloppy), 2)]
-    names = {str(a.dtype), str(b.dtype)}
-    if "float16" in names:
-        return level["float16"]
-    if names & {"float32", "complex64"}:
-        return level["float32"]
-    return level["float64"]
-
-
-def values_allclose(a: Any, b: Any, rtol: float | None = None, atol: float | None = None) -> bool:
-    """``numpy.allclose(a, b)`` with :func:`comparison_tolerances` for what is not given
-    (Theano's ``theano.tensor.basic._allclose``)."""
-    a, b = np.asarray(a), np.asarray(b)
-    default_atol, default_rtol = comparison_tolerances(a, b)
-    return bool(np.allclose(a, b, rtol=default_rtol if rtol is None else rtol,
-                            atol=default_atol if atol is None else atol))
-
 
 class ArrayTypeIdentity:
     """Identity of an array type by ``dtype`` and ``broadcastable`` (shared by the host

@@ -175,7 +175,12 @@ class _TensorOperators:
             axes = tuple(axes[0])
         return transpose(self, axes or None)
 
-    def reshape(self, *shape: Any, ndim: int | None = None):
+    def reshape(self, *shape: Any, ndim: int | None = None, **by_name: Any):
+        if by_name:  # Theano's signature reshape(shape, ndim=None), shape given by name
+            if shape or set(by_name) != {"shape"}:
+                raise TypeError("reshape takes the shape as arguments or as shape=...; got "
+                                f"{len(shape)} positional and the keywords {sorted(by_name)}")
+            shape = (by_name["shape"],)
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = shape[0]
         return _s().reshape(self, shape, ndim=ndim)

@@ -85,7 +85,7 @@ def graph_grads(expand: Any, inputs: Sequence[Variable], output_grads: Sequence[
     if not known:
         return [DisconnectedType()() for _ in inputs]
     grads = grad(None, stand_ins, known_grads=known, disconnected_inputs="ignore",
-                 return_disconnected="Disconnected")
+                 return_disconnected="Disconnected", accumulate_known=True)
     back = dict(zip(stand_ins, inputs))
     return [g if isinstance(g.type, DisconnectedType) else clone_replace(g, back)
             for g in grads]

@@ -161,7 +161,8 @@ class ShapeFeature(Feature):
         if not hasattr(var.type, "broadcastable"):
             # not a tensor: a type with a shape (sparse matrices) says how to read it
             symbolic_shape = getattr(var.type, "symbolic_shape", None)
-            return None if symbolic_shape is None else tuple(symbolic_shape(var))
+            shape = None if symbolic_shape is None else symbolic_shape(var)
+            return None if shape is None else tuple(shape)
         if isinstance(var, Constant):
             return tuple(self._one if b else _int_const(n)
                          for b, n in zip(var.broadcastable, np.shape(var.data)))
