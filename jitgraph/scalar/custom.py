@@ -230,9 +230,26 @@ class Cast(metaclass=_CastClass):
     """Theano's ``Cast(o_type)``: the scalar op converting to ``o_type``."""
 
 
+class _InRangeClass(type):
+    """``InRange(openlow, openhi)`` gives the table's row for those bounds; the four rows are
+    its instances."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return getattr(obj, "name", None) in scalar_ops.IN_RANGE_ROWS.values()
+
+    def __call__(cls, openlow: bool, openhi: bool) -> Any:
+        return scalar_ops.op(scalar_ops.IN_RANGE_ROWS[bool(openlow), bool(openhi)])
+
+
+class InRange(metaclass=_InRangeClass):
+    """Theano's ``InRange(openlow, openhi)``: whether ``low < x < high`` (``<=`` at a closed
+    bound), elementwise; its gradient is zero for every input."""
+
+
 BUILTIN_CLASSES = {name: _builtin_class(name, names, nin)
                    for name, (names, nin) in _BUILTIN_CLASSES.items()}
 BUILTIN_CLASSES["Cast"] = Cast
+BUILTIN_CLASSES["InRange"] = InRange
 
 
 def row_class(name: str) -> type | None:
