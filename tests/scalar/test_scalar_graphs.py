@@ -133,3 +133,21 @@ def test_scalar_function_pickles():
     f = jitgraph.function([x], S.exp(x) + x)
     g = pickle.loads(pickle.dumps(f))
     assert g(1.0) == pytest.approx(np.e + 1)
+
+
+def test_scalar_nodes_are_instances_of_theanos_op_classes():
+    # Theano 1.0.5: (int8 // int32).owner.op is an IntDiv, (int32 / float64) a TrueDiv
+    a, b, d = S.int8(), S.int32(), S.float64()
+    assert isinstance((a // b).owner.op, S.IntDiv)
+    assert isinstance((b / d).owner.op, S.TrueDiv)
+    assert not isinstance((a // b).owner.op, S.TrueDiv)
+    assert not isinstance(T.add, S.Add)  # an Elemwise is not a scalar op, as in Theano
+
+
+def test_mod_of_complex_scalars_is_refused():
+    # Theano 1.0.5: ComplexError (a NotImplementedError) for complex64 % int32 and
+    # float32 % complex128
+    for x, y in [(S.complex64(), S.int32()), (S.float32(), S.complex128())]:
+        with pytest.raises(S.ComplexError, match="complex"):
+            x % y
+    assert (S.float64() % S.int8()).type == S.float64
