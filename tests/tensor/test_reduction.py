@@ -419,6 +419,13 @@ def test_theano_op_spellings_resolve_when_applied():
     assert str(R.CAReduce(scalar.add, axis=(-2, -3))(x4).owner.op) == "Reduce{add}{1, 2}"
     op = R.sum(TensorType("bool", (False, False)).make_variable()).owner.op
     assert (op.acc_dtype, op.dtype, str(op)) == ("int64", "int64", "Sum{acc_dtype=int64}")
+    c = TensorType("complex64", (False, False)).make_variable()  # Theano: complex128, complex64
+    assert (R.sum(c).owner.op.acc_dtype, R.sum(c).dtype) == ("complex128", "complex64")
+    value = (np.arange(1, 7).reshape(2, 3) * (1 + 1e-3j) / 7).astype("complex64")
+    out = evaluate(R.prod(c, axis=0), {c: value})
+    assert out.dtype == np.complex64
+    np.testing.assert_allclose(out, [0.08163258 + 0.00016327j, 0.20408145 + 0.00040816j,
+                                     0.36734658 + 0.00073469j], rtol=1e-6)
     op = R.prod(TensorType("float32", (False, False)).make_variable(), axis=-1).owner.op
     assert (op.acc_dtype, op.dtype, op.axis) == ("float64", "float32", (1,))
     assert str(op) == "Prod{axis=(1,), dtype='float32', acc_dtype='float64'}"
