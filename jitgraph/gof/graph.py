@@ -40,6 +40,11 @@ def inputs(variable_list: Iterable[Variable],
     return [v for v in ancestors(variable_list, blockers) if v.owner is None]
 
 
+def ops(i: Iterable[Variable], o: Iterable[Variable]) -> set[Apply]:
+    """The nodes between the variables ``i`` and ``o`` (Theano's ``gof.graph.ops``)."""
+    return set(io_toposort(list(i), list(o)))
+
+
 __all__ = ["Apply", "Constant", "Variable", "ancestors", "clone", "clone_get_equiv",
            "equal_computations", "inputs", "io_toposort", "is_in_ancestors", "is_same_graph",
            "stack_search"]
