@@ -131,6 +131,13 @@ def _in_range(open_low: bool, open_high: bool) -> Callable:
     return impl
 
 
+def _in_range_expr(open_low: bool, open_high: bool) -> Callable:
+    def expr(x, low, high):
+        return ((x > low) if open_low else (x >= low)) & ((x < high) if open_high
+                                                           else (x <= high))
+    return expr
+
+
 def _in_range_grad(inputs, output, gz):
     # Theano's choice: zero everywhere, the bounds included (where the step is not smooth),
     # in floatX for integer inputs
@@ -361,7 +368,8 @@ def _build_table() -> None:
          {"commutative": True, "associative": True, "identity": 1}),
         # Theano's fold for ProdWithoutZeros: a zero factor is skipped (its output is the
         # other factor), so a product over values with some zeros multiplies the others
-        ("mul_without_zeros", 2, _mul_without_zeros, upcast_out, None, None,
+        ("mul_without_zeros", 2, _mul_without_zeros, upcast_out, None,
+         lambda x, y: E.where(x == 0, y, E.where(y == 0, x, x * y)),
          {"commutative": True, "associative": True}),
         ("sub", 2, np.subtract, upcast_out_nobool, binary_grad(lambda x, y, o, g: (g, -g)),
          lambda x, y: x - y, {}),
@@ -390,7 +398,7 @@ def _build_table() -> None:
          {"cast_inputs": "none", "differentiable": False}),
         ("ge", 2, np.greater_equal, bool_out, None, lambda x, y: x >= y,
          {"cast_inputs": "none", "differentiable": False}),
-        *[(name, 3, _in_range(*bounds), bool_out, _in_range_grad, None,
+        *[(name, 3, _in_range(*bounds), bool_out, _in_range_grad, _in_range_expr(*bounds),
            {"cast_inputs": "none"}) for bounds, name in IN_RANGE_ROWS.items()],
         ("and_", 2, np.bitwise_and, discrete_or_bool_out, None, lambda x, y: x & y,
          {"differentiable": False, "commutative": True, "associative": True, "identity": True}),
