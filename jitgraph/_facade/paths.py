@@ -427,8 +427,13 @@ ADDED: dict[str, Row] = {
         fallback=("jitgraph.tensor",)),
     "jitgraph.tensor.linalg.nlinalg": Row(names=names(
         "jitgraph.tensor.linalg.nlinalg", "_zero_disconnected=zeros_for_disconnected")),
-    "jitgraph.tensor.elementwise.elemwise": Row(names=names(
-        "jitgraph.tensor.elementwise.reduction", "CAReduce Sum Prod All Any")),
+    "jitgraph.tensor.elementwise.elemwise": Row(names={**names(
+        "jitgraph.tensor.elementwise.reduction", "CAReduce Sum Prod All Any"),
+        **names("jitgraph.tensor.elementwise.prod_without_zeros", "ProdWithoutZeros")}),
+    "jitgraph.tensor.indexing.subtensor": Row(names={
+        **names("jitgraph.tensor.indexing.boolean_index",
+                "advanced_inc_subtensor advanced_set_subtensor"),
+        **names("jitgraph.tensor.indexing.index_helpers", "get_canonical_form_slice")}),
     "jitgraph.compile.mode": Row(names={
         **names("jitgraph.compile.graph_rewriters",
                 "AddFeatureOptimizer PrintCurrentFunctionGraph"),

@@ -246,6 +246,10 @@ def _victim(fgraph: FunctionGraph, node: Apply, i: int, guarded: set[Variable]
 
 def memory_range(value: Any) -> tuple[int, int] | None:
     """(first, last) byte addresses of an array's buffer (host or device), or None."""
+    if isinstance(value, np.generic):
+        # a NumPy scalar is immutable: its __array_interface__ is a temporary copy's, whose
+        # freed address another temporary may reuse (a false alias)
+        return None
     iface = getattr(value, "__array_interface__", None)
     if iface is None:
         iface = getattr(value, "__cuda_array_interface__", None)

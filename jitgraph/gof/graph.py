@@ -80,6 +80,11 @@ def general_toposort(outputs: Iterable[Any], deps: Callable[[Any], Sequence[Any]
     return order
 
 
+def ops(i: Iterable[Variable], o: Iterable[Variable]) -> set[Apply]:
+    """The nodes between the variables ``i`` and ``o`` (Theano's ``gof.graph.ops``)."""
+    return set(io_toposort(list(i), list(o)))
+
+
 __all__ = ["Apply", "Constant", "Variable", "ancestors", "as_string", "clone", "clone_get_equiv",
            "equal_computations", "general_toposort", "inputs", "io_toposort", "is_in_ancestors",
-           "is_same_graph", "stack_search"]
+           "is_same_graph", "ops", "stack_search"]

@@ -19,11 +19,13 @@ display), as in Theano.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from jitgraph.graph.utils import MethodNotDefined
+from jitgraph.scalar.apply import ScalarGraphOp
 from jitgraph.scalar.type import get_scalar_type
 from jitgraph.scalar.type_rules import specific_out
 from jitgraph.tensor.elementwise import scalar_ops
@@ -55,6 +57,8 @@ class _ScalarOpFamily(type):
     def __instancecheck__(cls, obj: Any) -> bool:
         if type.__instancecheck__(cls, obj):
             return True
+        if isinstance(obj, ScalarGraphOp):  # (a // b).owner.op of scalar variables a, b
+            obj = obj.scalar_op
         arity = cls.__dict__.get("_family_arity")
         if arity is not None and isinstance(obj, TableScalarOp) and (arity == "any"
                                                                      or obj.nin == arity):
@@ -91,6 +95,8 @@ class ScalarOp(TableScalarOp, metaclass=_ScalarOpFamily):
         if "grad" in cls.__dict__:
             cls._user_grad = cls.__dict__["grad"]
             cls.grad = ScalarOp._adapted_grad
+        if "__init__" in cls.__dict__:
+            cls.__init__ = _completing_init(cls.__dict__["__init__"])
 
     def __init__(self, output_types_preference: Callable | None = None,
                  name: str | None = None) -> None:
@@ -164,6 +170,19 @@ class ScalarOp(TableScalarOp, metaclass=_ScalarOpFamily):
         raise MethodNotDefined(f"grad is not defined by {type(self).__name__} ({self})")
 
 
+def _completing_init(user_init: Callable) -> Callable:
+    """``user_init`` followed by :meth:`ScalarOp.__init__` when it did not call it: Theano's
+    ops could skip it and set ``output_types_preference`` themselves."""
+
+    @functools.wraps(user_init)
+    def __init__(self: ScalarOp, *args: Any, **kwargs: Any) -> None:
+        user_init(self, *args, **kwargs)
+        if "display_name" not in self.__dict__:
+            ScalarOp.__init__(self, getattr(self, "output_types_preference", None))
+
+    return __init__
+
+
 class UnaryScalarOp(ScalarOp):
     """A user scalar op of one input."""
 
@@ -230,9 +249,26 @@ class Cast(metaclass=_CastClass):
     """Theano's ``Cast(o_type)``: the scalar op converting to ``o_type``."""
 
 
+class _InRangeClass(type):
+    """``InRange(openlow, openhi)`` gives the table's row for those bounds; the four rows are
+    its instances."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return getattr(obj, "name", None) in scalar_ops.IN_RANGE_ROWS.values()
+
+    def __call__(cls, openlow: bool, openhi: bool) -> Any:
+        return scalar_ops.op(scalar_ops.IN_RANGE_ROWS[bool(openlow), bool(openhi)])
+
+
+class InRange(metaclass=_InRangeClass):
+    """Theano's ``InRange(openlow, openhi)``: whether ``low < x < high`` (``<=`` at a closed
+    bound), elementwise; its gradient is zero for every input."""
+
+
 BUILTIN_CLASSES = {name: _builtin_class(name, names, nin)
                    for name, (names, nin) in _BUILTIN_CLASSES.items()}
 BUILTIN_CLASSES["Cast"] = Cast
+BUILTIN_CLASSES["InRange"] = InRange
 
 
 def row_class(name: str) -> type | None:

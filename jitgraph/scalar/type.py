@@ -147,14 +147,17 @@ def _several(scalar_type: ScalarType):
         if len(names) == 1 and isinstance(names[0], int):
             return [scalar_type() for _ in range(names[0])]
         if len(names) == 1 and isinstance(names[0], str):
-            split = names[0].replace(",", " ").split()
+            text = names[0]
+            # as the tensor constructors (``dscalars``): "x y" / "x,y" name several variables,
+            # "xyz" is read letter by letter (as in Theano), one letter gives one variable
+            split = text.replace(",", " ").split() if (" " in text or "," in text) else text
             if len(split) == 1:
                 return scalar_type(split[0])
             names = tuple(split)
         return [scalar_type(n) for n in names]
 
-    make.__doc__ = (f"Several {scalar_type.dtype} scalar variables: ``(3)``, ``('a', 'b')`` or "
-                    "``('a b')``; one name gives one variable.")
+    make.__doc__ = (f"Several {scalar_type.dtype} scalar variables: ``(3)``, ``('a', 'b')``, "
+                    "``('a b')`` or ``('ab')`` (one per letter); one name gives one variable.")
     return make
 
 

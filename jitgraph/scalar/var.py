@@ -18,6 +18,16 @@ from jitgraph.tensor.elementwise.math import IntegerDivisionError
 from jitgraph.tensor.elementwise.scalar_ops import Cast
 
 
+def _complex_refused_mod(x: Any, y: Any) -> Any:
+    """``x % y`` of scalars; as Theano, ``%`` refuses complex operands (NumPy has no complex
+    remainder)."""
+    for v in (x, y):
+        dtype = getattr(v, "dtype", None) or np.asarray(v).dtype.name
+        if dt.is_complex(str(dtype)):
+            raise ComplexError(f"% is not defined for complex numbers ({v} is {dtype})")
+    return _op("mod")(x, y)
+
+
 def _op(name: str) -> Any:
     from jitgraph.tensor.elementwise.scalar_ops import op
 
@@ -66,8 +76,8 @@ class _ScalarOperators:
     def __rtruediv__(self, other): return _div(other, self)
     def __floordiv__(self, other): return _op("int_div")(self, other)
     def __rfloordiv__(self, other): return _op("int_div")(other, self)
-    def __mod__(self, other): return _op("mod")(self, other)
-    def __rmod__(self, other): return _op("mod")(other, self)
+    def __mod__(self, other): return _complex_refused_mod(self, other)
+    def __rmod__(self, other): return _complex_refused_mod(other, self)
     def __pow__(self, other): return _op("pow")(self, other)
     def __rpow__(self, other): return _op("pow")(other, self)
     def __neg__(self): return _op("neg")(self)

@@ -184,7 +184,9 @@ def test_gpu_op_names_and_printing():
     e = G.make_gpu_op(T.exp(x).owner.op, (True,), (True,))
     assert type(e).__name__ == "GpuElemwise" and str(e) == "GpuElemwise{exp,no_inplace}"
     s = G.make_gpu_op(T.sum(x, axis=0).owner.op, (True,), (True,))
-    assert type(s).__name__ == "GpuCAReduce" and str(s) == "GpuCAReduce{Sum{axis=[0]}}"
+    # the applied Sum carries its accumulator dtype, as Theano's does
+    assert type(s).__name__ == "GpuCAReduce"
+    assert str(s) == "GpuCAReduce{Sum{axis=[0], acc_dtype=float64}}"
     assert G.GpuGemv.__name__ == "GpuGemv" and G.GpuGemm.__name__ == "GpuGemm"
     assert G.GpuDot22.__name__ == "GpuDot22"
     again = pickle.loads(pickle.dumps(e))

@@ -77,3 +77,16 @@ def test_gof_graph_inputs_and_ancestors_are_in_theano_s_order():
         "Elemwise{sub,no_inplace}.0", "c", "a", "Elemwise{add,no_inplace}.0",
         "Elemwise{mul,no_inplace}.0", "w", "b"]
     assert names(inputs([x, y], blockers=[x])) == ["c", "a"]
+
+
+def test_gof_graph_ops_lists_the_nodes_between():
+    # Theano 1.0.5: ops([y], [(x * y).sum()]) is a set of the mul and Sum nodes
+    from jitgraph.gof.graph import ops
+
+    x, y = tt.dvector("x"), tt.dvector("y")
+    z = (x * y).sum()
+    nodes = ops([y], [z])
+    assert isinstance(nodes, set)
+    assert sorted(str(n.op) for n in nodes) == ["Elemwise{mul,no_inplace}",
+                                                "Sum{acc_dtype=float64}"]
+    assert ops([z], [z]) == set()

@@ -191,3 +191,30 @@ def test_cast_class_and_division_helpers():
     assert str(S.mod_check(x, i)) == "mod.0"
     with pytest.raises(S.ComplexError):
         S.mod_check(S.complex64(), i)
+
+
+class _ScaledBy(S.ScalarOp):
+    """x * n, whose __init__ skips ScalarOp's (as Theano's own test ops do)."""
+
+    def __init__(self):
+        self.output_types_preference = S.upgrade_to_float
+
+    def impl(self, n, x):
+        return x * n
+
+    def grad(self, inputs, gout):
+        (n, x), (gz,) = inputs, gout
+        return [jitgraph.gradient.grad_not_implemented(self, 0, n), gz * n]
+
+
+def test_an_init_that_skips_scalar_op_init():
+    # Theano 1.0.5: d(2 * x)/dx at 3.0 is 2.0 (float64), the value 6.0; the gradient through
+    # the not-implemented input raises NullTypeGradError
+    op = T.Elemwise(_ScaledBy())
+    x = T.scalar()
+    g = jitgraph.grad(op(2, x), x)
+    assert g.dtype == "float64"
+    assert jitgraph.function([x], g)(3.0) == 2.0
+    assert jitgraph.function([x], op(2, x))(3.0) == 6.0
+    with pytest.raises(jitgraph.gradient.NullTypeGradError):
+        jitgraph.grad(op(x, 2), x)

@@ -150,3 +150,40 @@ def test_scalar_function_pickles():
     f = jitgraph.function([x], S.exp(x) + x)
     g = pickle.loads(pickle.dumps(f))
     assert g(1.0) == pytest.approx(np.e + 1)
+
+
+def test_scalar_nodes_are_instances_of_theanos_op_classes():
+    # Theano 1.0.5: (int8 // int32).owner.op is an IntDiv, (int32 / float64) a TrueDiv
+    a, b, d = S.int8(), S.int32(), S.float64()
+    assert isinstance((a // b).owner.op, S.IntDiv)
+    assert isinstance((b / d).owner.op, S.TrueDiv)
+    assert not isinstance((a // b).owner.op, S.TrueDiv)
+    assert not isinstance(T.add, S.Add)  # an Elemwise is not a scalar op, as in Theano
+
+
+def test_mod_of_complex_scalars_is_refused():
+    # Theano 1.0.5: ComplexError (a NotImplementedError) for complex64 % int32 and
+    # float32 % complex128
+    for x, y in [(S.complex64(), S.int32()), (S.float32(), S.complex128())]:
+        with pytest.raises(S.ComplexError, match="complex"):
+            x % y
+    assert (S.float64() % S.int8()).type == S.float64
+
+
+def test_composite_make_node_runs_under_the_dual_linker():
+    # Theano 1.0.5: 1.5 for (x + y) * (x / y) at (1, 2); [6.0, 7.0, 0.5] for the three outputs
+    # at (1, 2, 3); make_node continues a graph (float32 output). (The checking linker used to
+    # see two NumPy scalars' temporary buffers as aliased.)
+    from jitgraph import gof
+    from jitgraph.graph.fg import FunctionGraph
+
+    x, y, z = S.floats("xyz")
+    node = S.Composite([x, y], [S.mul(S.add(x, y), S.true_div(x, y))]).make_node(x, y)
+    fn = gof.DualLinker().accept(FunctionGraph([x, y], [node.outputs[0]])).make_function()
+    assert fn(1.0, 2.0) == 1.5
+    node = S.Composite([x, y, z], [x + y + z, x + y * z, x / y]).make_node(x, y, z)
+    fn = gof.DualLinker().accept(FunctionGraph([x, y, z], node.outputs)).make_function()
+    assert fn(1.0, 2.0, 3.0) == [6.0, 7.0, 0.5]
+    i0, i1, f0, f1 = S.int8(), S.int8(), S.float32(), S.float32()
+    op = S.Composite([i0, i1, f0], [(i0 * i1) / f0])
+    assert op.make_node(S.int8() * f1, S.int8(), S.float32()).outputs[0].type is S.float32

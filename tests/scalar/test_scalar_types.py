@@ -96,6 +96,9 @@ def test_plural_constructors():
     assert S.floats("x").type is S.float64 and S.floats("x").name == "x"
     assert [v.name for v in S.complexs("p q")] == ["p", "q"]
     assert len(S.floats(2)) == 2
+    # Theano 1.0.5: floats('xyz') -> [x, y, z] (one variable per letter), ints('ab') -> [a, b]
+    assert [v.name for v in S.floats("xyz")] == ["x", "y", "z"]
+    assert [v.type for v in S.ints("ab")] == [S.int64, S.int64]
 
 
 def test_tensor_scalar_bridge():

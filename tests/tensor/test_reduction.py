@@ -205,7 +205,9 @@ def test_var_std(ddof):
 def test_axis_normalisation_and_op_identity():
     x = TensorType("float64", (False, False, False)).make_variable()
     assert R.sum(x, axis=(0, 1, 2)).owner.op == R.sum(x).owner.op  # all axes: one spelling
-    assert R.sum(x, axis=(-1, 0)).owner.op == R.Sum((0, 2))
+    # applied, the op carries the axes and dtypes it resolved (as Theano's does)
+    assert R.sum(x, axis=(-1, 0)).owner.op == R.Sum((0, 2), dtype="float64", acc_dtype="float64")
+    assert R.Sum((-1, 0))(x).owner.op == R.sum(x, axis=(0, 2)).owner.op
     assert hash(R.Sum((0, 2))) == hash(R.Sum([0, 2]))
     assert R.Sum((0,)) != R.Prod((0,)) and R.Max(0) != R.Min(0)
     with pytest.raises(ValueError, match="out of bounds"):
@@ -215,8 +217,12 @@ def test_axis_normalisation_and_op_identity():
     assert R.max(x, axis=(1, -2)).owner.op == R.max(x, axis=1).owner.op
     assert R.argmax(x, axis=[0, 0]).owner.op == R.argmax(x, axis=0).owner.op
     assert R.max(x, axis=NoneConst).owner.op == R.max(x).owner.op
-    with pytest.raises(ValueError, match="sorted"):
-        R.Sum((2, 0))
+    # Theano's op takes unsorted or negative axes and resolves them for the input's rank
+    assert R.Sum((2, 0))(x).owner.op.axis == (0, 2)
+    with pytest.raises(ValueError, match="out of bounds"):
+        R.Sum((-4,))(x)
+    with pytest.raises(ValueError, match="distinct"):
+        R.Sum((1, 1))
     with pytest.raises(AttributeError):
         R.Sum((0,)).axis = (1,)
     assert str(R.Sum((0, 2))) == "Sum{axis=[0, 2]}"
@@ -398,3 +404,38 @@ def test_hypothesis_reductions_match_numpy(case):
         (shp,) = out.owner.op.infer_shape(None, out.owner, [value.shape]) \
             if name != "mean" else [got.shape]
         assert tuple(shp) == got.shape
+
+
+def test_theano_op_spellings_resolve_when_applied():
+    # Recorded from Theano 1.0.5: CAReduce(scalar.add, axis=...) on a tensor4, the op's
+    # resolved axis and output type; the dtypes a Sum/Prod node's op carries.
+    from jitgraph import scalar
+
+    x4 = TensorType("float64", (False,) * 4).make_variable()
+    for axis, resolved, out_ndim in [((-1,), (3,), 3), ((-2, -3), (1, 2), 2),
+                                     ((3, 1), (1, 3), 2)]:
+        out = R.CAReduce(scalar.add, axis=axis)(x4)
+        assert (out.owner.op.axis, out.ndim) == (resolved, out_ndim)
+    assert str(R.CAReduce(scalar.add, axis=(-2, -3))(x4).owner.op) == "Reduce{add}{1, 2}"
+    op = R.sum(TensorType("bool", (False, False)).make_variable()).owner.op
+    assert (op.acc_dtype, op.dtype, str(op)) == ("int64", "int64", "Sum{acc_dtype=int64}")
+    c = TensorType("complex64", (False, False)).make_variable()  # Theano: complex128, complex64
+    assert (R.sum(c).owner.op.acc_dtype, R.sum(c).dtype) == ("complex128", "complex64")
+    value = (np.arange(1, 7).reshape(2, 3) * (1 + 1e-3j) / 7).astype("complex64")
+    out = evaluate(R.prod(c, axis=0), {c: value})
+    assert out.dtype == np.complex64
+    np.testing.assert_allclose(out, [0.08163258 + 0.00016327j, 0.20408145 + 0.00040816j,
+                                     0.36734658 + 0.00073469j], rtol=1e-6)
+    op = R.prod(TensorType("float32", (False, False)).make_variable(), axis=-1).owner.op
+    assert (op.acc_dtype, op.dtype, op.axis) == ("float64", "float32", (1,))
+    assert str(op) == "Prod{axis=(1,), dtype='float32', acc_dtype='float64'}"
+    np.testing.assert_array_equal(evaluate(R.CAReduce(scalar.add, axis=(-1,))(x4),
+                                           {x4: np.ones((2, 3, 4, 5))}), np.full((2, 3, 4), 5.0))
+
+
+def test_axis_entries_may_be_0d_integer_arrays():
+    # Theano 1.0.5 accepts x.sum(np.array(1)) and x.sum([np.array(0), np.array(1)])
+    x = TensorType("float64", (False, False)).make_variable()
+    for fn in (R.sum, R.max, R.min, R.argmax, S.mean, S.var):
+        assert fn(x, np.array(1)).ndim == 1
+        assert fn(x, [np.array(0), np.array(1)]).ndim == 0

@@ -479,3 +479,14 @@ def test_advanced_indexing_hypothesis(infer_shape_ok, shape, data):
     ref = value.copy()
     np.add.at(ref, index, 1.0)
     np.testing.assert_array_equal(evaluate(inc, {x: value}), ref)
+
+
+@pytest.mark.parametrize("index", [([0.0, 0], [1, 1]), [0.0, 1.0], (T.fvector(),),
+                                   np.array([0.5])])
+def test_float_index_arrays_raise_numpys_and_theanos_errors(index):
+    # Theano 1.0.5 raises TypeError ("index must be integers") for each; NumPy IndexError
+    x = T.dmatrix()
+    with pytest.raises(TypeError, match="integer"):
+        x[index]
+    with pytest.raises(IndexError, match="integer"):
+        x[index]

@@ -289,3 +289,21 @@ def test_theano_submodule_paths():
     assert T.nnet is importlib.import_module("jitgraph.tensor.nnet")
     assert T.extra_ops is importlib.import_module("jitgraph.tensor.extras.extra_ops")
     assert T.basic is importlib.import_module("jitgraph.tensor.core.basic")
+
+
+def test_module_level_values_eq_approx_variants_excuse_only_the_first_values():
+    # Recorded from Theano 1.0.5's theano.tensor.type for the pairs below
+    from jitgraph.tensor.core import type as tensor_type
+
+    a = np.array([1.0, np.nan, np.inf, 2.0])
+    b = np.array([1.0, 5.0, 3.0, 2.0])
+    c = np.array([1.0, np.nan, 3.0, 2.0])
+    pairs = [(a, b), (b, a), (c, b), (b, c), (a, a), (b, b), (c, c)]
+    expected = {
+        "values_eq_approx_remove_inf": [False, False, False, False, True, True, True],
+        "values_eq_approx_remove_nan": [False, False, True, False, True, True, True],
+        "values_eq_approx_remove_inf_nan": [True, False, True, False, True, True, True],
+    }
+    for name, answers in expected.items():
+        fn = getattr(tensor_type, name)
+        assert [bool(fn(x, y)) for x, y in pairs] == answers, name

@@ -27,7 +27,13 @@ def fold(sop: ScalarOp, x: np.ndarray, axes: tuple[int, ...], acc_dtype: str,
                          f"{list(axes)}: {sop.name} has no identity")
     ufunc = _UFUNCS.get(sop.name)
     if ufunc is not None:
-        return ufunc.reduce(x.astype(acc_dtype, copy=False), axis=axes)
+        # one axis at a time, the last first: Theano's order of the additions, so that its
+        # results are reproduced to the last bit (NumPy's reduce over several axes at once
+        # groups the terms differently)
+        acc = x.astype(acc_dtype, copy=False)
+        for axis in sorted(axes, reverse=True):
+            acc = ufunc.reduce(acc, axis=axis)
+        return acc
     return _generic_reduce(sop, x.astype(acc_dtype, copy=False), axes)
 
 

@@ -173,6 +173,11 @@ class ScalarOp:
             raise NotImplementedError(f"no gradient for elementwise {self.name}")
         return self._grad(inputs, output, gz)
 
+    def make_node(self, *inputs: Any) -> Any:
+        """The node of this op applied to scalar variables (Theano's ``ScalarOp.make_node``)."""
+        out = services.get("apply_scalar_op")(self, *inputs)
+        return (out[0] if isinstance(out, (list, tuple)) else out).owner
+
     def __call__(self, *values: Any) -> Any:
         if any(isinstance(v, Variable) for v in values):  # theano.scalar.add(x, y): a graph
             return services.get("apply_scalar_op")(self, *values)

@@ -119,6 +119,40 @@ def _complex_mul_grad(x, others, gz):
     return g if dt.is_complex(x.dtype) or not dt.is_complex(g.dtype) else real(g)
 
 
+def _mul_without_zeros(x, y):
+    return np.where(x == 0, y, np.where(y == 0, x, x * y))
+
+
+def _in_range(open_low: bool, open_high: bool) -> Callable:
+    def impl(x, low, high):
+        above = x > low if open_low else x >= low
+        below = x < high if open_high else x <= high
+        return np.logical_and(above, below)
+    return impl
+
+
+def _in_range_expr(open_low: bool, open_high: bool) -> Callable:
+    def expr(x, low, high):
+        return ((x > low) if open_low else (x >= low)) & ((x < high) if open_high
+                                                           else (x <= high))
+    return expr
+
+
+def _in_range_grad(inputs, output, gz):
+    # Theano's choice: zero everywhere, the bounds included (where the step is not smooth),
+    # in floatX for integer inputs
+    from jitgraph.config import config
+
+    T = _T()
+    return [T.second(v, T.constant(np.zeros((), config.floatX if dt.is_discrete(v.dtype)
+                                            else v.dtype))) for v in inputs]
+
+
+# Theano's InRange(open_low, open_high): whether low < x < high, each bound open or closed
+IN_RANGE_ROWS = {(True, True): "inopenrange", (False, False): "inclosedrange",
+                 (True, False): "inrange_open_low", (False, True): "inrange_open_high"}
+
+
 def _switch_grad(inputs, output, gz):
     T = _T()
     cond, a, b = inputs
@@ -332,6 +366,11 @@ def _build_table() -> None:
          {"commutative": True, "associative": True, "identity": 0}),
         ("mul", -1, _nary_mul, upcast_out, _mul_grad, E.mul,
          {"commutative": True, "associative": True, "identity": 1}),
+        # Theano's fold for ProdWithoutZeros: a zero factor is skipped (its output is the
+        # other factor), so a product over values with some zeros multiplies the others
+        ("mul_without_zeros", 2, _mul_without_zeros, upcast_out, None,
+         lambda x, y: E.where(x == 0, y, E.where(y == 0, x, x * y)),
+         {"commutative": True, "associative": True}),
         ("sub", 2, np.subtract, upcast_out_nobool, binary_grad(lambda x, y, o, g: (g, -g)),
          lambda x, y: x - y, {}),
         ("true_div", 2, np.true_divide, true_div_out,
@@ -359,6 +398,8 @@ def _build_table() -> None:
          {"cast_inputs": "none", "differentiable": False}),
         ("ge", 2, np.greater_equal, bool_out, None, lambda x, y: x >= y,
          {"cast_inputs": "none", "differentiable": False}),
+        *[(name, 3, _in_range(*bounds), bool_out, _in_range_grad, _in_range_expr(*bounds),
+           {"cast_inputs": "none"}) for bounds, name in IN_RANGE_ROWS.items()],
         ("and_", 2, np.bitwise_and, discrete_or_bool_out, None, lambda x, y: x & y,
          {"differentiable": False, "commutative": True, "associative": True, "identity": True}),
         ("or_", 2, np.bitwise_or, discrete_or_bool_out, None, lambda x, y: x | y,

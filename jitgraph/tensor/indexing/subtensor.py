@@ -28,9 +28,15 @@ __all__ = [
     "getitem", "set_subtensor", "inc_subtensor", "Subtensor", "AdvancedSubtensor1",
     "AdvancedSubtensor", "IncSubtensor", "AdvancedIncSubtensor1", "AdvancedIncSubtensor",
     "advanced_subtensor1", "advanced_inc_subtensor1", "advanced_set_subtensor1",
+    "NonIntegerIndexError",
 ]
 
 _ARRAY = "array"
+
+
+class NonIntegerIndexError(IndexError, TypeError):
+    """An index array of a non-integer, non-boolean dtype. NumPy raises ``IndexError`` for it
+    and Theano ``TypeError``; this error is both, so code written for either catches it."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -67,15 +73,15 @@ def _entry(e: Any) -> Any:
         if arr.size == 0 and arr.dtype.kind == "f":
             arr = arr.astype("int64")  # [] as an index means "no elements"
         if arr.dtype.kind not in "iub":
-            raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean "
-                             f"arrays are valid indices, got {e!r}")
+            raise NonIntegerIndexError(f"only integers, slices, None, Ellipsis and integer or "
+                                       f"boolean arrays are valid indices, got {e!r}")
         if arr.ndim == 0 and arr.dtype.kind != "b":
             return int(arr)
         e = constant(arr.astype("int64") if arr.dtype.kind in "iu" else arr)
     e = as_tensor_variable(e)
     if not dt.is_discrete(e.dtype):
-        raise IndexError(f"arrays used as indices must be of integer or boolean type, got {e} "
-                         f"({e.type})")
+        raise NonIntegerIndexError(f"arrays used as indices must be of integer or boolean type, "
+                                   f"got {e} ({e.type})")
     if e.ndim == 0 and e.dtype != "bool":
         return e
     if e.ndim == 0:

@@ -90,6 +90,7 @@ def reduction_str(op: Any, node: Any = None) -> str:
     """Theano's text for a reduction op; with ``node`` the dtypes and axes it fixes are shown
     (Theano resolves them when the op is applied)."""
     from jitgraph.tensor.elementwise import reduction as R
+    from jitgraph.tensor.elementwise.prod_without_zeros import ProdWithoutZeros
 
     rtype = op._reduced_input_type(node.inputs) if node is not None else None
     axis = op.axis
@@ -99,10 +100,10 @@ def reduction_str(op: Any, node: Any = None) -> str:
         parts = [f"axis={list(axis)}" if axis is not None else None,
                  f"acc_dtype={acc}" if acc else None, pre]
         return _braced("Sum", parts)
-    if isinstance(op, R.Prod):
+    if isinstance(op, (R.Prod, ProdWithoutZeros)):
         dtype = op.dtype if rtype is None else op.output_dtype(rtype.dtype)
         acc = op.acc_dtype if rtype is None else op.acc_dtype_for(rtype.dtype)
-        return _braced("Prod", [f"axis={axis!r}", f"dtype={dtype!r}", f"acc_dtype={acc!r}", pre])
+        return _braced(type(op).__name__, [f"axis={axis!r}", f"dtype={dtype!r}", f"acc_dtype={acc!r}", pre])
     if isinstance(op, (R.Any, R.All)):
         name = type(op).__name__
     else:
