@@ -234,6 +234,14 @@ class FunctionMaker:
                      for positions in node.op.destroy_map.values() for i in positions}
         protect_inputs(fgraph, mutable | (destroyed & set(fgraph.inputs)))
 
+    @property
+    def expanded_inputs(self) -> list[SymbolicInput]:
+        """Theano's name: the explicit inputs, then an ``In`` for each shared variable the
+        function reads, whose ``value`` is that variable's container: assigning its ``data``
+        changes what the next call reads, as ``set_value`` does."""
+        return list(self.inputs) + [In(var, value=var.container, shared=True, implicit=True)
+                                    for var in self.shared_inputs]
+
     def _computations(self, explicit: list, updates: Any, givens: Any,
                       no_default_updates: Any) -> list[Variable]:
         """What the graph computes, ``givens`` applied: the outputs, then the updates of
