@@ -54,6 +54,11 @@ def _environment_digest(name: str, value: Any) -> str:
     return part_digest(value)
 
 
+def _joined_digest(part_digests: Mapping[str, str]) -> str:
+    joined = "\n".join(f"{n}={d}" for n, d in part_digests.items())
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+
+
 @dataclass(frozen=True)
 class CacheKey:
     """A full cache key: an ordered tuple of ``(name, value)`` parts."""
@@ -72,8 +77,7 @@ class CacheKey:
                 for name, value in self.parts}
 
     def digest(self) -> str:
-        joined = "\n".join(f"{n}={d}" for n, d in self.part_digests().items())
-        return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+        return _joined_digest(self.part_digests())
 
     def kernel_digest(self) -> str:
         """The digest of the kernel structure alone (entries of one kernel share it)."""
@@ -82,7 +86,10 @@ class CacheKey:
     def folder_name(self) -> str:
         """``<kernel digest>-<full digest>``: a lookup is a path test, and the entries of one
         kernel built under other versions or flags are found by prefix (for ``explain``)."""
-        return f"k{self.kernel_digest()[:20]}-{self.digest()[:20]}"
+        digests = self.part_digests()
+        # the kernel part is digested once for both halves (its repr is most of a warm lookup)
+        kernel = digests["kernel"] if "kernel" in digests else self.kernel_digest()
+        return f"k{kernel[:20]}-{_joined_digest(digests)[:20]}"
 
     def differences(self, other: "CacheKey") -> list[str]:
         """Names of the parts whose values differ (or exist on one side only)."""
