@@ -26,8 +26,19 @@ from jitgraph.config.paths import dist_version
 FORMAT_VERSION = 1
 
 
+#: exact types whose repr is already stable (a subclass takes the general path below)
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None), bytes})
+
+
 def _stable_repr(value: Any) -> str:
     """A repr that does not depend on dict/set ordering or object addresses."""
+    # exact-type fast paths first: a warm compile digests every kernel's structure, thousands
+    # of small tuples and strings
+    kind = type(value)
+    if kind in _PLAIN_TYPES:
+        return repr(value)
+    if kind is tuple:
+        return f"({', '.join([_stable_repr(v) for v in value])},)"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_stable_repr(k)}: {_stable_repr(v)}"
                                for k, v in sorted(value.items(), key=lambda kv: repr(kv[0]))) + "}"
