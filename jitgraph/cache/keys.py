@@ -26,8 +26,19 @@ from jitgraph.config.paths import dist_version
 FORMAT_VERSION = 1
 
 
+#: exact types whose repr is already stable (a subclass takes the general path below)
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None), bytes})
+
+
 def _stable_repr(value: Any) -> str:
     """A repr that does not depend on dict/set ordering or object addresses."""
+    # exact-type fast paths first: a warm compile digests every kernel's structure, thousands
+    # of small tuples and strings
+    kind = type(value)
+    if kind in _PLAIN_TYPES:
+        return repr(value)
+    if kind is tuple:
+        return f"({', '.join([_stable_repr(v) for v in value])},)"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_stable_repr(k)}: {_stable_repr(v)}"
                                for k, v in sorted(value.items(), key=lambda kv: repr(kv[0]))) + "}"
@@ -54,6 +65,11 @@ def _environment_digest(name: str, value: Any) -> str:
     return part_digest(value)
 
 
+def _joined_digest(part_digests: Mapping[str, str]) -> str:
+    joined = "\n".join(f"{n}={d}" for n, d in part_digests.items())
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+
+
 @dataclass(frozen=True)
 class CacheKey:
     """A full cache key: an ordered tuple of ``(name, value)`` parts."""
@@ -72,8 +88,7 @@ class CacheKey:
                 for name, value in self.parts}
 
     def digest(self) -> str:
-        joined = "\n".join(f"{n}={d}" for n, d in self.part_digests().items())
-        return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+        return _joined_digest(self.part_digests())
 
     def kernel_digest(self) -> str:
         """The digest of the kernel structure alone (entries of one kernel share it)."""
@@ -82,7 +97,10 @@ class CacheKey:
     def folder_name(self) -> str:
         """``<kernel digest>-<full digest>``: a lookup is a path test, and the entries of one
         kernel built under other versions or flags are found by prefix (for ``explain``)."""
-        return f"k{self.kernel_digest()[:20]}-{self.digest()[:20]}"
+        digests = self.part_digests()
+        # the kernel part is digested once for both halves (its repr is most of a warm lookup)
+        kernel = digests["kernel"] if "kernel" in digests else self.kernel_digest()
+        return f"k{kernel[:20]}-{_joined_digest(digests)[:20]}"
 
     def differences(self, other: "CacheKey") -> list[str]:
         """Names of the parts whose values differ (or exist on one side only)."""

@@ -59,3 +59,17 @@ def test_gemm_inplace_op_with_and_without_cblas(monkeypatch, with_blas):
     prog.run()
     assert prog.output_cells[0][0] is Z
     np.testing.assert_allclose(Z, want, rtol=1e-12)
+
+
+def test_library_paths_are_numpys_bundled_openblas_files(tmp_path, monkeypatch):
+    """Found without glob (a warm compile must not import it): every non-hidden file of
+    ``numpy.libs`` naming openblas, sorted; a missing folder is skipped."""
+    libs = tmp_path / "numpy.libs"
+    libs.mkdir()
+    for name in ("libscipy_openblas64_-b.so", "libgfortran.so", ".openblas-hidden.so",
+                 "libopenblas-a.so"):
+        (libs / name).write_bytes(b"")
+    (tmp_path / "numpy").mkdir()
+    monkeypatch.setattr(np, "__file__", str(tmp_path / "numpy" / "__init__.py"))
+    assert cblas._library_paths() == [str(libs / "libopenblas-a.so"),
+                                      str(libs / "libscipy_openblas64_-b.so")]

@@ -316,3 +316,21 @@ def test_a_miss_is_explained_without_listing_the_compiledir_each_time(tmp_path, 
     assert len(listings) == 2
     assert sorted(store.STATS.reasons[1:]) == sorted(
         f"{e.entry.path.name}: same kernel, different opt" for e in (first, second))
+
+
+def test_entry_folder_name_is_kernel_digest_then_full_digest():
+    """The compiledir's layout: ``k<kernel part digest>-<digest of all parts>`` (20 hex digits
+    each; published entries are found by this name, so it must not drift)."""
+    import hashlib
+
+    from jitgraph.cache.keys import CacheKey, part_digest
+
+    kernel = ("elemwise", {"b": 1, "a": (2, 3)}, frozenset({"x"}))
+    key = CacheKey.from_parts({"kernel": kernel, "numpy": "2.0", "python": "3.11"})
+    parts = {"kernel": part_digest(kernel), "numpy": part_digest("2.0"),
+             "python": part_digest("3.11")}
+    full = hashlib.sha256("\n".join(f"{n}={d}" for n, d in parts.items()).encode()).hexdigest()
+    assert key.folder_name() == f"k{parts['kernel'][:20]}-{full[:20]}"
+    assert key.digest() == full and key.kernel_digest() == parts["kernel"]
+    no_kernel = CacheKey.from_parts({"numpy": "2.0"})
+    assert no_kernel.folder_name() == f"k{part_digest(None)[:20]}-{no_kernel.digest()[:20]}"

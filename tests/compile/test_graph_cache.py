@@ -357,3 +357,52 @@ def test_a_graph_deeper_than_the_recursion_limit_is_cached(graphs_dir):
     assert second.maker.graph_from_cache
     value = np.arange(6.0).reshape(2, 3)
     np.testing.assert_allclose(second(value), first(value))
+
+
+def test_source_fingerprint_changes_with_every_python_source_file(tmp_path):
+    """The key's source part: editing, adding, renaming or removing a .py file anywhere
+    under the package (a stale fingerprint would serve graphs rewritten by other code)
+    changes it; bytecode and hidden folders do not."""
+    import os
+
+    pkg = tmp_path / "pkg"
+    (pkg / "sub" / "deeper").mkdir(parents=True)
+    (pkg / "__pycache__").mkdir()
+    (pkg / ".hidden").mkdir()
+    (pkg / "a.py").write_text("x = 1\n")
+    (pkg / "sub" / "deeper" / "b.py").write_text("y = 2\n")
+    last = [graph_cache.source_fingerprint(str(pkg))]
+
+    def changed() -> bool:
+        new = graph_cache.source_fingerprint(str(pkg))
+        fresh = new != last[0]
+        last[0] = new
+        return fresh
+
+    assert not changed()  # deterministic
+    (pkg / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    (pkg / ".hidden" / "c.py").write_text("")
+    (pkg / "notes.txt").write_text("")
+    assert not changed()
+    b = pkg / "sub" / "deeper" / "b.py"
+    b.write_text("y = 3\n")  # same size: the modification time tells
+    st = b.stat()
+    os.utime(b, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert changed()
+    b.write_text("y = 33\n")
+    assert changed()
+    (pkg / "sub" / "new.py").write_text("")
+    assert changed()
+    (pkg / "sub" / "new.py").rename(pkg / "sub" / "renamed.py")
+    assert changed()
+    (pkg / "sub" / "renamed.py").unlink()
+    assert changed()
+    (pkg / "sub" / "deeper" / "b.py").rename(pkg / "sub" / "b.py")  # moved to another folder
+    assert changed()
+
+
+def test_source_fingerprint_is_jitgraphs_own():
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(graph_cache.__file__)))
+    assert graph_cache._source_fingerprint() == graph_cache.source_fingerprint(root)

@@ -14,7 +14,6 @@ input; the caller then computes the product with ``numpy.dot``.
 from __future__ import annotations
 
 import ctypes
-import glob
 import os
 from typing import Any
 
@@ -29,7 +28,14 @@ def _library_paths() -> list[str]:
     root = os.path.dirname(os.path.dirname(os.path.abspath(np.__file__)))
     found: list[str] = []
     for folder in ("numpy.libs", os.path.join("numpy", ".dylibs")):
-        found += sorted(glob.glob(os.path.join(root, folder, "*openblas*")))
+        # os.listdir, not glob: importing glob (and compiling its patterns) cost a warm
+        # compile milliseconds; hidden files are skipped as glob's "*" does
+        try:
+            names = os.listdir(os.path.join(root, folder))
+        except OSError:
+            continue
+        found += sorted(os.path.join(root, folder, name) for name in names
+                        if "openblas" in name and not name.startswith("."))
     return found
 
 
