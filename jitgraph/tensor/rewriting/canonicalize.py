@@ -491,7 +491,7 @@ def local_useless_topk(fgraph: FunctionGraph, node: Apply) -> dict[Variable, Var
     return {kept: lean(*node.inputs)}
 
 
-@register_canonicalize
+@register_canonicalize("local_cut_useless_reduce")  # (Theano's name, for mode.excluding)
 @node_rewriter([CAReduce])
 def local_useless_reduce(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """A reduction over no axis, or over axes of length 1 only, folds one element: it is its

@@ -331,3 +331,13 @@ def test_reductions_folding_one_element_are_removed():
             T.sum(b.dimshuffle("x", 0, 1), axis=0)]
     same_values([x, m, b], outs, [xv, mv, bv])
     np.testing.assert_array_equal(values([x], T.sum(-x, axis=[]), [xv], "fast_run"), -xv)
+
+
+def test_the_useless_reduce_rewrite_answers_to_theanos_name():
+    """``mode.excluding('local_cut_useless_reduce')`` keeps the reduction, as in Theano (its
+    test_elemwise excludes it to look at the Sum node of ``sum(x, axis=[])``)."""
+    x = T.imatrix("x")
+    mode = jitgraph.compile.get_default_mode().excluding("local_cut_useless_reduce")
+    f = jitgraph.function([x], T.sum(x, axis=[]), mode=mode)
+    assert any(type(n.op).__name__ == "Sum" for n in f.maker.fgraph.toposort())
+    np.testing.assert_array_equal(f(np.array([[1, 2]], dtype="int32")), [[1, 2]])
