@@ -19,6 +19,7 @@ from jitgraph import services
 REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.tensor.rewriting.canonicalize",
     "jitgraph.tensor.rewriting.subtensor_merge",
+    "jitgraph.tensor.rewriting.subtensor_lift",
     "jitgraph.tensor.rewriting.shape",
     "jitgraph.tensor.rewriting.sigmoid",
     "jitgraph.tensor.rewriting.stabilize",
