@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.rewrite.context import copy_stack_trace
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_canonicalize
 from jitgraph.tensor.elementwise.elemwise import Elemwise, dimshuffle
@@ -50,4 +51,7 @@ def local_subtensor_of_elemwise(fgraph: FunctionGraph, node: Apply) -> list[Vari
                                                  for inp in elem.inputs):
         return None
     new = elem.op.make_node(*lifted).outputs[0]
+    # an indexing error points at the indexing, an arithmetic one at the elementwise expression
+    copy_stack_trace(node.outputs[0], [v for v, inp in zip(lifted, elem.inputs) if v is not inp])
+    copy_stack_trace([node.outputs[0], value], new)
     return [broadcast_like(new, node.outputs[0], fgraph)]

@@ -28,6 +28,7 @@ import numpy as np
 
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.rewrite.context import copy_stack_trace
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_canonicalize
 from jitgraph.tensor.indexing.index_encoding import index_vars
@@ -146,4 +147,5 @@ def local_subtensor_merge(fgraph: FunctionGraph, node: Apply) -> list[Variable] 
     if merged is None:
         return None
     new = _as_subtensor(inner.inputs[0], merged)
+    copy_stack_trace([node.outputs[0], node.inputs[0]], new)
     return [broadcast_like(new, node.outputs[0], fgraph)]

@@ -84,3 +84,11 @@ def test_out_of_range_still_raises():
     np.testing.assert_allclose(fn(np.ones((3, 2)), 2), np.exp(2.0) * np.ones(2))
     with pytest.raises(IndexError):
         fn(np.ones((3, 2)), 3)
+
+
+def test_new_nodes_keep_stack_traces():
+    from jitgraph.rewrite.stack_trace import check_stack_trace
+    x, z = T.dmatrix("x"), T.dmatrix("z")
+    y = T.dscalar("y")
+    fn = jitgraph.function([x, y, z], T.exp(x + y + z)[0])
+    assert check_stack_trace(fn, ops_to_check="all")

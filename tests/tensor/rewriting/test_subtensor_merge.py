@@ -159,3 +159,10 @@ def test_compiled_values_fast_run():
     refs = [v[1:][2:], v[::2][1:4:2], v[:, 1:][:, :9], v[3:][5:], v[1:7:2][::2, 1:]]
     for got, ref in zip(fn(v), refs):
         np.testing.assert_array_equal(got, ref)
+
+
+def test_merged_node_keeps_stack_trace():
+    from jitgraph.rewrite.stack_trace import check_stack_trace
+    x = T.dmatrix("x")
+    fn = jitgraph.function([x], x[1:][2:])
+    assert check_stack_trace(fn, ops_to_check=Subtensor)
