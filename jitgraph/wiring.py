@@ -18,6 +18,8 @@ from jitgraph import services
 #: first graph is rewritten (the engine sits below them and does not name them)
 REWRITE_MODULES: tuple[str, ...] = (
     "jitgraph.tensor.rewriting.canonicalize",
+    "jitgraph.tensor.rewriting.subtensor_merge",
+    "jitgraph.tensor.rewriting.subtensor_lift",
     "jitgraph.tensor.rewriting.shape",
     "jitgraph.tensor.rewriting.sigmoid",
     "jitgraph.tensor.rewriting.stabilize",
