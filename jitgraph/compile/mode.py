@@ -22,8 +22,9 @@ from typing import Any
 from jitgraph.compile.linker import (COMPILED_LINKER_NAMES, LINKERS, Linker, get_linker,
                                      linker_names, wrapped_by_backends)
 from jitgraph.compile.rewriting import protect_inputs, rewrite_for_mode
-from jitgraph.config import change_flags, config
+from jitgraph.config import config
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.graph.test_value import test_values_set_to
 from jitgraph.rewrite.db import RewriteDatabaseQuery
 from jitgraph.rewrite.engine import GraphRewriter
 from jitgraph.rewrite.levels import LEVELS
@@ -169,10 +170,7 @@ class Mode:
         """Rewrite ``fgraph`` in place with this mode's optimizer and tag changes. The nodes
         rewrites build get test values as ``compute_test_value_opt`` says (default 'off': the
         graph's inputs, placeholders of an inner graph included, have none then)."""
-        if config.compute_test_value != config.compute_test_value_opt:
-            with change_flags(compute_test_value=config.compute_test_value_opt):
-                stats = self._rewrite(fgraph)
-        else:  # (the usual case: both 'off'; the flags stay untouched)
+        with test_values_set_to(config.compute_test_value_opt):
             stats = self._rewrite(fgraph)
         bind_inner_graphs(fgraph, self)
         return stats

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from jitgraph.config import config
@@ -83,6 +85,17 @@ def copy_test_value(target: Variable, source: Variable, pick: Any = None) -> Non
         return
 
 
+@contextlib.contextmanager
+def test_values_set_to(level: str) -> Iterator[None]:
+    """``compute_test_value`` set to ``level`` inside; the flags are left untouched when it
+    already is (the usual case, both 'off': changing flags costs a copy of the settings)."""
+    if config.compute_test_value == level:
+        yield
+        return
+    with config.change_flags(compute_test_value=level):
+        yield
+
+
 def outer_test_values(build: Any) -> Any:
     """Decorate ``build(...) -> list of variables or None``, which makes an inner graph (from
     placeholders without test values) and the outer graph around it: the inner graph is built
@@ -90,10 +103,9 @@ def outer_test_values(build: Any) -> Any:
     (under the flag's mode) from the outer inputs'."""
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        mode = config.compute_test_value
-        if mode == "off":
+        if config.compute_test_value == "off":
             return build(*args, **kwargs)
-        with config.change_flags(compute_test_value="off"):
+        with test_values_set_to("off"):
             results = build(*args, **kwargs)
         made = [r for r in (results or []) if isinstance(r, Variable)]
         for node in io_toposort(graph_inputs(made), made):
@@ -112,9 +124,7 @@ def without_test_values(build: Any) -> Any:
     is then applied to the outer variables computes its test values as usual."""
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        if config.compute_test_value == "off":
-            return build(*args, **kwargs)
-        with config.change_flags(compute_test_value="off"):
+        with test_values_set_to("off"):
             return build(*args, **kwargs)
 
     wrapped.__name__ = build.__name__
