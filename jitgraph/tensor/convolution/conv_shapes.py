@@ -19,8 +19,8 @@ import numpy as np
 
 from jitgraph.config import config
 from jitgraph.tensor.core.assertion import Assert
-from jitgraph.tensor.core.basic import NotScalarConstantError, get_scalar_constant_value
 from jitgraph.tensor.elementwise.math import ge
+from jitgraph.tensor.shaping.dims import _const_int
 from jitgraph.tensor.shaping.shape import specify_shape
 
 BorderMode = Any  # 'valid' | 'full' | 'half' | tuple of ints | tuple of (lo, hi) pairs
@@ -230,7 +230,7 @@ def assert_conv_shape(shape: Sequence[Any]) -> tuple:
     checked = []
     for i, s in enumerate(shape):
         least = 0 if i < 2 else 1
-        value = _known_int(s)
+        value = _const_int(s)
         if value is None:
             what = "< 0" if i < 2 else "<= 0"
             check = Assert(f"The convolution would produce an invalid shape (dim[{i}] {what}).")
@@ -242,16 +242,6 @@ def assert_conv_shape(shape: Sequence[Any]) -> tuple:
                              "the image and kernel sizes")
         checked.append(s)
     return tuple(checked)
-
-
-def _known_int(s: Any) -> int | None:
-    """The value of a shape entry known when the graph is built, else None."""
-    if _is_int(s):
-        return int(s)
-    try:
-        return int(get_scalar_constant_value(s))
-    except NotScalarConstantError:
-        return None
 
 
 def assert_shape(x: Any, expected_shape: Sequence[Any] | None, msg: str = "Unexpected shape."
