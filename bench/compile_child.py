@@ -26,7 +26,9 @@ cache) and flags come from the environment set by the parent. Prints one line
   then being listed in ``jit``. A warm process loads its kernels without LLVM or Numba:
   ``--staged-warm`` stages everything else (the three times are 0);
 - ``numba_imported``, ``llvmlite_imported``: whether the process imported Numba, llvmlite at all;
-- ``graph_from_cache`` (jitgraph): whether the rewritten graph came from the compiledir.
+- ``graph_from_cache`` (jitgraph): whether the rewritten graph came from the compiledir;
+- ``optimised_s``, ``tier0_entries`` (jitgraph): from ``function(...)`` until every kernel runs
+  optimised code (a cold compile starts on tier-0 kernels: ``backend_cpu.codegen.tiering``).
 
 and ``step_ms`` (best of R loops of N steps), ``check`` (a checksum of the first step's outputs,
 to compare systems) and, for jitgraph, the rewrite/link split and the kernel-cache counters.
@@ -111,6 +113,19 @@ def _jitgraph_details(fn: object, result: dict) -> None:
     result["kernels"] = [(r.entry, round(r.seconds, 4), r.description[:70]) for r in COMPILE_LOG]
 
 
+def _tier_stages(result: dict, started: float) -> None:
+    """A cold jitgraph compile runs its first calls on tier-0 kernels while a child compiles
+    the optimised ones: ``optimised_s`` is the time from ``function(...)`` until every kernel
+    is optimised (waited for here, after the first call), ``tier0_entries`` how many entries
+    started at tier 0 (0 when warm or ``JITGRAPH_TIERED=0``)."""
+    from jitgraph.backend_cpu.codegen import tiering
+
+    tiering.settle()
+    result["optimised_s"] = time.perf_counter() - started
+    result["tier0_entries"] = tiering.STATS.quick
+    result["tier0_missed"] = tiering.STATS.missed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("system")
@@ -143,6 +158,7 @@ def main() -> None:
     result.update(build_s=t3 - t2, function_s=t4 - t3, first_call_s=t5 - t4,
                   compile_s=t5 - t3, check=checksum(first))
     if args.system.startswith("jitgraph"):
+        _tier_stages(result, t3)
         _jitgraph_details(step, result)
     elif args.system.startswith("pytensor"):
         import pytensor

@@ -56,6 +56,7 @@ def _run(base, parallel: bool) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("JITGRAPH_FLAGS",)}
     env["JITGRAPH_FLAGS"] = f"base_compiledir={base},floatX=float64"
     env["JITGRAPH_PARALLEL_COMPILE"] = "1" if parallel else "0"
+    env["JITGRAPH_TIERED"] = "0"  # the child shares the work (tests/backend_cpu/test_tiering.py)
     proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
@@ -141,6 +142,11 @@ class _FakeModule:
         import time
 
         time.sleep(30)  # the child: still busy when the parent fails
+
+    get_quick = get  # tiered: fails at tier 0 as well
+
+    def is_quick(self, entry: str) -> bool:
+        return False
 
 
 @pytest.mark.skipif(not compile_ahead.enabled(), reason="needs fork and two processors")

@@ -31,6 +31,8 @@ CHILD = textwrap.dedent('''
     xv = rng.uniform(-1, 1, (30, 20))
     yv = (rng.uniform(size=30) > 0.5).astype("float64")
     pred, err = step(xv, yv)
+    from jitgraph.backend_cpu.codegen import tiering
+    tiering.settle()  # the optimised kernels' records come with the compile child's report
     print(json.dumps({"numba": sorted(m for m in sys.modules if m.split(".")[0] == "numba"),
                       "kernels": len(COMPILE_LOG), "err": float(err.sum()),
                       "w": w.get_value().tolist()}))

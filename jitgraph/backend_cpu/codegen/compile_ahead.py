@@ -27,9 +27,11 @@ import select
 import sys
 import threading
 import time
+import warnings
 from typing import Any
 
 from jitgraph.backend_cpu import native
+from jitgraph.backend_cpu.codegen import tiering
 from jitgraph.backend_cpu.codegen.kernels import COMPILE_LOG
 from jitgraph.backend_cpu.runtime import blocks
 from jitgraph.cache import store
@@ -51,9 +53,11 @@ def enabled() -> bool:
 def _alone() -> bool:
     """No other Python thread could hold a lock the child needs: a forked child has only the
     forking thread, and a lock another thread held at the fork stays held in the child. The
-    worker threads of :mod:`.parallel` only run kernels, between programs' runs."""
+    worker threads of :mod:`.parallel` only run kernels, between programs' runs; those of
+    :mod:`.tiering` hold no lock but one every fork takes first."""
     me = threading.current_thread()
-    return all(t is me or t.name.startswith("jitgraph-cpu") for t in threading.enumerate())
+    return all(t is me or t.name.startswith("jitgraph-cpu") or t.name == tiering.THREAD_NAME
+               for t in threading.enumerate())
 
 
 def start() -> None:
@@ -115,7 +119,13 @@ def compile_entries(pairs: list[tuple[Any, str]]) -> None:
     to_build = [(m, e) for m, e in todo if m.stored(e) is False]
     child = None
     if len(to_build) >= MIN_PARALLEL and enabled() and _alone():
-        _prepare_tools({m.source.options.target_cpu for m, _ in to_build})
+        cpus = {m.source.options.target_cpu for m, _ in to_build}
+        if tiering.enabled() and any(map(tiering.eligible, (m for m, _ in to_build))):
+            # Only the child runs LLVM's optimising pipelines: it warms them up itself.
+            _prepare_tools(cpus, warm=False)
+            if _compile_tiered(todo, to_build):
+                return
+        _prepare_tools(cpus)
         child = _fork(to_build)
     # This process goes forward through the list, the child backward from its end until it
     # meets an entry already stored: each takes what the other has not reached, and an
@@ -132,15 +142,37 @@ def compile_entries(pairs: list[tuple[Any, str]]) -> None:
         _join(*child)
 
 
-def _prepare_tools(cpus: set[str]) -> None:
+def _compile_tiered(todo: list[tuple[Any, str]], to_build: list[tuple[Any, str]]) -> bool:
+    """A child builds every optimised entry of ``to_build`` while this process compiles them
+    at tier 0 (:mod:`.tiering`) and loads the rest of ``todo``; False if it cannot fork."""
+    order = tiering.child_order(to_build)
+    child = _fork(order, tiered=True)
+    if child is None:
+        return False
+    building = {(id(m), e) for m, e in to_build}
+    try:
+        tiering.compile_quick(to_build)
+        for module, entry in todo:
+            if (id(module), entry) not in building:
+                module.get(entry)
+    except BaseException:
+        os.close(child[1])
+        _kill(child[0])
+        raise
+    tiering.follow(child[0], child[1], order, _merge)
+    return True
+
+
+def _prepare_tools(cpus: set[str], warm: bool = True) -> None:
     """Set up once, before the fork, what both processes need to compile: LLVM and its target
     machines. Done after the fork, each process paid for it (tens of milliseconds of a cold
     compile)."""
-    native.prepare(cpus)
+    native.prepare(cpus, warm)
 
 
-def _fork(entries: list[tuple[Any, str]]) -> tuple[int, int] | None:
-    """Start the child compiling ``entries``: (its pid, the pipe it reports through)."""
+def _fork(entries: list[tuple[Any, str]], tiered: bool = False) -> tuple[int, int] | None:
+    """Start the child compiling ``entries`` (``tiered``: all of them, reporting each):
+    (its pid, the pipe it reports through)."""
     try:
         r, w = os.pipe()
     except OSError:
@@ -148,7 +180,9 @@ def _fork(entries: list[tuple[Any, str]]) -> tuple[int, int] | None:
     sys.stdout.flush()
     sys.stderr.flush()
     try:
-        pid = os.fork()
+        with warnings.catch_warnings():  # a tier-up thread may run: safe, see _alone
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
     except OSError:
         os.close(r)
         os.close(w)
@@ -157,7 +191,7 @@ def _fork(entries: list[tuple[Any, str]]) -> tuple[int, int] | None:
         status = 1
         try:
             os.close(r)
-            _child(entries, w)
+            (_child_tiered if tiered else _child)(entries, w)
             status = 0
         finally:
             os._exit(status)
@@ -178,6 +212,17 @@ def _child(entries: list[tuple[Any, str]], fd: int) -> None:
         out.write(report)
 
 
+def _child_tiered(entries: list[tuple[Any, str]], fd: int) -> None:
+    n0 = len(COMPILE_LOG)
+    misses, seconds = store.STATS.misses, store.STATS.compile_seconds
+    for index, (module, entry) in enumerate(entries):
+        module.get(entry)
+        tiering.report_built(fd, index)
+    tiering.report_done(fd, (COMPILE_LOG[n0:], store.STATS.misses - misses,
+                             store.STATS.compile_seconds - seconds))
+    os.close(fd)
+
+
 def _join(pid: int, fd: int) -> None:
     """Wait for the child (at most :data:`CHILD_TIMEOUT` s more) and merge its report."""
     chunks = []
@@ -194,9 +239,15 @@ def _join(pid: int, fd: int) -> None:
             chunks.append(chunk)
     os.waitpid(pid, 0)
     try:
-        records, misses, seconds = pickle.loads(b"".join(chunks))
+        report = pickle.loads(b"".join(chunks))
     except Exception:  # noqa: BLE001 - a child that died early reports nothing
         return
+    _merge(report)
+
+
+def _merge(report: tuple) -> None:
+    """A child's compile records and cache counters, into this process's."""
+    records, misses, seconds = report
     COMPILE_LOG.extend(records)
     store.STATS.misses += misses  # compiled there, then loaded here: not hits
     store.STATS.hits = max(0, store.STATS.hits - misses)

@@ -78,6 +78,14 @@ class CompileRecord(NamedTuple):
 
 #: every compilation done in this process (what ``bench/`` and the profiler report)
 COMPILE_LOG: list[CompileRecord] = []
+#: LLVM pipeline levels of tier-0 objects (:mod:`.tiering`): kernels unoptimised (a fifth of the
+#: optimised compile), the vecmath block functions vectorised (two thirds of it, 10-15 times
+#: faster code): every transcendental a tier-0 kernel computes runs in them
+QUICK_LEVELS = {"kernel": int(os.environ.get("JITGRAPH_TIER0_KERNEL", 0)),
+                "block": int(os.environ.get("JITGRAPH_TIER0_BLOCK", 0))}
+#: the tier-0 compilations of this process (:mod:`.tiering`), apart: COMPILE_LOG lists each
+#: entry's one optimised compilation, as before tiering
+TIER0_LOG: list[CompileRecord] = []
 
 
 #: Store kernels in the compiledir (``jitgraph.cache``): ``mod.py`` per kernel structure and
@@ -106,6 +114,8 @@ class KernelModule:
             self._cached = open_module(make_key(ks.key, source=source_digest), ks.source,
                                        metadata.cpu_kernel(ks.description, "numba-cpu"))
         self._compiled: dict[str, Any] = {}
+        #: entry -> handle of its tier-0 function, until :meth:`upgrade` retargets it
+        self._tier0: dict[str, Any] = {}
         self._lock = threading.Lock()
 
     @property
@@ -129,6 +139,48 @@ class KernelModule:
                 fn = self._compiled[entry] = self._obtain(entry)
                 _ORIGINS[id(fn)] = (fn, self.source, entry)
         return fn
+
+    def get_quick(self, entry: str) -> Any:
+        """``entry`` compiled at tier 0 (:mod:`.tiering`) unless it is compiled already: a
+        function computing the same values as the optimised one, which :meth:`upgrade` later
+        points at the optimised object. Compiled normally where the direct compiler declines."""
+        fn = self._compiled.get(entry)
+        if fn is not None:
+            return fn
+        with self._lock:
+            fn = self._compiled.get(entry)
+            if fn is None:
+                ks = self.source
+                obj, _ = direct_object(ks.source, entry, f"{self.export_name(entry)}__tier0",
+                                       "python", ks.options, ks.description,
+                                       quick=QUICK_LEVELS["kernel"])
+                if obj is None:
+                    fn = self._obtain(entry)
+                else:
+                    # loaded as final: bound to a tier-0 block, it is loaded again when the
+                    # optimised block arrives (usually long before its own upgrade)
+                    fn, self._tier0[entry] = native.retargetable_function(
+                        native.load(obj), obj.export)
+                self._compiled[entry] = fn
+                _ORIGINS[id(fn)] = (fn, self.source, entry)
+        return fn
+
+    def is_quick(self, entry: str) -> bool:
+        """Whether ``entry`` runs tier-0 code now."""
+        return entry in self._tier0
+
+    def upgrade(self, entry: str) -> bool:
+        """Point ``entry``'s tier-0 function at the optimised object another process stored
+        in the compiledir. False when there is none (the entry stays at tier 0)."""
+        handle = self._tier0.get(entry)
+        if handle is None:
+            return True
+        address = load_stored(self._cached, entry, "c")
+        if address is None:
+            return False
+        native.retarget(handle, address, self.export_name(entry))
+        del self._tier0[entry]
+        return True
 
     def export_name(self, entry: str) -> str:
         return f"jg_{self.source.digest()}_{entry}"
@@ -185,15 +237,16 @@ FOR_NATIVE, CALLABLE, CACHED = "native", "callable", "cached"
 
 
 def direct_object(source: str, entry: str, export: str, kind: str, options: CodegenOptions,
-                  description: str) -> tuple[Any, str]:
+                  description: str, quick: int | None = None) -> tuple[Any, str]:
     """``entry`` compiled without Numba (the direct compiler of :mod:`jitgraph.backend_cpu.native`):
-    (native object or None, why not)."""
+    (native object or None, why not); ``quick``: a tier-0 object, optimised at that level
+    (:mod:`.tiering`)."""
     t0 = time.perf_counter()
-    obj, why = build_direct(source, entry, export, kind, options)
+    obj, why = build_direct(source, entry, export, kind, options, quick)
     if obj is not None:
-        COMPILE_LOG.append(CompileRecord(hashlib.sha256(source.encode()).hexdigest()[:24],
-                                         entry, time.perf_counter() - t0,
-                                         f"direct {description}"))
+        (COMPILE_LOG if quick is None else TIER0_LOG).append(CompileRecord(
+            hashlib.sha256(source.encode()).hexdigest()[:24], entry, time.perf_counter() - t0,
+            f"direct {description}"))
     return obj, why
 
 
@@ -210,11 +263,11 @@ def obtain(cached: Any, entry: str, export: str, kind: str, target_cpu: str,
     if cached is None:
         fn, _, _ = _from_compilers(compile_direct, compile_numba, export, kind, target_cpu)
         return fn if fn is not None else _numba_result(compile_numba(CALLABLE), kind)
-    loaded = _load_stored(cached, entry, kind)
+    loaded = load_stored(cached, entry, kind)
     if loaded is not None:
         return loaded
     with cached.lock(entry):
-        loaded = _load_stored(cached, entry, kind)  # another process made it meanwhile
+        loaded = load_stored(cached, entry, kind)  # another process made it meanwhile
         if loaded is not None:
             return loaded
         stored = cached.read_native(entry)
@@ -275,7 +328,8 @@ def _numba_result(disp: Any, kind: str) -> Any:
     return cres.library.get_pointer_to_function(cres.fndesc.llvm_cfunc_wrapper_name)
 
 
-def _load_stored(cached: Any, entry: str, kind: str) -> Any:
+def load_stored(cached: Any, entry: str, kind: str) -> Any:
+    """``entry``'s object stored in the compiledir, loaded (as ``kind`` asks), or None."""
     t0 = time.perf_counter()
     stored = cached.read_native(entry)
     if stored is None or stored[1] is None:

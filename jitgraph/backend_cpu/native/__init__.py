@@ -7,7 +7,9 @@ from __future__ import annotations
 from jitgraph.backend_cpu.native.direct import build as build_direct, prepare
 from jitgraph.backend_cpu.native.objects import (KernelError, NATIVE_VERSION, NativeObject,
                                                  Unavailable, add_symbol, build, load,
-                                                 python_function)
+                                                 python_function, retarget,
+                                                 retargetable_function)
 
 __all__ = ["KernelError", "NATIVE_VERSION", "NativeObject", "Unavailable", "add_symbol",
-           "build", "build_direct", "load", "prepare", "python_function"]
+           "build", "build_direct", "load", "prepare", "python_function", "retarget",
+           "retargetable_function"]

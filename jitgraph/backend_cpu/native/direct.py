@@ -35,9 +35,11 @@ def enabled() -> bool:
     return os.environ.get("JITGRAPH_DIRECT", "1") != "0"
 
 
-def build(source: str, entry: str, export: str, kind: str, options: CodegenOptions
-          ) -> tuple[Any, str]:
+def build(source: str, entry: str, export: str, kind: str, options: CodegenOptions,
+          quick: int | None = None) -> tuple[Any, str]:
     """The native object of ``entry`` of a kernel module ``source``, or ``(None, why not)``.
+    ``quick``: a tier-0 object, LLVM's pipeline at that level and its fast instruction
+    selection (a fifth to two thirds of the time; code that computes the same bits, slower).
 
     Never raises: anything unexpected only means Numba compiles the kernel."""
     if not enabled():
@@ -47,7 +49,7 @@ def build(source: str, entry: str, export: str, kind: str, options: CodegenOptio
     if not native.supported():
         return None, f"interpreter ABI {native.abi_tag()} is not supported"
     try:
-        return _build(source, entry, export, kind, options), ""
+        return _build(source, entry, export, kind, options, quick), ""
     except Unsupported as exc:
         why = f"not translated: {exc}"
     except Exception as exc:  # noqa: BLE001 - a translation bug must not fail the kernel
@@ -82,14 +84,15 @@ done:
 _warmed: set[int] = set()  # target machines (ids: they live as long as the process) warmed up
 
 
-def prepare(cpus: "set[str] | list[str]") -> None:
+def prepare(cpus: "set[str] | list[str]", warm: bool = True) -> None:
     """Set up now what compiling kernels needs (LLVM, the target machines of ``cpus``, this
-    compiler's modules, LLVM's pipelines), so that a process forked afterwards
-    (:mod:`~jitgraph.backend_cpu.codegen.compile_ahead`) inherits it instead of paying again."""
+    compiler's modules and, if ``warm``, LLVM's optimising pipelines: 18 ms), so that a process
+    forked afterwards (:mod:`~jitgraph.backend_cpu.codegen.compile_ahead`) inherits it instead
+    of paying again."""
     from jitgraph.backend_cpu.native import direct_lower  # noqa: F401 - loaded before a fork
 
     native.prepare(cpus)
-    if not enabled():
+    if not enabled() or not warm:
         return
     with native._lock:
         llvm = native._llvm()
@@ -101,7 +104,8 @@ def prepare(cpus: "set[str] | list[str]") -> None:
                 tm.emit_object(module)
 
 
-def _build(source: str, entry: str, export: str, kind: str, options: CodegenOptions) -> Any:
+def _build(source: str, entry: str, export: str, kind: str, options: CodegenOptions,
+           quick: int | None = None) -> Any:
     from jitgraph.backend_cpu.native.direct_lower import lower_entry
 
     text, argtypes = lower_entry(source, entry, _NATIVE_NAME, " ".join(options.fastmath))
@@ -118,8 +122,9 @@ def _build(source: str, entry: str, export: str, kind: str, options: CodegenOpti
         module = _parse(llvm, text, tm)
         # The kernel is optimised alone, then linked with its entry code: inlining it into
         # the entry made LLVM optimise the kernel twice (a sixth of a cold compile).
-        _optimize(llvm, module, tm, options.opt_level)
-        return native.finish(module, glue, export, kind, options.target_cpu)
+        _optimize(llvm, module, tm, options.opt_level if quick is None else quick)
+        return native.finish(module, glue, export, kind, options.target_cpu,
+                             quick=quick is not None)
 
 
 def _parse(llvm: Any, text: str, tm: Any) -> Any:

@@ -169,9 +169,11 @@ def _build(dispatcher: Any, export: str, kind: str, target_cpu: str, nogil: bool
 
 
 def finish(module: Any, glue: str, export: str, kind: str, target_cpu: str,
-           optimize: Callable[[Any], None] | None = None) -> NativeObject:
+           optimize: Callable[[Any], None] | None = None, quick: bool = False) -> NativeObject:
     """The object of ``module`` (whose kernel the entry code ``glue`` calls): everything but
-    the entry ``export`` made internal, ``optimize(module)`` run if given, then emitted."""
+    the entry ``export`` made internal, ``optimize(module)`` run if given, then emitted --
+    with LLVM's fast instruction selection and register allocation when ``quick`` (a tier-0
+    object: a fifth of the emission time, slower code)."""
     import llvmlite.binding as llvm
 
     module.link_in(llvm.parse_assembly(glue))
@@ -180,7 +182,7 @@ def finish(module: Any, glue: str, export: str, kind: str, target_cpu: str,
         optimize(module)
     module.verify()
     imports = tuple(sorted(_imports(module)))
-    code = _target_machine(target_cpu).emit_object(module)
+    code = _target_machine(target_cpu, 0 if quick else 3).emit_object(module)
     return NativeObject(code, export, kind, imports, abi_tag())
 
 
@@ -229,12 +231,17 @@ def _imports(module: Any) -> set[str]:
 
 _lock = threading.RLock()
 _engine: Any = None
-_machines: dict[str, Any] = {}
+_machines: dict[tuple[str, int], Any] = {}  # (cpu name, code generation level) -> machine
 _keepalive: list[Any] = []
 _loaded: dict[str, int] = {}
+_provisional: set[str] = set()  # symbols whose address is tier-0 code (add_symbol)
+_bound_provisionally: list[Any] = []  # final objects loaded while one of those was provisional
+#: export -> method definition of the function calling it (python_function): retargetable
+_functions: dict[str, Any] = {}
 #: symbol -> address of what jitgraph itself provides (bound objects, loaded block functions)
 _symbols: dict[str, int] = {}
-_published: set[str] = set()  # those of ``_symbols`` also given to LLVM's JIT linker
+#: those of ``_symbols`` also given to LLVM's JIT linker, with the address it was given
+_published: dict[str, int] = {}
 #: symbol prefix -> "module:function" making such a symbol available (imported when needed)
 SYMBOL_PROVIDERS: dict[str, str] = {
     "jitgraph_block_": "jitgraph.backend_cpu.runtime.blocks:provide"}
@@ -255,33 +262,48 @@ def prepare(cpus: "set[str] | list[str]") -> None:
     inherits them instead of paying for them again."""
     for cpu in cpus:
         _target_machine(cpu)
+        _target_machine(cpu, 0)
 
 
-def _target_machine(cpu: str) -> Any:
-    """The target machine of ``cpu`` ('' or 'host': this host, with its features)."""
+def _target_machine(cpu: str, level: int = 3) -> Any:
+    """The target machine of ``cpu`` ('' or 'host': this host, with its features) generating
+    code at ``level`` (3: optimised; 0: LLVM's fast instruction selector, for tier 0)."""
     with _lock:
         llvm = _llvm()
         name = "" if cpu in ("", "host", "native") else cpu
-        tm = _machines.get(name)
+        tm = _machines.get((name, level))
         if tm is None:
             features = llvm.get_host_cpu_features().flatten() if not name else ""
             tm = llvm.Target.from_default_triple().create_target_machine(
-                cpu=name or llvm.get_host_cpu_name(), features=features, opt=3,
+                cpu=name or llvm.get_host_cpu_name(), features=features, opt=level,
                 reloc="default", codemodel="jitdefault", jit=True)
-            _machines[name] = tm
+            _machines[(name, level)] = tm
         return tm
 
 
-def add_symbol(name: str, address: int) -> None:
+def add_symbol(name: str, address: int, provisional: bool = False) -> None:
     """Make ``name`` resolve to ``address`` for objects loaded later, and for code Numba
-    compiles in this process (once llvmlite is imported)."""
+    compiles in this process (once llvmlite is imported).
+
+    ``provisional``: a tier-0 definition, replaced later. The ``"python"`` entries loaded
+    meanwhile that call it (kernels compiled on demand during a program's first call) are
+    loaded again once a final address is given, and their functions retargeted, so that they
+    do not keep calling tier-0 code after the upgrade (code Numba compiled meanwhile does: a
+    fallback the direct compiler rarely takes)."""
     with _lock:
+        replaced = name in _provisional and not provisional
+        if provisional:
+            _provisional.add(name)
+        else:
+            _provisional.discard(name)
         _symbols[name] = address
-        if "llvmlite.binding" in sys.modules and name not in _published:
+        if replaced:
+            _relink()
+        if "llvmlite.binding" in sys.modules and _published.get(name) != address:
             import llvmlite.binding as llvm
 
             llvm.add_symbol(name, address)
-            _published.add(name)
+            _published[name] = address
 
 
 def _bind_objects() -> None:
@@ -325,8 +347,30 @@ def _address_of(symbol: str) -> int | None:
     return address or None
 
 
-def load(obj: NativeObject) -> int:
-    """Load ``obj`` (once per process) and return the address of its entry."""
+def _relink() -> None:
+    """Load again the objects bound to a provisional symbol since replaced; retarget their
+    functions (:func:`add_symbol`)."""
+    waiting = []
+    for obj in _bound_provisionally:
+        if _provisional.intersection(obj.imports):
+            waiting.append(obj)
+            continue
+        exports = _load_elf(obj)
+        if exports is None or not exports.get(obj.export):
+            continue  # the first load stays (a different loader: not tiered)
+        _loaded[obj.export] = exports[obj.export]
+        for name, value in exports.items():
+            _symbols[name] = value
+        handle = _functions.get(obj.export)
+        if handle is not None:
+            handle.ml_meth = exports[obj.export]
+    _bound_provisionally[:] = waiting
+
+
+def load(obj: NativeObject, final: bool = True) -> int:
+    """Load ``obj`` (once per process) and return the address of its entry. ``final``: the
+    object is meant to stay (not a tier-0 one), so it is loaded again if it bound a
+    provisional symbol (:func:`add_symbol`)."""
     with _lock:
         address = _loaded.get(obj.export)
         if address is not None:
@@ -346,6 +390,8 @@ def load(obj: NativeObject) -> int:
         for name, value in exports.items():
             add_symbol(name, value)
         _loaded[obj.export] = address
+        if final and _provisional.intersection(obj.imports):
+            _bound_provisionally.append(obj)
         return address
 
 
@@ -399,7 +445,31 @@ def python_function(address: int, name: str) -> Callable:
         for obj in (mdef, encoded):
             _incref(ctypes.py_object(obj))
         _keepalive.append((mdef, encoded))
+        _functions[name] = mdef
         return _new_cfunction(ctypes.addressof(mdef), None, None)
+
+
+def retargetable_function(address: int, name: str) -> tuple[Callable, Any]:
+    """:func:`python_function` and a handle for :func:`retarget`."""
+    with _lock:
+        function = python_function(address, name)
+        return function, _functions[name]
+
+
+def retarget(handle: Any, address: int, export: str) -> None:
+    """Make the function of ``handle`` (:func:`retargetable_function`) call the ``"python"``
+    entry ``export``, loaded at ``address``, from now on, wherever it is referenced. CPython
+    reads a builtin function's C pointer from its method definition at every call, so this
+    one aligned store switches every caller; a call already running finishes in the old code,
+    which stays loaded. Both entries must take the same arguments (two compilations of one
+    entry)."""
+    with _lock:
+        handle.ml_meth = address
+        old = [name for name, h in _functions.items() if h is handle and name != export]
+        for name in old:  # a relink of the old object must not point the function back at it
+            del _functions[name]
+        _bound_provisionally[:] = [o for o in _bound_provisionally if o.export not in old]
+        _functions[export] = handle
 
 
 def load_python_function(obj: NativeObject, name: str) -> Callable:

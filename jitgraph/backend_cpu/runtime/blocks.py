@@ -51,6 +51,7 @@ BLOCK_SOURCE_VERSION = 4  # 4: the source names the modules of the subpackage la
 SYMBOL_PREFIX = "jitgraph_block_"
 
 _addresses: dict[str, int] = {}
+_quick: set[str] = set()  # blocks whose address is still their tier-0 code
 _lock = threading.RLock()
 
 
@@ -142,13 +143,48 @@ def require(*names: str) -> None:
         address(name)
 
 
+def quick_address(name: str) -> int:
+    """The address of block function ``name`` compiled at tier 0 (:mod:`~jitgraph.backend_cpu
+    .codegen.tiering`) unless it is compiled already; :func:`upgrade` replaces it."""
+    with _lock:
+        addr = _addresses.get(name)
+        if addr is None:
+            obj, _ = kernels.direct_object(block_source(name), "block",
+                                           f"{symbol(name)}__tier0", "c", CodegenOptions(),
+                                           f"vecmath block {name}",
+                                           quick=kernels.QUICK_LEVELS["block"])
+            if obj is None:
+                return address(name)
+            addr = _addresses[name] = native.load(obj, final=False)
+            _quick.add(name)
+        native.add_symbol(symbol(name), addr, provisional=name in _quick)
+        return addr
+
+
+def upgrade(name: str) -> bool:
+    """Make block ``name``'s symbol the optimised object another process stored, instead of
+    its tier-0 code, for the kernels loaded from now on. False when none is stored."""
+    with _lock:
+        if name not in _quick:
+            return True
+        cached = _cached_module(name)
+        addr = None if cached is None else kernels.load_stored(cached, "block", "c")
+        if addr is None:
+            return False
+        _addresses[name] = addr
+        native.add_symbol(symbol(name), addr)
+        _quick.discard(name)
+        return True
+
+
 def address(name: str) -> int:
     """The address of block function ``name`` (compiled or loaded once per process)."""
     with _lock:
         addr = _addresses.get(name)
         if addr is None:
             addr = _addresses[name] = _compile(name)
-        native.add_symbol(symbol(name), addr)  # also for Numba, if it has started since
+        # also for Numba, if it has started since
+        native.add_symbol(symbol(name), addr, provisional=name in _quick)
         return addr
 
 
@@ -178,6 +214,15 @@ class BlockFunction:
 
     def get(self, entry: str) -> int:
         return address(self.name)
+
+    def get_quick(self, entry: str) -> int:
+        return quick_address(self.name)
+
+    def is_quick(self, entry: str) -> bool:
+        return self.name in _quick
+
+    def upgrade(self, entry: str) -> bool:
+        return upgrade(self.name)
 
 
 def called_by(source: str) -> list[BlockFunction]:
