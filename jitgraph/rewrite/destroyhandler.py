@@ -36,7 +36,7 @@ from jitgraph.graph.fg import Feature, FunctionGraph, InconsistencyError
 from jitgraph.rewrite import _flags
 from jitgraph.rewrite.context import RewriteContext
 from jitgraph.rewrite.engine import GraphRewriter
-from jitgraph.rewrite.dynamic_order import add_edge
+from jitgraph.rewrite.dynamic_order import add_edge, reaches
 from jitgraph.rewrite.ordering import ordering_is_possible
 
 
@@ -224,18 +224,54 @@ class DestroyHandler(Feature):
             return True
         return var.owner is None and var not in self.mutable
 
-    def can_destroy(self, var: Variable) -> bool:
+    def can_destroy(self, var: Variable, destroyer: Apply | None = None) -> bool:
         """A quick necessary condition for destroying ``var``: no protected root, not an output.
+        Given the ``destroyer`` (the node that would overwrite ``var``, as it is now), also: no
+        other node already overwrites that value, and none of its other readers uses
+        ``destroyer``'s results (it could not run before the value is overwritten).
 
         In-place rewrites use it to skip hopeless candidates before building a node; the full
-        answer comes from validating the graph after the replacement.
+        answer comes from validating the graph after the replacement. A candidate it refuses
+        would be refused by that validation (the replacement keeps the other destroyers and
+        the readers' paths from ``destroyer``), so the rewritten graph is the same, without
+        the replacement and its undoing.
         """
         fgraph = self._graph()
         roots = self.roots(var)
         if any(self.is_protected(r) for r in roots):
             return False
-        outputs = set(fgraph.outputs)
-        return not any(self.views_of(r) & outputs for r in roots)
+        impact: set[Variable] = set()
+        for root in roots:
+            impact |= self.views_of(root)
+        if impact & set(fgraph.outputs):
+            return False
+        return destroyer is None or not self._surely_refused(fgraph, destroyer, roots, impact)
+
+    def _surely_refused(self, fgraph: FunctionGraph, destroyer: Apply, roots: list[Variable],
+                        impact: set[Variable]) -> bool:
+        """Whether ``destroyer`` overwriting the value ``impact`` (of ``roots``) breaks a rule
+        whatever else changes: a root another destroyer claims, or a reader after it."""
+        if self._analyze(fgraph)[1] is not None:  # (judges the destroyers a change forgot)
+            return False  # an invalid graph: let validation say so
+        for root in roots:
+            if self._claimed.get(root, set()) - {destroyer}:
+                return True
+        readers = {client for w in impact for client, _ in fgraph.clients.get(w, ())
+                   if isinstance(client, Apply)}
+        readers.discard(destroyer)
+        if not readers:
+            return False
+        if self._position is None and not self._recompute_order(fgraph):
+            return False
+        return reaches(self._position, destroyer, readers, self._clients) is True
+
+    def _clients(self, node: Apply) -> Iterable[Apply]:
+        """The nodes reading ``node``'s outputs."""
+        clients = self._graph().clients
+        for out in node.outputs:
+            for client, _ in clients.get(out, ()):
+                if isinstance(client, Apply):
+                    yield client
 
     def orderings(self, fgraph: FunctionGraph) -> dict[Apply, set[Apply]]:
         """``{destroyer: nodes that must run before it}``: other readers of its victim."""
@@ -334,13 +370,17 @@ class DestroyHandler(Feature):
                 break
             else:
                 return None
+        return None if self._recompute_order(fgraph) else _CANNOT_ORDER
+
+    def _recompute_order(self, fgraph: FunctionGraph) -> bool:
+        """Keep a new full execution order (O(nodes)); False when there is none (a cycle)."""
         order = ordering_is_possible(fgraph, self._orderings())
         if order is None:
-            return _CANNOT_ORDER
+            return False
         self._position = {node: float(k) for k, node in enumerate(order)}
         self._slots = set(self._position.values())
         self._unordered.clear()
-        return None
+        return True
 
     def _after(self, node: Apply) -> Iterable[Apply]:
         """The nodes that must run after ``node``: its clients and the destroyers whose victim
