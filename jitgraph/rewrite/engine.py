@@ -50,6 +50,14 @@ class NodeRewriter:
         """The op classes and op instances this rewrite applies to; None means every node."""
         return None
 
+    def applies_to(self, op: Op) -> bool:
+        """Whether the rewrite can change a node of the tracked ``op`` at all: a test of the
+        op's props that the drivers' dispatch asks once per op (ops that compare equal get
+        the answer of the first), so that a rewrite of ``add`` nodes, which tracks
+        ``Elemwise``, is not called on every other elementwise node. False must mean that
+        :meth:`transform` returns nothing for any node of ``op``."""
+        return True
+
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Replacements:
         """Return None/False (no change), a list of new outputs, or a dict ``{old: new}``."""
         raise NotImplementedError
@@ -72,15 +80,20 @@ class FunctionNodeRewriter(NodeRewriter):
 
     def __init__(self, fn: Callable[[FunctionGraph, Apply], Replacements],
                  tracks: Sequence[Tracked] | None, inplace: bool = False,
-                 name: str | None = None) -> None:
+                 name: str | None = None, op_test: Callable[[Op], bool] | None = None
+                 ) -> None:
         super().__init__(name or fn.__name__)
         self.fn = fn
         self._tracks = None if tracks is None else list(tracks)
         self.inplace = inplace
+        self.op_test = op_test
         self.__doc__ = fn.__doc__
 
     def tracks(self) -> Sequence[Tracked] | None:
         return self._tracks
+
+    def applies_to(self, op: Op) -> bool:
+        return self.op_test is None or self.op_test(op)
 
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Replacements:
         return self.fn(fgraph, node)
@@ -103,12 +116,15 @@ def _as_tracks(tracks: Any) -> list[Tracked] | None:
     return items
 
 
-def node_rewriter(tracks: Any, inplace: bool = False, name: str | None = None
+def node_rewriter(tracks: Any, inplace: bool = False, name: str | None = None,
+                  op_test: Callable[[Op], bool] | None = None
                   ) -> Callable[[Callable], FunctionNodeRewriter]:
     """Decorator making ``fn(fgraph, node)`` a :class:`NodeRewriter`.
 
     ``tracks`` is an op class, an op instance, or a list of them (None: every node). Use
-    ``inplace=True`` when the rewrite introduces ops with a ``destroy_map``::
+    ``inplace=True`` when the rewrite introduces ops with a ``destroy_map``. ``op_test(op)``,
+    when given, narrows the tracked ops by their props (see :meth:`NodeRewriter.applies_to`;
+    ``fn`` still checks what it needs, so that calling it directly stays safe)::
 
         @node_rewriter([Mul])
         def local_mul_one(fgraph, node):
@@ -117,7 +133,7 @@ def node_rewriter(tracks: Any, inplace: bool = False, name: str | None = None
     tracked = _as_tracks(tracks)
 
     def decorate(fn: Callable) -> FunctionNodeRewriter:
-        return FunctionNodeRewriter(fn, tracked, inplace=inplace, name=name)
+        return FunctionNodeRewriter(fn, tracked, inplace=inplace, name=name, op_test=op_test)
 
     return decorate
 
@@ -173,7 +189,8 @@ def flatten_rewriters(rewriters: Iterable[NodeRewriter]) -> list[NodeRewriter]:
 
 
 class RewriterDispatch:
-    """Finds the node rewriters that track a given op, in registration order (cached per op)."""
+    """Finds the node rewriters that track a given op and apply to it, in registration order
+    (cached per op)."""
 
     def __init__(self, rewriters: Iterable[NodeRewriter]) -> None:
         self.rewriters = flatten_rewriters(rewriters)
@@ -199,7 +216,7 @@ class RewriterDispatch:
         idxs.update(self._by_op.get(op, ()))
         for cls in type(op).__mro__:
             idxs.update(self._by_class.get(cls, ()))
-        found = [self.rewriters[i] for i in sorted(idxs)]
+        found = [rw for rw in map(self.rewriters.__getitem__, sorted(idxs)) if rw.applies_to(op)]
         self._cache[op] = found
         return found
 

@@ -88,6 +88,28 @@ def test_tracking_by_class_and_instance_dispatch():
     assert op_names(fg) == ["Add", "Exp"]
 
 
+def test_op_test_narrows_the_dispatch_once_per_op():
+    # A rewrite tracking a class, narrowed by op_test, is never called on the ops the test
+    # refuses, and the test runs once per distinct op, not per node or sweep.
+    x, = vecs("x")
+    fg = fgraph_of([x], [add(exp(neg(x)), exp(neg(exp(x))))])
+    tested, called = [], []
+
+    def only_neg(op):
+        tested.append(op)
+        return isinstance(op, Neg)
+
+    @node_rewriter(None, op_test=only_neg)
+    def spy(fgraph, node):
+        called.append(type(node.op).__name__)
+
+    EquilibriumGraphRewriter([spy]).rewrite(fg)
+    assert called == ["Neg", "Neg"]
+    assert len(tested) == len({type(op) for op in tested}) == 3  # Neg, Exp, Add
+    assert spy.applies_to(neg) and not spy.applies_to(exp)
+    assert local_neg_neg.applies_to(exp)  # (no op_test: every tracked op)
+
+
 def test_equilibrium_reaches_fixed_point_and_keeps_values():
     x, = vecs("x")
     y = x
