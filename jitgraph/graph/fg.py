@@ -194,9 +194,13 @@ class FunctionGraph:
             feature.validate(self)
 
     # -- queries --------------------------------------------------------------------------
-    def toposort(self) -> list[Apply]:
-        """Apply nodes in an order where each comes after the nodes computing its inputs."""
-        if self._order is None:
+    def toposort(self, recompute: bool = False) -> list[Apply]:
+        """Apply nodes in an order where each comes after the nodes computing its inputs (kept
+        until the graph changes). ``recompute`` sorts again from the outputs whatever is kept:
+        a check of the graph's structure (the rewrite phases' validity check) then leaves its
+        sort to the next phase."""
+        if self._order is None or recompute:
+            self._order = None
             self._order = io_toposort(self.inputs, self.outputs)
         return list(self._order)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 
-from jitgraph.graph.basic import Apply, io_toposort
+from jitgraph.graph.basic import Apply
 from jitgraph.graph.fg import FunctionGraph, InconsistencyError
 from jitgraph.rewrite.context import RewriteWarning
 
@@ -50,7 +50,7 @@ class GraphSnapshot:
             if out.type != old_type:
                 return f"output {i} changed type from {old_type} to {out.type}"
         try:
-            nodes = set(io_toposort(fgraph.inputs, fgraph.outputs))
+            nodes = set(fgraph.toposort(recompute=True))
         except ValueError as exc:  # io_toposort reports cycles as ValueError
             return str(exc)
         if nodes != fgraph.apply_nodes:
