@@ -55,6 +55,7 @@ class FunctionGraph:
         self.variables: set[Variable] = set()
         self.clients: dict[Variable, list[tuple[Any, int]]] = {}
         self._features: list[Feature] = []
+        self._hooks: dict[str, tuple] = {}  # event -> the features' hooks (execute_callbacks)
         self._order: list[Apply] | None = None
         for inp in inputs:
             if inp.owner is not None:
@@ -171,22 +172,43 @@ class FunctionGraph:
         if feature in self._features:
             return
         self._features.append(feature)
+        self._hooks.clear()
         feature.on_attach(self)
 
     def remove_feature(self, feature: Feature) -> None:
         if feature in self._features:
             self._features.remove(feature)
+            self._hooks.clear()
             feature.on_detach(self)
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_hooks"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._hooks = {}
 
     @property
     def features(self) -> list[Feature]:
         return list(self._features)
 
     def execute_callbacks(self, name: str, *args: Any) -> None:
+        hooks = self._hooks.get(name)
+        if hooks is None:
+            hooks = self._hooks[name] = self._find_hooks(name)
+        for hook in hooks:
+            hook(self, *args)
+
+    def _find_hooks(self, name: str) -> tuple:
+        """The features' ``name`` hooks, in attachment order, leaving out those that are the
+        base class's no-op (a rewrite calls hooks tens of thousands of times)."""
+        noop = getattr(Feature, name, None)
+        hooks = []
         for feature in self._features:
             hook = getattr(feature, name, None)
-            if hook is not None:
-                hook(self, *args)
+            if hook is not None and getattr(hook, "__func__", None) is not noop:
+                hooks.append(hook)
+        return tuple(hooks)
 
     def validate(self) -> None:
         """Ask every feature whether the graph is still acceptable (raises InconsistencyError)."""
