@@ -55,13 +55,15 @@ class GraphSnapshot:
             return str(exc)
         if nodes != fgraph.apply_nodes:
             return "the graph's node set is out of sync with its outputs"
-        # One set of all client entries: a variable may have thousands of clients.
-        recorded = {(id(c), i, id(v)) for v, cl in fgraph.clients.items() for c, i in cl}
+        # One set of all client entries: a variable may have thousands of clients. (Nodes and
+        # variables hash by identity.)
+        recorded = {(c, i, v) for v, cl in fgraph.clients.items() for c, i in cl}
+        variables = fgraph.variables
         for node in nodes:
             for i, inp in enumerate(node.inputs):
-                if inp not in fgraph.variables:
+                if inp not in variables:
                     return f"input {i} ({inp}) of {node} is not in the graph"
-                if (id(node), i, id(inp)) not in recorded:
+                if (node, i, inp) not in recorded:
                     return f"the client list of {inp} misses input {i} of {node}"
         if self.unchecked_destroyers is not None:
             new = _destroyers(fgraph) - self.unchecked_destroyers
