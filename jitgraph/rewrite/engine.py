@@ -220,6 +220,20 @@ class RewriterDispatch:
         self._cache[op] = found
         return found
 
+    def run_lookup(self) -> Callable[[Op], list[NodeRewriter]]:
+        """:meth:`for_op` for one pass of a driver: an op met again (the same object: nodes
+        share ops, and each sweep meets every node) is found by identity, without hashing and
+        comparing its props. (Kept for the pass only: it holds the ops it has met.)"""
+        met: dict[int, tuple[Op, list[NodeRewriter]]] = {}
+
+        def lookup(op: Op) -> list[NodeRewriter]:
+            entry = met.get(id(op))
+            if entry is None or entry[0] is not op:
+                entry = met[id(op)] = (op, self.for_op(op))
+            return entry[1]
+
+        return lookup
+
 
 def normalize_replacements(node: Apply, result: Any) -> list[tuple[Variable, Variable]]:
     """A node rewriter's result as ``(old, new)`` pairs; raises ValueError if it is malformed."""
@@ -428,10 +442,11 @@ class WalkingGraphRewriter(GraphRewriter):
         listener = None if self.ignore_newtrees else _ImportQueue(queue)
         if listener is not None:
             fgraph.attach_feature(listener)
+        rewriters_for = self._dispatch.run_lookup()
         try:
             while queue:
                 node = queue.popleft()
-                for rw in self._dispatch.for_op(node.op):
+                for rw in rewriters_for(node.op):
                     if node not in fgraph.apply_nodes:
                         break
                     try_node_rewrite(rw, fgraph, node, ctx)

@@ -435,3 +435,21 @@ def test_the_validity_check_leaves_its_sort_to_the_next_phase(monkeypatch):
     fg.toposort()
     assert len(sorts) == 1
     assert len(fg.toposort(recompute=True)) == 2 and len(sorts) == 2
+
+
+def test_a_sweep_looks_each_op_object_up_once(monkeypatch):
+    # Nodes share op objects: a pass finds the rewriters of an op it met before by identity,
+    # without hashing and comparing the op's props again (for_op: once per op per pass).
+    from jitgraph.rewrite.engine import RewriterDispatch
+
+    asked = []
+    real = RewriterDispatch.for_op
+    monkeypatch.setattr(RewriterDispatch, "for_op",
+                        lambda self, op: asked.append(op) or real(self, op))
+    x, y = vecs("x", "y")
+    fg = fgraph_of([x, y], [add(exp(exp(x)), exp(exp(y)))])
+    EquilibriumGraphRewriter([local_neg_neg]).rewrite(fg)
+    assert sorted(type(op).__name__ for op in asked) == ["Add", "Exp"]
+    asked.clear()
+    in_to_out(local_neg_neg).rewrite(fg)
+    assert len(asked) == 2
