@@ -47,11 +47,12 @@ def add_edge(position: dict, src: Hashable, dst: Hashable, successors: Neighbour
     return True
 
 
-def reaches(position: dict, start: Hashable, targets: set, successors: Neighbours
-            ) -> bool | None:
+def reaches(position: dict, start: Hashable, targets: set, successors: Neighbours,
+            limit: int | None = None) -> bool | None:
     """Whether a path of edges leads from ``start`` to one of ``targets``. The positions
     respect the edges, so only the nodes placed after ``start`` and up to the last target are
-    searched. None when a node met has no position."""
+    searched. None when a node met has no position, or when the search would go on past
+    ``limit`` nodes (a caller asking for a cheap answer)."""
     placed = [position.get(t) for t in targets]
     if any(p is None for p in placed):
         return None
@@ -64,6 +65,10 @@ def reaches(position: dict, start: Hashable, targets: set, successors: Neighbour
     seen = {start}
     stack = [start]
     while stack:
+        if limit is not None:
+            if limit <= 0:
+                return None
+            limit -= 1
         met = []
         for other in successors(stack.pop()):
             if other in seen:

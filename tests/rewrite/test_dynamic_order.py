@@ -115,5 +115,9 @@ def test_reaches_searches_only_between_the_positions(seed):
 
         got = reaches_in_order(position, start, targets, successors)
         assert got is any(reaches(succ, start, t) for t in targets)
+        visited_before = len(visited)
+        limited = reaches_in_order(position, start, targets, successors, limit=2)
+        assert limited is None or limited is got  # past 2 nodes: no answer
+        assert len(visited) - visited_before <= 2
         assert all(position[v] < max(position[t] for t in targets) for v in visited)
     assert reaches_in_order({0: 0.0}, 0, {1}, succ.__getitem__) is None  # 1 has no position
