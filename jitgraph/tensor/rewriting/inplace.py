@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from jitgraph.graph.basic import Apply, Constant, Variable
-from jitgraph.graph.fg import FunctionGraph
+from jitgraph.graph.fg import OUTPUT, FunctionGraph
 from jitgraph.rewrite.context import RewriteContext, copy_stack_trace
 from jitgraph.rewrite.destroyhandler import (
     DestroyHandler,
@@ -133,7 +133,9 @@ def _updated_first(fgraph: FunctionGraph, out: Variable, node: Apply, candidates
     updates = getattr(fgraph, "update_mapping", None)
     if not updates:
         return candidates
-    updated = {fgraph.inputs[i] for o, i in updates.items() if fgraph.outputs[o] is out}
+    # (the graph outputs that are ``out`` are its OUTPUT clients: not a scan of every update)
+    updated = {fgraph.inputs[updates[o]] for client, o in fgraph.clients.get(out, ())
+               if client == OUTPUT and o in updates}
     if not updated:
         return candidates
 
