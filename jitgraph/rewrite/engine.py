@@ -42,6 +42,8 @@ class NodeRewriter:
 
     #: True when the rewrite builds ops that destroy their inputs (needs a destroy handler)
     inplace: bool = False
+    #: a test of the op's props narrowing the tracked ops (see :meth:`applies_to`)
+    op_test: Callable[[Op], bool] | None = None
 
     def __init__(self, name: str | None = None) -> None:
         self.name = name or type(self).__name__
@@ -56,7 +58,7 @@ class NodeRewriter:
         the answer of the first), so that a rewrite of ``add`` nodes, which tracks
         ``Elemwise``, is not called on every other elementwise node. False must mean that
         :meth:`transform` returns nothing for any node of ``op``."""
-        return True
+        return self.op_test is None or self.op_test(op)
 
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Replacements:
         """Return None/False (no change), a list of new outputs, or a dict ``{old: new}``."""
@@ -91,9 +93,6 @@ class FunctionNodeRewriter(NodeRewriter):
 
     def tracks(self) -> Sequence[Tracked] | None:
         return self._tracks
-
-    def applies_to(self, op: Op) -> bool:
-        return self.op_test is None or self.op_test(op)
 
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Replacements:
         return self.fn(fgraph, node)
@@ -206,8 +205,17 @@ class RewriterDispatch:
                 table = self._by_class if isinstance(t, type) else self._by_op
                 table.setdefault(t, []).append(idx)
         self._cache: dict[Op, list[NodeRewriter]] = {}
+        #: op class -> its rewriters, when they do not depend on the op itself (else None)
+        self._by_type: dict[type, list[NodeRewriter] | None] = {}
 
     def for_op(self, op: Op) -> list[NodeRewriter]:
+        kind = type(op)
+        try:
+            found = self._by_type[kind]
+        except KeyError:
+            found = self._by_type[kind] = self._for_class(kind)
+        if found is not None:
+            return found  # (without hashing the op and comparing its props)
         try:
             return self._cache[op]
         except KeyError:
@@ -218,6 +226,20 @@ class RewriterDispatch:
             idxs.update(self._by_class.get(cls, ()))
         found = [rw for rw in map(self.rewriters.__getitem__, sorted(idxs)) if rw.applies_to(op)]
         self._cache[op] = found
+        return found
+
+    def _for_class(self, kind: type) -> list[NodeRewriter] | None:
+        """The rewriters of every op of class ``kind``, or None when they depend on the op:
+        an op instance is tracked, or one of them narrows the ops it applies to."""
+        if self._by_op:
+            return None
+        idxs = set(self._any)
+        for cls in kind.__mro__:
+            idxs.update(self._by_class.get(cls, ()))
+        found = [self.rewriters[i] for i in sorted(idxs)]
+        if any(rw.op_test is not None or type(rw).applies_to is not NodeRewriter.applies_to
+               for rw in found):
+            return None
         return found
 
     def run_lookup(self) -> Callable[[Op], list[NodeRewriter]]:

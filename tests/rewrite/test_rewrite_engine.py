@@ -453,3 +453,25 @@ def test_a_sweep_looks_each_op_object_up_once(monkeypatch):
     asked.clear()
     in_to_out(local_neg_neg).rewrite(fg)
     assert len(asked) == 2
+
+
+def test_dispatch_by_class_needs_no_op_comparison():
+    # Rewriters tracking classes only, none narrowing by op_test, apply to every op of a
+    # class: found once per class, without hashing each op and comparing its props (after
+    # fusion every fused node has an op of its own: walking passes compared thousands).
+    from jitgraph.rewrite.engine import RewriterDispatch
+
+    class Counted(Neg):
+        hashed = 0
+
+        def __hash__(self):
+            Counted.hashed += 1
+            return super().__hash__()
+
+    by_class = RewriterDispatch([local_neg_neg])
+    assert by_class.for_op(Counted()) == [local_neg_neg] == by_class.for_op(Counted())
+    assert Counted.hashed == 0
+    narrowed = node_rewriter([Neg], op_test=lambda op: True)(lambda fg, n: None)
+    by_op = RewriterDispatch([local_neg_neg, narrowed])
+    assert by_op.for_op(Counted()) == [local_neg_neg, narrowed]
+    assert Counted.hashed >= 1  # (an op test may look at the props: found per op)
