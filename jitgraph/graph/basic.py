@@ -308,33 +308,36 @@ def io_toposort(inputs: Iterable[Variable], outputs: Iterable[Variable]) -> list
     # it on every call made importing n nodes O(n^2).
     stop = inputs if isinstance(inputs, (set, frozenset)) else set(inputs)
     order: list[Apply] = []
-    done: set[int] = set()
+    done: set[Apply] = set()
     for out in outputs:
         _visit_postorder(out, stop, done, order)
     return order
 
 
-def _visit_postorder(root: Variable, stop: set, done: set[int], order: list[Apply]) -> None:
-    # Iterative DFS: deep graphs (long chains from unrolled loops) must not hit the recursion limit.
-    if root in stop or root.owner is None or id(root.owner) in done:
+def _visit_postorder(root: Variable, stop: set, done: set[Apply], order: list[Apply]) -> None:
+    # Iterative DFS: deep graphs (long chains from unrolled loops) must not hit the recursion
+    # limit. Each stack entry keeps its node's iterator over the inputs, resumed where it
+    # stopped (the rewrites sort graphs of thousands of nodes dozens of times per compile).
+    node = root.owner
+    if node is None or node in done or root in stop:
         return
-    stack: list[tuple[Apply, int]] = [(root.owner, 0)]
-    on_stack = {id(root.owner)}
+    stack = [(node, iter(node.inputs))]
+    on_stack = {node}
     while stack:
-        node, i = stack.pop()
-        if i < len(node.inputs):
-            stack.append((node, i + 1))
-            inp = node.inputs[i]
+        node, inputs = stack[-1]
+        for inp in inputs:
             parent = inp.owner
-            if inp in stop or parent is None or id(parent) in done:
+            if parent is None or parent in done or inp in stop:
                 continue
-            if id(parent) in on_stack:
+            if parent in on_stack:
                 raise ValueError(f"the graph has a cycle through {parent}")
-            on_stack.add(id(parent))
-            stack.append((parent, 0))
+            on_stack.add(parent)
+            stack.append((parent, iter(parent.inputs)))
+            break
         else:
-            on_stack.discard(id(node))
-            done.add(id(node))
+            stack.pop()
+            on_stack.discard(node)
+            done.add(node)
             order.append(node)
 
 

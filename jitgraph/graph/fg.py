@@ -55,6 +55,7 @@ class FunctionGraph:
         self.variables: set[Variable] = set()
         self.clients: dict[Variable, list[tuple[Any, int]]] = {}
         self._features: list[Feature] = []
+        self._hooks: dict[str, tuple] = {}  # event -> the features' hooks (execute_callbacks)
         self._order: list[Apply] | None = None
         for inp in inputs:
             if inp.owner is not None:
@@ -171,22 +172,43 @@ class FunctionGraph:
         if feature in self._features:
             return
         self._features.append(feature)
+        self._hooks.clear()
         feature.on_attach(self)
 
     def remove_feature(self, feature: Feature) -> None:
         if feature in self._features:
             self._features.remove(feature)
+            self._hooks.clear()
             feature.on_detach(self)
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_hooks"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._hooks = {}
 
     @property
     def features(self) -> list[Feature]:
         return list(self._features)
 
     def execute_callbacks(self, name: str, *args: Any) -> None:
+        hooks = self._hooks.get(name)
+        if hooks is None:
+            hooks = self._hooks[name] = self._find_hooks(name)
+        for hook in hooks:
+            hook(self, *args)
+
+    def _find_hooks(self, name: str) -> tuple:
+        """The features' ``name`` hooks, in attachment order, leaving out those that are the
+        base class's no-op (a rewrite calls hooks tens of thousands of times)."""
+        noop = getattr(Feature, name, None)
+        hooks = []
         for feature in self._features:
             hook = getattr(feature, name, None)
-            if hook is not None:
-                hook(self, *args)
+            if hook is not None and getattr(hook, "__func__", None) is not noop:
+                hooks.append(hook)
+        return tuple(hooks)
 
     def validate(self) -> None:
         """Ask every feature whether the graph is still acceptable (raises InconsistencyError)."""
@@ -194,9 +216,13 @@ class FunctionGraph:
             feature.validate(self)
 
     # -- queries --------------------------------------------------------------------------
-    def toposort(self) -> list[Apply]:
-        """Apply nodes in an order where each comes after the nodes computing its inputs."""
-        if self._order is None:
+    def toposort(self, recompute: bool = False) -> list[Apply]:
+        """Apply nodes in an order where each comes after the nodes computing its inputs (kept
+        until the graph changes). ``recompute`` sorts again from the outputs whatever is kept:
+        a check of the graph's structure (the rewrite phases' validity check) then leaves its
+        sort to the next phase."""
+        if self._order is None or recompute:
+            self._order = None
             self._order = io_toposort(self.inputs, self.outputs)
         return list(self._order)
 

@@ -26,6 +26,7 @@ defined outside jitgraph may set attributes later, as Theano allowed.
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any, Callable, Sequence
 
 from jitgraph.graph.basic import Apply, Variable, creation_trace
@@ -93,6 +94,18 @@ def _adapt_perform(fn: Callable, prepares: bool) -> Callable:
     return perform
 
 
+def _props_getter(names: Any) -> tuple[Any, Callable[[Any], tuple]]:
+    """``(names, getter)``: ``getter(op)`` is the tuple of ``op``'s ``names`` attributes (one
+    C call: ops are compared by their props every time a rewrite looks one up)."""
+    fields = tuple(names)
+    if not fields:
+        return names, lambda op: ()
+    if len(fields) == 1:
+        one = operator.attrgetter(fields[0])
+        return names, lambda op: (one(op),)
+    return names, operator.attrgetter(*fields)
+
+
 class Op(metaclass=_OpMeta):
     """Base class of graph operations.
 
@@ -118,9 +131,12 @@ class Op(metaclass=_OpMeta):
     _props_declared = True
     #: set per class: jitgraph's own ops refuse every change after ``__init__``
     _strict_immutable = False
+    #: ``(__props__, getter)`` for :meth:`_props` (set per class)
+    _props_of = _props_getter(__props__)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls._props_of = _props_getter(cls.__props__)
         if "compare_by_identity" not in cls.__dict__:
             declared = any("__props__" in k.__dict__ for k in cls.__mro__ if k is not Op)
             cls.compare_by_identity = not declared and not cls.__module__.startswith("jitgraph.")
@@ -155,7 +171,12 @@ class Op(metaclass=_OpMeta):
 
     def _props(self) -> tuple:
         """The values of ``__props__``, in order."""
-        return tuple(getattr(self, p) for p in self._prop_names())
+        if not self._props_declared:
+            return ()
+        names, getter = self._props_of
+        if names is not self.__props__:  # (``__props__`` set after the class was made)
+            return tuple(getattr(self, p) for p in self.__props__)
+        return getter(self)
 
     def _props_dict(self) -> dict[str, Any]:
         """``__props__`` as a dict ``{name: value}``."""

@@ -47,6 +47,47 @@ def add_edge(position: dict, src: Hashable, dst: Hashable, successors: Neighbour
     return True
 
 
+def reaches(position: dict, start: Hashable, targets: set, successors: Neighbours,
+            limit: int | None = None) -> bool | None:
+    """Whether a path of edges leads from ``start`` to one of ``targets``. The positions
+    respect the edges, so only the nodes placed after ``start`` and up to the last target are
+    searched. None when a node met has no position, or when the search would go on past
+    ``limit`` nodes (a caller asking for a cheap answer)."""
+    placed = [position.get(t) for t in targets]
+    if any(p is None for p in placed):
+        return None
+    low = position.get(start)
+    if low is None:
+        return None
+    high = max(placed, default=low)
+    if high <= low:
+        return False
+    seen = {start}
+    stack = [start]
+    while stack:
+        if limit is not None:
+            if limit <= 0:
+                return None
+            limit -= 1
+        met = []
+        for other in successors(stack.pop()):
+            if other in seen:
+                continue
+            if other in targets:
+                return True
+            p = position.get(other)
+            if p is None:
+                return None
+            seen.add(other)
+            if p < high:
+                met.append((p, other))
+        # the node placed latest first: a path to a target is usually found at once (as in
+        # _reach); a search that finds none visits the same nodes in any order
+        met.sort(key=_first)
+        stack.extend(other for _, other in met)
+    return False
+
+
 def _reach(position: dict, start: Hashable, neighbours: Neighbours,
            inside: Callable[[float, float], bool], target: Hashable | None
            ) -> set | bool | None:

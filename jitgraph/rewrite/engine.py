@@ -42,6 +42,8 @@ class NodeRewriter:
 
     #: True when the rewrite builds ops that destroy their inputs (needs a destroy handler)
     inplace: bool = False
+    #: a test of the op's props narrowing the tracked ops (see :meth:`applies_to`)
+    op_test: Callable[[Op], bool] | None = None
 
     def __init__(self, name: str | None = None) -> None:
         self.name = name or type(self).__name__
@@ -49,6 +51,14 @@ class NodeRewriter:
     def tracks(self) -> Sequence[Tracked] | None:
         """The op classes and op instances this rewrite applies to; None means every node."""
         return None
+
+    def applies_to(self, op: Op) -> bool:
+        """Whether the rewrite can change a node of the tracked ``op`` at all: a test of the
+        op's props that the drivers' dispatch asks once per op (ops that compare equal get
+        the answer of the first), so that a rewrite of ``add`` nodes, which tracks
+        ``Elemwise``, is not called on every other elementwise node. False must mean that
+        :meth:`transform` returns nothing for any node of ``op``."""
+        return self.op_test is None or self.op_test(op)
 
     def transform(self, fgraph: FunctionGraph, node: Apply) -> Replacements:
         """Return None/False (no change), a list of new outputs, or a dict ``{old: new}``."""
@@ -72,11 +82,13 @@ class FunctionNodeRewriter(NodeRewriter):
 
     def __init__(self, fn: Callable[[FunctionGraph, Apply], Replacements],
                  tracks: Sequence[Tracked] | None, inplace: bool = False,
-                 name: str | None = None) -> None:
+                 name: str | None = None, op_test: Callable[[Op], bool] | None = None
+                 ) -> None:
         super().__init__(name or fn.__name__)
         self.fn = fn
         self._tracks = None if tracks is None else list(tracks)
         self.inplace = inplace
+        self.op_test = op_test
         self.__doc__ = fn.__doc__
 
     def tracks(self) -> Sequence[Tracked] | None:
@@ -103,12 +115,15 @@ def _as_tracks(tracks: Any) -> list[Tracked] | None:
     return items
 
 
-def node_rewriter(tracks: Any, inplace: bool = False, name: str | None = None
+def node_rewriter(tracks: Any, inplace: bool = False, name: str | None = None,
+                  op_test: Callable[[Op], bool] | None = None
                   ) -> Callable[[Callable], FunctionNodeRewriter]:
     """Decorator making ``fn(fgraph, node)`` a :class:`NodeRewriter`.
 
     ``tracks`` is an op class, an op instance, or a list of them (None: every node). Use
-    ``inplace=True`` when the rewrite introduces ops with a ``destroy_map``::
+    ``inplace=True`` when the rewrite introduces ops with a ``destroy_map``. ``op_test(op)``,
+    when given, narrows the tracked ops by their props (see :meth:`NodeRewriter.applies_to`;
+    ``fn`` still checks what it needs, so that calling it directly stays safe)::
 
         @node_rewriter([Mul])
         def local_mul_one(fgraph, node):
@@ -117,7 +132,7 @@ def node_rewriter(tracks: Any, inplace: bool = False, name: str | None = None
     tracked = _as_tracks(tracks)
 
     def decorate(fn: Callable) -> FunctionNodeRewriter:
-        return FunctionNodeRewriter(fn, tracked, inplace=inplace, name=name)
+        return FunctionNodeRewriter(fn, tracked, inplace=inplace, name=name, op_test=op_test)
 
     return decorate
 
@@ -173,7 +188,8 @@ def flatten_rewriters(rewriters: Iterable[NodeRewriter]) -> list[NodeRewriter]:
 
 
 class RewriterDispatch:
-    """Finds the node rewriters that track a given op, in registration order (cached per op)."""
+    """Finds the node rewriters that track a given op and apply to it, in registration order
+    (cached per op)."""
 
     def __init__(self, rewriters: Iterable[NodeRewriter]) -> None:
         self.rewriters = flatten_rewriters(rewriters)
@@ -189,8 +205,17 @@ class RewriterDispatch:
                 table = self._by_class if isinstance(t, type) else self._by_op
                 table.setdefault(t, []).append(idx)
         self._cache: dict[Op, list[NodeRewriter]] = {}
+        #: op class -> its rewriters, when they do not depend on the op itself (else None)
+        self._by_type: dict[type, list[NodeRewriter] | None] = {}
 
     def for_op(self, op: Op) -> list[NodeRewriter]:
+        kind = type(op)
+        try:
+            found = self._by_type[kind]
+        except KeyError:
+            found = self._by_type[kind] = self._for_class(kind)
+        if found is not None:
+            return found  # (without hashing the op and comparing its props)
         try:
             return self._cache[op]
         except KeyError:
@@ -199,9 +224,37 @@ class RewriterDispatch:
         idxs.update(self._by_op.get(op, ()))
         for cls in type(op).__mro__:
             idxs.update(self._by_class.get(cls, ()))
-        found = [self.rewriters[i] for i in sorted(idxs)]
+        found = [rw for rw in map(self.rewriters.__getitem__, sorted(idxs)) if rw.applies_to(op)]
         self._cache[op] = found
         return found
+
+    def _for_class(self, kind: type) -> list[NodeRewriter] | None:
+        """The rewriters of every op of class ``kind``, or None when they depend on the op:
+        an op instance is tracked, or one of them narrows the ops it applies to."""
+        if self._by_op:
+            return None
+        idxs = set(self._any)
+        for cls in kind.__mro__:
+            idxs.update(self._by_class.get(cls, ()))
+        found = [self.rewriters[i] for i in sorted(idxs)]
+        if any(rw.op_test is not None or type(rw).applies_to is not NodeRewriter.applies_to
+               for rw in found):
+            return None
+        return found
+
+    def run_lookup(self) -> Callable[[Op], list[NodeRewriter]]:
+        """:meth:`for_op` for one pass of a driver: an op met again (the same object: nodes
+        share ops, and each sweep meets every node) is found by identity, without hashing and
+        comparing its props. (Kept for the pass only: it holds the ops it has met.)"""
+        met: dict[int, tuple[Op, list[NodeRewriter]]] = {}
+
+        def lookup(op: Op) -> list[NodeRewriter]:
+            entry = met.get(id(op))
+            if entry is None or entry[0] is not op:
+                entry = met[id(op)] = (op, self.for_op(op))
+            return entry[1]
+
+        return lookup
 
 
 def normalize_replacements(node: Apply, result: Any) -> list[tuple[Variable, Variable]]:
@@ -411,10 +464,11 @@ class WalkingGraphRewriter(GraphRewriter):
         listener = None if self.ignore_newtrees else _ImportQueue(queue)
         if listener is not None:
             fgraph.attach_feature(listener)
+        rewriters_for = self._dispatch.run_lookup()
         try:
             while queue:
                 node = queue.popleft()
-                for rw in self._dispatch.for_op(node.op):
+                for rw in rewriters_for(node.op):
                     if node not in fgraph.apply_nodes:
                         break
                     try_node_rewrite(rw, fgraph, node, ctx)

@@ -89,10 +89,11 @@ class EquilibriumGraphRewriter(GraphRewriter):
         listener = None if self.ignore_newtrees else _ImportQueue(queue)
         if listener is not None:
             fgraph.attach_feature(listener)
+        rewriters_for = self._dispatch.run_lookup()
         try:
             while queue:
                 node = queue.popleft()
-                for rw in self._dispatch.for_op(node.op):
+                for rw in rewriters_for(node.op):
                     if node not in fgraph.apply_nodes:
                         break
                     if try_node_rewrite(rw, fgraph, node, ctx):

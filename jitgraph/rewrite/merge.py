@@ -27,8 +27,14 @@ class MergeGraphRewriter(GraphRewriter):
 
     def apply(self, fgraph: FunctionGraph, ctx: RewriteContext) -> None:
         self.merge_constants(fgraph, ctx)
-        while self.merge_nodes(fgraph, ctx):
-            pass
+        while True:
+            merged, refused = self._merge_pass(fgraph, ctx)
+            # A pass whose every merge was made leaves nothing to merge: a node's inputs are
+            # final when the pass reaches it (they come earlier in the order), so two equal
+            # nodes left would have met in the pass. Only a refused merge (a feature said no)
+            # may succeed once other merges are made.
+            if not merged or not refused:
+                return
 
     def merge_constants(self, fgraph: FunctionGraph, ctx: RewriteContext) -> int:
         """Replace duplicate constants by the first one seen; returns the number merged."""
@@ -46,8 +52,12 @@ class MergeGraphRewriter(GraphRewriter):
 
     def merge_nodes(self, fgraph: FunctionGraph, ctx: RewriteContext) -> int:
         """One topological pass merging equal nodes; returns the number merged."""
+        return self._merge_pass(fgraph, ctx)[0]
+
+    def _merge_pass(self, fgraph: FunctionGraph, ctx: RewriteContext) -> tuple[int, int]:
+        """One topological pass merging equal nodes: (merges made, merges refused)."""
         seen: dict[tuple, Apply] = {}
-        merged = 0
+        merged = refused = 0
         for node in fgraph.toposort():
             if node not in fgraph.apply_nodes or node.op.destroy_map:
                 continue
@@ -64,7 +74,9 @@ class MergeGraphRewriter(GraphRewriter):
             pairs = list(zip(node.outputs, other.outputs))
             if ctx.apply_replacements(fgraph, pairs, self, node):
                 merged += 1
-        return merged
+            else:
+                refused += 1
+        return merged, refused
 
 
 def _constants_in_order(fgraph: FunctionGraph) -> list[Constant]:

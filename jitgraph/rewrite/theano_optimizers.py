@@ -53,6 +53,9 @@ class _ReportingRewriter(NodeRewriter):
     def tracks(self) -> Any:
         return self.local_opt.tracks()
 
+    def applies_to(self, op: Any) -> bool:
+        return self.local_opt.applies_to(op)
+
     def add_requirements(self, fgraph: FunctionGraph) -> None:
         self.local_opt.add_requirements(fgraph)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 
-from jitgraph.graph.basic import Apply, io_toposort
+from jitgraph.graph.basic import Apply
 from jitgraph.graph.fg import FunctionGraph, InconsistencyError
 from jitgraph.rewrite.context import RewriteWarning
 
@@ -50,18 +50,20 @@ class GraphSnapshot:
             if out.type != old_type:
                 return f"output {i} changed type from {old_type} to {out.type}"
         try:
-            nodes = set(io_toposort(fgraph.inputs, fgraph.outputs))
+            nodes = set(fgraph.toposort(recompute=True))
         except ValueError as exc:  # io_toposort reports cycles as ValueError
             return str(exc)
         if nodes != fgraph.apply_nodes:
             return "the graph's node set is out of sync with its outputs"
-        # One set of all client entries: a variable may have thousands of clients.
-        recorded = {(id(c), i, id(v)) for v, cl in fgraph.clients.items() for c, i in cl}
+        # One set of all client entries: a variable may have thousands of clients. (Nodes and
+        # variables hash by identity.)
+        recorded = {(c, i, v) for v, cl in fgraph.clients.items() for c, i in cl}
+        variables = fgraph.variables
         for node in nodes:
             for i, inp in enumerate(node.inputs):
-                if inp not in fgraph.variables:
+                if inp not in variables:
                     return f"input {i} ({inp}) of {node} is not in the graph"
-                if (id(node), i, id(inp)) not in recorded:
+                if (node, i, inp) not in recorded:
                     return f"the client list of {inp} misses input {i} of {node}"
         if self.unchecked_destroyers is not None:
             new = _destroyers(fgraph) - self.unchecked_destroyers

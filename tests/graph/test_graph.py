@@ -90,6 +90,44 @@ def test_function_graph_replace_prunes_and_notifies():
     assert fg.clients[fg.outputs[0]] == [(OUTPUT, 0)]
 
 
+def test_callbacks_reach_the_features_attached_now_and_only_their_own_hooks():
+    # FunctionGraph keeps each event's hooks (the features' own, not Feature's no-ops) until a
+    # feature is attached or removed; duck-typed features (no Feature base) are called too.
+    calls = []
+
+    class Imports(Feature):
+        def on_import(self, fgraph, node, reason):
+            calls.append(("Imports", "import"))
+
+    class Changes:
+        def on_attach(self, fgraph):
+            pass
+
+        def on_detach(self, fgraph):
+            pass
+
+        def on_change_input(self, fgraph, node, i, old, new, reason):
+            calls.append(("Changes", "change"))
+
+    x = T.dvector("x")
+    fg = FunctionGraph([x], [T.exp(x) * 2])
+    imports, changes = Imports(), Changes()
+    fg.attach_feature(imports)
+    mul = fg.outputs[0].owner
+    fg.replace(mul.inputs[0], T.log(fg.inputs[0]))
+    assert calls == [("Imports", "import")]
+    fg.attach_feature(changes)
+    fg.replace(fg.outputs[0].owner.inputs[0], T.sin(fg.inputs[0]))
+    assert calls[1:] == [("Imports", "import"), ("Changes", "change")]
+    fg.remove_feature(imports)
+    fg.replace(fg.outputs[0].owner.inputs[0], T.cos(fg.inputs[0]))
+    assert calls[3:] == [("Changes", "change")]
+    fg.remove_feature(changes)
+    restored = pickle.loads(pickle.dumps(fg))  # (the kept hooks are not pickled)
+    assert "_hooks" not in fg.__getstate__() and restored._hooks == {}
+    restored.replace(restored.outputs[0].owner.inputs[0], T.tan(restored.inputs[0]))
+
+
 def test_function_graph_clones_by_default():
     x = T.dvector("x")
     out = x + 1

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from jitgraph.rewrite.dynamic_order import add_edge
+from jitgraph.rewrite.dynamic_order import reaches as reaches_in_order
 
 
 def reaches(succ: dict, a: int, b: int) -> bool:
@@ -92,3 +93,31 @@ def test_a_cycle_is_found_along_the_latest_placed_nodes_first():
     # the edge last -> first closes a cycle
     assert add_edge(dict(position), chains[-1], chains[0], successors, lambda n: []) is False
     assert calls[0] <= length + 1
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_reaches_searches_only_between_the_positions(seed):
+    # reaches(start, targets) agrees with plain reachability on random DAGs, and visits no
+    # node placed after the last target
+    rng = random.Random(seed)
+    n = rng.randint(2, 30)
+    succ = {k: {b for b in range(k + 1, n) if rng.random() < 0.15} for k in range(n)}
+    position = {k: float(k) for k in range(n)}
+    for _ in range(2 * n):
+        start = rng.randrange(n)
+        others = [k for k in range(n) if k != start]
+        targets = set(rng.sample(others, min(len(others), rng.randint(1, 3))))
+        visited = []
+
+        def successors(node, visited=visited):
+            visited.append(node)
+            return succ[node]
+
+        got = reaches_in_order(position, start, targets, successors)
+        assert got is any(reaches(succ, start, t) for t in targets)
+        visited_before = len(visited)
+        limited = reaches_in_order(position, start, targets, successors, limit=2)
+        assert limited is None or limited is got  # past 2 nodes: no answer
+        assert len(visited) - visited_before <= 2
+        assert all(position[v] < max(position[t] for t in targets) for v in visited)
+    assert reaches_in_order({0: 0.0}, 0, {1}, succ.__getitem__) is None  # 1 has no position

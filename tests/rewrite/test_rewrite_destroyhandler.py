@@ -256,3 +256,38 @@ def test_nodes_imported_after_one_input_get_positions_of_their_own(monkeypatch):
     assert not full_orders, "the kept order was recomputed"
     np.testing.assert_allclose(evaluate(fg, X, X)[1], np.exp(np.exp(X)) + np.log(np.exp(X))
                                + np.exp(X) - np.asarray(X))
+
+
+def test_a_replacement_takes_the_place_of_the_node_it_replaces(monkeypatch):
+    # neg(y) made in place must run after log(y), the other reader of y. Placed just after y
+    # (its input), the new node came before log(y), and ordering it after log(y) searched and
+    # reordered the nodes between; at the replaced node's position the order already holds.
+    import jitgraph.rewrite.dynamic_order as order_module
+
+    x, w = vecs("x", "w")
+    y = exp(x)
+    u = neg(y)
+    e = exp(w)
+    fg = fgraph_of([x, w], [exp(u), log(y), neg_inplace(e), exp(e)])
+    dh = DestroyHandler()
+    fg.attach_feature(dh)
+    fg.validate()  # neg_inplace(e) has another reader: the kept order is computed
+    y, u = fg.outputs[1].owner.inputs[0], fg.outputs[0].owner.inputs[0]
+    reader = fg.outputs[1].owner
+    # a valid order with log(y) between y and neg(y)
+    order = [y.owner, reader, u.owner] + [n for n in fg.toposort()
+                                          if n not in (y.owner, reader, u.owner)]
+    dh._position = {node: float(k) for k, node in enumerate(order)}
+    dh._slots = set(dh._position.values())
+    searches = []
+    real = order_module._reach
+    monkeypatch.setattr(order_module, "_reach", lambda *a: searches.append(1) or real(*a))
+    fg.replace(u, neg_inplace(y), verbose=False)
+    fg.validate()
+    new = fg.outputs[0].owner.inputs[0].owner
+    assert isinstance(new.op, NegInplace)
+    assert dh._position[reader] < dh._position[new] < dh._position[fg.outputs[0].owner]
+    assert not searches
+    got = evaluate(fg, X, X)
+    np.testing.assert_allclose(got[0], np.exp(-np.exp(X)))
+    np.testing.assert_allclose(got[1], np.log(np.exp(X)))

@@ -62,6 +62,29 @@ def test_merge_equal_constants_and_nodes_to_fixed_point():
         np.testing.assert_allclose(got, want)
 
 
+def test_merge_makes_one_pass_unless_a_merge_is_refused(monkeypatch):
+    # A pass meets each node with its final inputs, so a pass whose merges were all made
+    # leaves nothing to merge: no second pass over the graph to confirm it (3 of the 9
+    # passes at 48 blocks of bench_large_graph). A refused merge (the destroy handler's, as
+    # in test_merge_never_merges_destroyers) is followed by another pass.
+    passes = []
+    real = MergeGraphRewriter._merge_pass
+    monkeypatch.setattr(MergeGraphRewriter, "_merge_pass",
+                        lambda self, fg, ctx: passes.append(1) or real(self, fg, ctx))
+    x, = vecs("x")
+    fg = fgraph_of([x], [add(log(exp(x)), neg(log(exp(x))))])
+    MergeGraphRewriter().rewrite(fg)
+    assert op_names(fg) == ["Add", "Exp", "Log", "Neg"]
+    assert len(passes) == 1
+    passes.clear()
+    e, f = exp(x), exp(x)
+    fg = fgraph_of([x], [add_inplace(e, 1.0), add_inplace(f, 1.0), log(x), log(x)],
+                   features=[DestroyHandler()])
+    MergeGraphRewriter().rewrite(fg)
+    assert op_names(fg) == ["AddInplace", "AddInplace", "Exp", "Exp", "Log"]
+    assert len(passes) == 2  # the logs merged, the exps were refused: once more
+
+
 def test_merge_keeps_different_constants_and_ops_apart():
     x, = vecs("x")
     fg = fgraph_of([x], [add(mul(x, 2.0), mul(x, 3.0)), add(exp(x), log(x))])

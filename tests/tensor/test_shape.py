@@ -326,3 +326,24 @@ def test_reshape_method_takes_the_shape_by_name():
     assert evaluate(out, {m: np.arange(72.0).reshape(8, 9)}).shape == (2, 4, 9)
     with pytest.raises(TypeError, match="shape=..."):
         m.reshape(2, shape=3)
+
+
+def test_shape_arithmetic_asks_for_constants_once_per_step(monkeypatch):
+    # dims._binop folds Python ints; with a symbolic operand the result cannot fold either,
+    # so only the operands are asked about, not the result again (16 steps of a chain, as
+    # slice lengths and convolution shapes build: 252 -> 121 walks of the expression).
+    import jitgraph.tensor.core.basic as basic
+    from jitgraph.tensor.shaping import dims
+
+    asked = []
+    real = basic.get_scalar_constant_value
+    monkeypatch.setattr(basic, "get_scalar_constant_value",
+                        lambda *a, **k: asked.append(1) or real(*a, **k))
+    n = T.lscalar("n")
+    d, expected = n, 5
+    for k in range(1, 9):
+        d = dims._add(dims._mul(d, 2), k)
+        expected = expected * 2 + k
+    assert len(asked) <= 8 * 16
+    assert dims._add(d, 0) is d and dims._mul(3, 4) == 12
+    assert d.dtype == "int64" and int(evaluate(d, {n: np.int64(5)})) == expected

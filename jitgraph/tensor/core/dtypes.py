@@ -35,8 +35,13 @@ def floatx() -> str:
     return config.floatX
 
 
+_NAMES = frozenset(all_dtypes)
+
+
 def normalize_dtype(dtype: Any) -> str:
     """The canonical dtype name; ``'floatX'`` means ``config.floatX``."""
+    if type(dtype) is str and dtype in _NAMES:
+        return dtype  # already canonical: every type a rewrite builds (NumPy's lookup is slow)
     if dtype == "floatX":
         return floatx()
     try:

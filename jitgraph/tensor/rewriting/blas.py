@@ -29,8 +29,8 @@ from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_specialize
 from jitgraph.tensor.rewriting.utils import (as_scalar, broadcast_like, const_like_var, elemwise,
-                                           get_constant, is_scalar_like, scalar_op_name,
-                                           shape_of, single_client)
+                                             elemwise_of, get_constant, is_scalar_like,
+                                             scalar_op_name, shape_of, single_client)
 from jitgraph.tensor.core.basic import alloc
 from jitgraph.tensor.linalg.blas import Dot, Dot22, Gemm, Gemv, dot22, gemm, gemv, ger
 from jitgraph.tensor.core.conversion import constant
@@ -212,7 +212,7 @@ def _outer_vectors(A: Variable, B: Variable) -> tuple[Variable, Variable] | None
 
 
 @register_specialize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("add", "sub", "neg", "mul"))
 def local_gemm_combine(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``alpha * dot(A, x) + beta * y (+ rest)`` -> ``Gemv/Gemm(y, alpha, A, x, beta) (+ rest)``;
     ``Z + alpha * outer(u, v)`` -> ``Ger(Z, alpha, u, v)``."""

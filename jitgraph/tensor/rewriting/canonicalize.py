@@ -26,11 +26,11 @@ from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.phases import register_canonicalize, register_useless
-from jitgraph.tensor.rewriting.utils import (broadcast_like, const_like_var, elemwise, fill,
-                                           get_constant, is_constant_value, is_elemwise,
-                                           is_scalar_like, same_dim, same_expression,
-                                           same_shape, scalar_constant, scalar_op_name,
-                                           shape_of, single_client)
+from jitgraph.tensor.rewriting.utils import (broadcast_like, const_like_var, elemwise,
+                                             elemwise_of, fill, get_constant, is_constant_value,
+                                             is_elemwise, is_scalar_like, same_dim,
+                                             same_expression, same_shape, scalar_constant,
+                                             scalar_op_name, shape_of, single_client)
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.basic import Join
 from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
@@ -95,7 +95,7 @@ def local_join_1(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
 
 @register_useless
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("cast"))
 def local_useless_cast(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """A cast to the dtype its input already has is its input."""
     if scalar_op_name(node) != "cast":
@@ -107,7 +107,7 @@ def local_useless_cast(fgraph: FunctionGraph, node: Apply) -> list[Variable] | N
 
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("cast"))
 def local_cast_merge(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``cast(cast(x, t1), t2)`` -> ``cast(x, t2)`` when the first cast loses nothing."""
     if scalar_op_name(node) != "cast":
@@ -141,7 +141,7 @@ def _flatten_inputs(fgraph: FunctionGraph, node: Apply, name: str) -> list[Varia
 
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("add", "mul"))
 def local_add_mul_flatten(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``add(add(a, b), c)`` -> ``add(a, b, c)`` (and the same for mul)."""
     name = scalar_op_name(node)
@@ -154,7 +154,7 @@ def local_add_mul_flatten(fgraph: FunctionGraph, node: Apply) -> list[Variable] 
 
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("add", "mul"))
 def local_collect_constants(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """Fold the scalar constants of an add/mul node into one; drop it when it is the identity
     (``x + 0``, ``x * 1``); ``x * -1`` -> ``-x``; integer ``x * 0`` -> zeros.
@@ -195,7 +195,7 @@ def local_collect_constants(fgraph: FunctionGraph, node: Apply) -> list[Variable
 # neg / sub
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("neg"))
 def local_neg_neg(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``-(-x)`` -> ``x``; ``-(x - y)`` -> ``y - x``."""
     if scalar_op_name(node) != "neg":
@@ -210,7 +210,7 @@ def local_neg_neg(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
 
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("neg"))
 def local_neg_mul_constant(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``-(x * c)`` -> ``x * (-c)`` for a constant ``c``."""
     if scalar_op_name(node) != "neg":
@@ -230,7 +230,7 @@ def local_neg_mul_constant(fgraph: FunctionGraph, node: Apply) -> list[Variable]
 
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("mul"))
 def local_mul_neg(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``c * (-y) * z`` -> ``(-c) * y * z``; ``(-a) * (-b)`` -> ``a * b``."""
     if scalar_op_name(node) != "mul":
@@ -256,7 +256,7 @@ def local_mul_neg(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
 
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("sub"))
 def local_sub_canonical(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``x - x`` -> 0, ``x - 0`` -> ``x``, ``0 - x`` -> ``-x``, ``x - (-y)`` -> ``x + y``."""
     if scalar_op_name(node) != "sub":
@@ -276,7 +276,7 @@ def local_sub_canonical(fgraph: FunctionGraph, node: Apply) -> list[Variable] | 
 
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("add"))
 def local_add_neg_to_sub(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``a + (-b)`` -> ``a - b``; ``a + c + (-b) + (-d)`` -> ``(a + c) - (b + d)``."""
     if scalar_op_name(node) != "add" or len(node.inputs) < 2:
@@ -298,7 +298,7 @@ def local_add_neg_to_sub(fgraph: FunctionGraph, node: Apply) -> list[Variable] |
 # div, pow
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("true_div"))
 def local_div_self(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``x / x`` -> ones shaped like ``x`` (Theano's identity; 0/0 and inf/inf included)."""
     if scalar_op_name(node) != "true_div":
@@ -311,7 +311,7 @@ def local_div_self(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
 
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("pow"))
 def local_pow_trivial(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``x ** 1`` -> ``x`` and ``x ** 0`` -> ones (exact, NaN included, as in NumPy)."""
     if scalar_op_name(node) != "pow":
@@ -332,7 +332,7 @@ def local_pow_trivial(fgraph: FunctionGraph, node: Apply) -> list[Variable] | No
 # fill (second)
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("second"))
 def local_useless_fill(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``second(model, v)`` -> ``v`` when ``v`` has the output's type and provably the
     model's shape (or ``v`` is the model)."""
@@ -413,7 +413,7 @@ def local_useless_subtensor(fgraph: FunctionGraph, node: Apply) -> list[Variable
 # Small integer identities (the shape graphs of indexing and arange are full of them)
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("switch"))
 def local_useless_switch(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``switch(c, a, a)`` -> ``a``; ``switch(constant, a, b)`` -> the chosen branch."""
     if scalar_op_name(node) != "switch":
@@ -434,7 +434,7 @@ def local_useless_switch(fgraph: FunctionGraph, node: Apply) -> list[Variable] |
 
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("int_div"))
 def local_int_div_one(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``x // 1`` -> ``x`` for integers (not floats: ``floor(x / 1)`` rounds them)."""
     if scalar_op_name(node) != "int_div":
@@ -458,7 +458,7 @@ def _non_negative(v: Variable) -> bool:
 
 
 @register_canonicalize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("maximum"))
 def local_maximum_of_nonnegative(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``maximum(n, 0)`` -> ``n`` when ``n`` is a length (``Shape_i``) or a constant >= 0."""
     if scalar_op_name(node) != "maximum":

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from jitgraph.graph.basic import Apply, Constant, Variable
-from jitgraph.graph.fg import FunctionGraph
+from jitgraph.graph.fg import OUTPUT, FunctionGraph
 from jitgraph.rewrite.context import RewriteContext, copy_stack_trace
 from jitgraph.rewrite.destroyhandler import (
     DestroyHandler,
@@ -42,11 +42,13 @@ from jitgraph.tensor.indexing.subtensor_ops import (AdvancedIncSubtensor, Advanc
                                                     IncSubtensor)
 
 
-def _destroyable(var: Variable, handler: DestroyHandler | None) -> bool:
-    """A cheap necessary condition (the full check is validating the graph)."""
+def _destroyable(node: Apply, i: int, handler: DestroyHandler | None) -> bool:
+    """A cheap necessary condition for ``node`` overwriting its input ``i`` (the full check is
+    validating the graph)."""
+    var = node.inputs[i]
     if isinstance(var, Constant):
         return False
-    return handler is None or handler.can_destroy(var)
+    return handler is None or handler.can_destroy(var, node)
 
 
 def elemwise_candidates(node: Apply, out_idx: int, taken: set[int]) -> list[int]:
@@ -102,7 +104,7 @@ class InplaceElemwise(GraphRewriter):
                 continue
             candidates = elemwise_candidates(node, out_idx, set(pattern.values()))
             for i in _updated_first(fgraph, node.outputs[out_idx], node, candidates, handler):
-                if not _destroyable(node.inputs[i], handler):
+                if not _destroyable(node, i, handler):
                     continue
                 new_op = Elemwise(node.op.scalar_op, {**pattern, out_idx: i})
                 new_node = new_op.make_node(*node.inputs)
@@ -131,7 +133,9 @@ def _updated_first(fgraph: FunctionGraph, out: Variable, node: Apply, candidates
     updates = getattr(fgraph, "update_mapping", None)
     if not updates:
         return candidates
-    updated = {fgraph.inputs[i] for o, i in updates.items() if fgraph.outputs[o] is out}
+    # (the graph outputs that are ``out`` are its OUTPUT clients: not a scan of every update)
+    updated = {fgraph.inputs[updates[o]] for client, o in fgraph.clients.get(out, ())
+               if client == OUTPUT and o in updates}
     if not updated:
         return candidates
 
@@ -154,7 +158,7 @@ def _with_inplace(op: Any) -> Any:
 
 
 def _inplace_first_input(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
-    if node.op.inplace or not _destroyable(node.inputs[0], get_destroy_handler(fgraph)):
+    if node.op.inplace or not _destroyable(node, 0, get_destroy_handler(fgraph)):
         return None
     new_out = _with_inplace(node.op).make_node(*node.inputs).outputs[0]
     copy_stack_trace(node.outputs[0], new_out)

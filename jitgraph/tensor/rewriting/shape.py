@@ -49,8 +49,8 @@ from jitgraph.rewrite.engine import GraphRewriter, node_rewriter
 from jitgraph.rewrite.phases import (optdb, register_canonicalize, register_specialize,
                                      register_useless)
 from jitgraph.tensor.rewriting.shape_leaves import LeafIndex
-from jitgraph.tensor.rewriting.utils import (broadcast_like, get_constant, same_dim,
-                                           scalar_op_name)
+from jitgraph.tensor.rewriting.utils import (broadcast_like, elemwise_of, get_constant, same_dim,
+                                             scalar_op_name)
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.core.basic import Alloc, MakeVector, alloc, make_vector
 from jitgraph.tensor.core.conversion import as_tensor_variable, constant
@@ -453,7 +453,7 @@ def local_useless_reshape(fgraph: FunctionGraph, node: Apply) -> list[Variable] 
 # fill and alloc inside elementwise graphs
 
 @register_specialize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("second"))
 def local_fill_to_alloc(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``second(model, v)`` -> ``alloc(v, *shape(model))`` (or ``v`` when it already has the
     shape): an explicit allocation that ``local_alloc_elemwise`` can then remove."""

@@ -19,8 +19,8 @@ from jitgraph.rewrite.phases import optdb, register_specialize
 from jitgraph.tensor.nnet import hard_sigmoid
 from jitgraph.tensor.rewriting.mul_tree import (compute_mul, parse_mul_tree,
                                                 perform_sigm_times_exp, simplify_mul)
-from jitgraph.tensor.rewriting.utils import (broadcast_like, is_constant_value, mul_factors,
-                                             same_expression, scalar_op_name)
+from jitgraph.tensor.rewriting.utils import (broadcast_like, elemwise_of, is_constant_value,
+                                             mul_factors, same_expression, scalar_op_name)
 from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise
 from jitgraph.tensor.shaping.shape import Reshape
 from jitgraph.tensor.elementwise import math
@@ -61,7 +61,7 @@ def _replace(fgraph: Any, node: Any, new: Variable) -> list[Variable]:
 
 
 @register_stabilize("fast_compile")
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("true_div", "reciprocal"))
 def local_inv_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     """1/(1+exp(u)) -> sigmoid(-u) (also reciprocal(1+exp(u)))."""
     name = node.op.scalar_op.name
@@ -78,7 +78,7 @@ def local_inv_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
 
 
 @register_stabilize("fast_compile")
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("sub", "add"))
 def local_1msigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
     """1 - sigmoid(x) -> sigmoid(-x) (also 1 + (-sigmoid(x)))."""
     name = node.op.scalar_op.name
@@ -107,7 +107,7 @@ def local_1msigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
 
 
 @register_stabilize("fast_compile")
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("log"))
 def local_log_sigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
     """log(sigmoid(x)) -> -softplus(-x), finite for every x."""
     if node.op.scalar_op.name != "log" or scalar_op_name(node.inputs[0]) != "sigmoid":
@@ -117,7 +117,7 @@ def local_log_sigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
 
 
 @register_stabilize("fast_compile")
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("log"))
 def local_log1p_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     """log(1 + exp(x)) -> softplus(x), which does not overflow for large x."""
     if node.op.scalar_op.name != "log":
@@ -129,7 +129,7 @@ def local_log1p_exp(fgraph: Any, node: Any) -> list[Variable] | None:
 
 
 @register_stabilize("fast_compile")
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("mul"))
 def local_cancel_div_mul(fgraph: Any, node: Any) -> list[Variable] | None:
     """(a / d) * d * rest -> a * rest.
 
@@ -188,7 +188,7 @@ def _ratio_of_exp_products(fgraph: Any, node: Any) -> list[Variable] | None:
 
 
 @register_stabilize("fast_compile")
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("true_div", "mul"))
 def local_exp_over_1_plus_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     """exp(u)/(1+exp(u)) -> sigmoid(u), in any ratio of products (see
     :func:`_ratio_of_exp_products`: ``-exp(x) / ((1+exp(x)) * (1+exp(-x)))`` is
@@ -227,7 +227,7 @@ register_local_1msigmoid = True
 
 @register_stabilize("fast_compile")
 @register_specialize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("mul"))
 def local_sigm_times_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     """``exp(x) * sigmoid(-x)`` -> ``sigmoid(x)`` among the factors of a product, signs and
     nesting included (:func:`~jitgraph.tensor.rewriting.mul_tree.perform_sigm_times_exp`):
@@ -241,7 +241,7 @@ def local_sigm_times_exp(fgraph: Any, node: Any) -> list[Variable] | None:
     return _replace(fgraph, node, compute_mul(simplify_mul(tree)))
 
 
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("sigmoid"))
 def local_hard_sigmoid(fgraph: Any, node: Any) -> list[Variable] | None:
     """``sigmoid(x)`` -> ``clip(0.2 * x + 0.5, 0, 1)``, Theano's piecewise-linear
     approximation: cheaper, but off by up to 0.076 (at ``x = +-2.5``). Only on request (``mode.including('local_hard_sigmoid')``)."""

@@ -41,7 +41,8 @@ from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.merge import MergeGraphRewriter
 from jitgraph.rewrite.phases import register_specialize
 from jitgraph.tensor.rewriting.utils import (broadcast_like, const_like_var, elemwise,
-                                           get_constant, scalar_constant, scalar_op_name)
+                                             elemwise_of, get_constant, scalar_constant,
+                                             scalar_op_name)
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.elementwise.composite import Composite
 from jitgraph.tensor.core.conversion import constant
@@ -83,7 +84,7 @@ def _int_power(x: Variable, n: int) -> Variable:
 
 
 @register_specialize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("pow"))
 def local_pow_specialize(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``x ** c`` for a few constants ``c``: sqr/mul chains, sqrt, reciprocal."""
     if scalar_op_name(node) != "pow":
@@ -112,7 +113,7 @@ def local_pow_specialize(fgraph: FunctionGraph, node: Apply) -> list[Variable] |
 
 
 @register_specialize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("true_div"))
 def local_div_to_mul_constant(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``x / c`` -> ``x * (1/c)`` for a non-zero float constant ``c`` (a multiplication is
     cheaper than a division; the result can differ in the last bit)."""
@@ -134,7 +135,7 @@ def local_div_to_mul_constant(fgraph: FunctionGraph, node: Apply) -> list[Variab
 
 
 @register_specialize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("mul"))
 def local_mul_self_to_sqr(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``x * x`` -> ``sqr(x)`` (and ``x * x * y`` -> ``sqr(x) * y``)."""
     if scalar_op_name(node) != "mul" or len(node.inputs) < 2:
@@ -251,16 +252,21 @@ def local_sum_of_alloc(fgraph: FunctionGraph, node: Apply) -> list[Variable] | N
     return [broadcast_like(alloc(total, *kept) if kept else total, out, fgraph)]
 
 
+def _computes_in_output_dtype(op: Elemwise) -> bool:
+    """An Elemwise (out of place) whose scalar op casts every input to its output dtype."""
+    sop = op.scalar_op
+    return sop.cast_inputs == "all" and not isinstance(sop, Composite) and not op.inplace_pattern
+
+
 @register_specialize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=_computes_in_output_dtype)
 def local_upcast_constant_inputs(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """Constants of an elementwise node that computes in its output dtype (a table row that
     casts every input to it: ``add``, ``mul``, ``maximum``, ...) stored in that dtype: ``5 * x``
     with a float64 ``x`` holds ``5.0``, as Theano 1.0's FAST_RUN graphs print. The kernel
     computes the same numbers: the node converted the constant to that dtype anyway. (A fused
     Composite does not cast its inputs: its inner graph fixes their dtypes.)"""
-    sop = node.op.scalar_op
-    if sop.cast_inputs != "all" or isinstance(sop, Composite) or node.op.inplace_pattern:
+    if not _computes_in_output_dtype(node.op):
         return None
     dtype = node.outputs[0].dtype
     inputs = [_in_dtype(inp, dtype) if isinstance(inp, Constant) else inp

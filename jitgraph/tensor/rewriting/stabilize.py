@@ -37,9 +37,10 @@ from jitgraph.graph.fg import FunctionGraph
 from jitgraph.rewrite.engine import node_rewriter
 from jitgraph.rewrite.merge import MergeGraphRewriter
 from jitgraph.rewrite.phases import register_stabilize
-from jitgraph.tensor.rewriting.utils import (broadcast_like, elemwise, is_constant_value,
-                                             mul_factors, is_elemwise, same_expression,
-                                             scalar_constant, scalar_op_name, shape_of)
+from jitgraph.tensor.rewriting.utils import (broadcast_like, elemwise, elemwise_of,
+                                             is_constant_value, is_elemwise, mul_factors,
+                                             same_expression, scalar_constant, scalar_op_name,
+                                             shape_of)
 from jitgraph.tensor.core import dtypes as dt
 from jitgraph.tensor.extras.extra_ops import arange
 from jitgraph.tensor.core.conversion import constant
@@ -68,7 +69,7 @@ def _in_dtype(x: Variable, dtype: str) -> Variable:
 # log1p, expm1
 
 @register_stabilize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("log1p", "log"))
 def local_log1p(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``log(1 + x)`` -> ``log1p(x)``; ``log(1 - x)`` -> ``log1p(-x)``;
     ``log1p(exp(x))`` -> ``softplus(x)``."""
@@ -104,7 +105,7 @@ def local_log1p(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
 
 
 @register_stabilize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("sub", "add"))
 def local_expm1(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``exp(x) - 1`` -> ``expm1(x)`` (also ``exp(x) + (-1) + y`` -> ``expm1(x) + y``)."""
     name = scalar_op_name(node)
@@ -140,7 +141,7 @@ def _is_softmax(v: Variable) -> bool:
 
 
 @register_stabilize("fast_compile")
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("log"))
 def local_log_softmax(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``log(softmax(x))`` -> ``log_softmax(x)``; ``log(softmax(x)[idx])`` ->
     ``log_softmax(x)[idx]`` (basic or advanced indexing)."""
@@ -177,7 +178,7 @@ def _kept_sum_of(v: Variable) -> tuple[Variable, tuple[int, ...]] | None:
 
 
 @register_stabilize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("true_div"))
 def local_softmax_of_exp_ratio(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``exp(x) / sum(exp(x), axis, keepdims=True)`` -> ``softmax(x, axis)``."""
     if scalar_op_name(node) != "true_div":
@@ -284,7 +285,7 @@ def _indexing_of(op: Any) -> Any:
 
 
 @register_stabilize("fast_compile")
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("mul"))
 def local_softmax_grad_stable(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``(G - sum(G * sm, axis, keepdims)) * sm`` -> ``h - sum(h, axis, keepdims) * sm``
     where ``sm = softmax(x, axis)`` and ``G * sm == h`` in closed form."""
@@ -335,7 +336,7 @@ def _shifted_by_max(x: Variable) -> bool:
 
 
 @register_stabilize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("log"))
 def local_logsumexp(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``log(sum(exp(x), axis))`` -> ``m + log(sum(exp(x - m), axis))``, ``m = max(x, axis)``
     (with ``m`` replaced by 0 where it is infinite)."""
@@ -373,7 +374,7 @@ def local_logsumexp(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None
 
 
 @register_stabilize
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("mul"))
 def local_logsumexp_grad(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``(g / sum(exp(x), axis))[keepdims] * exp(x)`` -> ``g[keepdims] * softmax(x, axis)``:
     the gradient of ``log(sum(exp(x)))``, finite where ``exp(x)`` overflows."""
@@ -411,7 +412,7 @@ def local_logsumexp_grad(fgraph: FunctionGraph, node: Apply) -> list[Variable] |
 # Cancelling divisions through a sum
 
 @register_stabilize("fast_compile")
-@node_rewriter([Elemwise])
+@node_rewriter([Elemwise], op_test=elemwise_of("mul"))
 def local_mul_div_distribute(fgraph: FunctionGraph, node: Apply) -> list[Variable] | None:
     """``(a / d1 - b / d2) * d1 * d2 * r`` -> ``a * d2 * r - b * d1 * r``.
 

@@ -11,12 +11,13 @@ dimension the old type called broadcastable that the new one does not);
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from jitgraph.graph.basic import Apply, Constant, Variable
 from jitgraph.graph.fg import FunctionGraph
+from jitgraph.graph.op import Op
 from jitgraph.tensor.core.basic import NotScalarConstantError, alloc, get_scalar_constant_value
 from jitgraph.tensor.core.conversion import constant
 from jitgraph.tensor.elementwise.elemwise import DimShuffle, Elemwise, dimshuffle
@@ -25,7 +26,7 @@ from jitgraph.tensor.elementwise.scalar_ops import Cast
 from jitgraph.tensor.shaping.shape import Shape_i, patternbroadcast
 
 __all__ = [
-    "scalar_op_name", "is_elemwise", "get_constant", "is_constant_value", "scalar_constant",
+    "scalar_op_name", "elemwise_of", "is_elemwise", "get_constant", "is_constant_value", "scalar_constant",
     "is_scalar_like", "as_scalar", "n_clients", "single_client", "broadcast_like", "fill",
     "shape_of", "same_dim", "same_shape", "same_expression", "elemwise", "const_like_var",
 ]
@@ -42,7 +43,24 @@ def scalar_op_name(x: Variable | Apply | None) -> str | None:
     node = x.owner if isinstance(x, Variable) else x
     if node is None or not isinstance(node.op, Elemwise) or len(node.outputs) != 1:
         return None
-    sop = node.op.scalar_op
+    sop = node.op.scalar_op  # (as _scalar_name, inline: the rewrites call this 60,000 times)
+    return "cast" if isinstance(sop, Cast) else sop.name
+
+
+def elemwise_of(*names: str) -> Callable[[Op], bool]:
+    """The ``op_test`` of a rewrite of Elemwise nodes whose scalar op is one of ``names``
+    (named as :func:`scalar_op_name` names them): the drivers then never call it on the other
+    elementwise nodes (most rewrites of canonicalize, stabilize and specialize are such)."""
+    wanted = frozenset(names)
+
+    def test(op: Op) -> bool:
+        return isinstance(op, Elemwise) and _scalar_name(op.scalar_op) in wanted
+
+    test.__qualname__ = f"elemwise_of{tuple(sorted(wanted))}"
+    return test
+
+
+def _scalar_name(sop: Any) -> str:
     return "cast" if isinstance(sop, Cast) else sop.name
 
 

@@ -27,6 +27,10 @@ def _dim(v: Any) -> Any:
         return int(get_scalar_constant_value(v))
     except NotScalarConstantError:
         pass
+    return _int64(v)
+
+
+def _int64(v: Any) -> Variable:
     v = as_tensor_variable(v)
     if v.dtype != "int64":
         v = cast(v, "int64")
@@ -60,8 +64,10 @@ def _binop(name: str, py: Any, a: Any, b: Any) -> Any:
         return a
     if _is_pyint(a) and a == left:
         return b
-
-    return _dim(getattr(math, name)(a, b))
+    # One of a, b is a variable that is not provably constant, so the result is not either
+    # (get_scalar_constant_value folds an elementwise op only when every input folds): no
+    # need to ask, walking the expression again at each step of a chain of shape arithmetic.
+    return _int64(getattr(math, name)(a, b))
 
 
 def _add(a: Any, b: Any) -> Any:
