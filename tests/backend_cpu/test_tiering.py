@@ -127,6 +127,12 @@ PROGRAM = textwrap.dedent('''
         held_first.set()  # then the first program's blocks and kernels
         tiering.settle()
         report["g_same"] = digest([np.asarray(r) for r in g(values[0])]) == g_first
+    elif mode == "pool":  # a fork after an upgrade finished, before anything settled it
+        hold.set()
+        tiering._active[-1].thread.join()
+        import multiprocessing
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            report["pool"] = pool.map_async(abs, [-1, -2, -3]).get(timeout=60)
     hold.set()
     held_first.set()
     tiering.settle()
@@ -215,3 +221,12 @@ def test_a_program_compiled_while_another_is_upgraded_ends_optimised_too(tmp_pat
     assert got["g_same"] and got["after"] == reference["first"]
     assert got["retargeted"] == got["handles"] > got["quick"] // 2 > 0
     assert got["upgraded"] == got["quick"] and got["missed"] == 0
+
+
+@pytest.mark.slow
+def test_a_fork_after_an_upgrade_keeps_the_files_it_reuses(tmp_path):
+    # The finished upgrade's pipe was closed by its thread; a fork must not close that number
+    # again in the child, where a multiprocessing pool's own pipe now has it (the pool's
+    # workers died at start and map() waited forever).
+    got = _run(tmp_path, "pool")
+    assert got["pool"] == [1, 2, 3]

@@ -150,7 +150,9 @@ def _run(upgrade: _Upgrade, merge: Callable[[Any], None]) -> None:
     except OSError:
         pass
     finally:
-        os.close(upgrade.fd)
+        with _lock:  # a fork meanwhile must not close the number once another file reuses it
+            os.close(upgrade.fd)
+            upgrade.fd = None
         _reap(upgrade.pid)
     for index in range(len(upgrade.entries)):  # what another process stored, or none
         _upgrade(upgrade, index)
@@ -228,7 +230,7 @@ def _after_fork_in_child() -> None:
     global _lock
     _lock = threading.Lock()
     for upgrade in _active:  # the threads and the compile children are the parent's
-        if upgrade.fd is not None:
+        if upgrade.fd is not None:  # still open (the parent's thread held no lock: see _run)
             try:
                 os.close(upgrade.fd)
             except OSError:
