@@ -134,6 +134,25 @@ def test_driver_lines_run_inside_the_call_and_results_stay_in_locals():
     np.testing.assert_array_equal(s.get_value(), 3 * np.arange(3.0) + 3)
 
 
+def test_a_long_driver_is_called_not_inlined(monkeypatch):
+    """Past INLINED_LINES lines the call runs the driver's run() (compiling its lines into
+    the call again would cost more than it saves); the results are the same (issue 31)."""
+    from jitgraph.backend_cpu.runtime import program
+
+    x = T.dvector("x")
+    s = jitgraph.shared(np.zeros(3), name="s")
+    outs = [x * 2, T.exp(x).sum()]
+    inlined = jitgraph.function([x], outs, updates=[(s, s + x)])
+    monkeypatch.setattr(program, "INLINED_LINES", inlined._program.inlinable.lines() - 1)
+    s2 = jitgraph.shared(np.zeros(3), name="s2")
+    called = jitgraph.function([x], outs, updates=[(s2, s2 + x)])
+    assert _fused(inlined) and not _fused(called) and _uses_fast_path(called)
+    for k in range(3):
+        for got, want in zip(called(np.arange(3.0) + k), inlined(np.arange(3.0) + k)):
+            np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(s2.get_value(), s.get_value())
+
+
 def test_outputs_computed_by_perform_nodes_and_loops():
     """A perform node or a loop fills its output cells itself: those are read back."""
     x = T.dvector("x")

@@ -15,6 +15,12 @@ from jitgraph.compile.linker import InlinedCall, Program, raise_with_node
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
 
+#: the most lines of ``run()`` a function's call inlines: what inlining saves (a frame and a
+#: cell round trip per result, ~0.1 us a call) only shows next to a small program's run, while
+#: compiling the call again with the driver's lines costs ~7 us a line (0.09 s for the 12000
+#: lines of a 1500-node training step)
+INLINED_LINES = 1000
+
 #: thunk kinds, as shown by the profiler
 NUMBA = "Numba"  # a compiled kernel
 BLAS = "BLAS"    # NumPy's BLAS (np.dot) called from the driver
@@ -47,6 +53,10 @@ class InlinableRun:
         self.cells = list(cells)
         self.local_ok = list(local_ok)
 
+    def lines(self) -> int:
+        """The number of lines of ``body``."""
+        return self.body.count("\n") + 1
+
     def render(self, template: str, values: Sequence[str] | None = None) -> str:
         """``template`` with each placeholder replaced by ``values[k]`` (default: the cell's
         ``cell[0]``)."""
@@ -58,14 +68,21 @@ class InlinableRun:
 
 
 class CompiledProgram(Program):
-    """A :class:`Program` whose ``run`` is the generated driver."""
+    """A :class:`Program` whose ``run`` is the generated driver.
 
-    def __init__(self, fgraph: FunctionGraph, order: list[Apply], thunks: list[Callable],
+    Its thunks (one function per node, ``thunk_<i>`` in ``thunk_source``) are compiled on
+    first use, in the driver's namespace: only the tools that run nodes one by one (DebugMode,
+    MonitorMode, the profiler) need them, and compiling them costs as much as the driver.
+    """
+
+    def __init__(self, fgraph: FunctionGraph, order: list[Apply], thunk_source: str,
                  storage: dict, free_after: list, kinds: list[str], run: Callable,
                  source: str, lowered: list, inlinable: InlinableRun | None = None) -> None:
-        super().__init__(fgraph, order, thunks, storage, free_after, kinds)
-        self.run = run  # type: ignore[method-assign]
+        self._thunks: list[Callable] | None = None
+        self.thunk_source = thunk_source
         self._driver_run = run  # (``run`` may be wrapped later; this is the driver itself)
+        super().__init__(fgraph, order, None, storage, free_after, kinds)  # type: ignore[arg-type]
+        self.run = run  # type: ignore[method-assign]
         self.driver_source = source
         self.lowered = lowered
         self.inlinable = inlinable
@@ -76,6 +93,19 @@ class CompiledProgram(Program):
         #: floating-point warnings: the caller may skip ``np.errstate``.
         self.needs_errstate = any(k == PY and not lw.constant_outputs
                                   for k, lw in zip(kinds, lowered))
+
+    @property  # type: ignore[override]
+    def thunks(self) -> list[Callable]:
+        """One function per node of ``order`` (compiled the first time they are asked for)."""
+        if self._thunks is None:
+            ns = self._driver_run.__globals__
+            exec(compile(self.thunk_source, "<jitgraph driver thunks>", "exec"), ns)
+            self._thunks = [ns[f"thunk_{i}"] for i in range(len(self.order))]
+        return self._thunks
+
+    @thunks.setter
+    def thunks(self, thunks: list[Callable] | None) -> None:
+        self._thunks = thunks
 
     def kernel_keys(self) -> list[tuple]:
         return [k for lw in self.lowered for k in lw.kernel_keys]
@@ -96,11 +126,12 @@ class CompiledProgram(Program):
     def inline_call(self, results: Sequence[list], run: Callable) -> InlinedCall | None:
         """The driver's lines for a function's call, the results in ``results`` (cells) kept
         in locals where :class:`InlinableRun` allows; None when ``run`` is not the driver as
-        generated (a profiled, monitored or guarded program)."""
+        generated (a profiled, monitored or guarded program) or longer than
+        :data:`INLINED_LINES` lines."""
         layout = self.inlinable
-        if layout is None or run is not self._driver_run or any(
-                getattr(self, hook) is not None
-                for hook in ("callback", "before_run", "pre_node", "post_node")):
+        if (layout is None or run is not self._driver_run or layout.lines() > INLINED_LINES
+                or any(getattr(self, hook) is not None
+                       for hook in ("callback", "before_run", "pre_node", "post_node"))):
             return None
         ns = run.__globals__
         number = {id(ns[name]): k for k, name in enumerate(layout.cells)}
@@ -122,19 +153,20 @@ class CompiledProgram(Program):
 
 def from_driver(fgraph: FunctionGraph, order: list[Apply], source: str, ns: dict,
                 storage: dict, free_after: list, lowered: list, code: Any = None,
-                inlinable: InlinableRun | None = None) -> CompiledProgram:
-    """The program whose driver is ``source``, executed in ``ns`` (which holds its kernels,
-    cells and constants); ``lowered`` says, per node of ``order``, what kind of thunk it is.
-    ``code``: ``source`` compiled already (a stored program's); ``inlinable``: its ``run()``
-    as a template."""
+                inlinable: InlinableRun | None = None, thunk_source: str = ""
+                ) -> CompiledProgram:
+    """The program whose driver is ``source`` (its ``run()``), executed in ``ns`` (which
+    holds its kernels, cells and constants); ``lowered`` says, per node of ``order``, what
+    kind of thunk it is. ``code``: ``source`` compiled already (a stored program's);
+    ``inlinable``: its ``run()`` as a template; ``thunk_source``: the node's thunks
+    (compiled when first asked for, see :class:`CompiledProgram`)."""
     ns["_fail"] = failure_handler(order, storage, lowered)
     if code is None:
         code = compile(source, "<jitgraph driver>", "exec")
     exec(code, ns)
-    thunks = [ns[f"thunk_{i}"] for i in range(len(order))]
     kinds = [lw.kind for lw in lowered]
-    program = CompiledProgram(fgraph, order, thunks, storage, free_after, kinds, ns["run"],
-                              source, lowered, inlinable)
+    program = CompiledProgram(fgraph, order, thunk_source, storage, free_after, kinds,
+                              ns["run"], source, lowered, inlinable)
     program.driver_code = code
     #: per graph output, the cell a caller may fill with the array to compute it into (None:
     #: the output has none); see ``driver._destinations``
@@ -177,4 +209,5 @@ def int64_scalar(value: int) -> Any:
     return np.asarray(value, dtype="int64")
 
 
-__all__ = ["CompiledProgram", "InlinableRun", "placeholder", "from_driver", "describe", "int64_scalar", "NUMBA", "BLAS", "PY"]
+__all__ = ["CompiledProgram", "InlinableRun", "INLINED_LINES", "placeholder", "from_driver",
+           "describe", "int64_scalar", "NUMBA", "BLAS", "PY"]
