@@ -193,10 +193,10 @@ def test_damaged_entry_is_deleted_and_the_graph_rewritten(graphs_dir, damage):
 
         from jitgraph.compile import graph_cache
 
-        fmt, key, inputs, outputs, order, program = graph_cache._Unpickler(
+        fmt, key, inputs, order, outputs, program = graph_cache._Unpickler(
             io.BytesIO(data), list(range(100))).load()  # stand-ins for the graph's inputs
         entry.write_bytes(graph_cache._dumps(
-            (fmt, key + "\nsomething else", inputs, outputs, order, program)))
+            (fmt, key + "\nsomething else", inputs, order, outputs, program)))
     with pytest.warns(CacheWarning, match="rewritten again"):
         fn, _, _ = _training()
     assert not fn.maker.graph_from_cache
@@ -357,6 +357,54 @@ def test_a_graph_deeper_than_the_recursion_limit_is_cached(graphs_dir):
     assert second.maker.graph_from_cache
     value = np.arange(6.0).reshape(2, 3)
     np.testing.assert_allclose(second(value), first(value))
+
+
+def test_a_deep_graph_is_stored_without_deep_recursion(graphs_dir, monkeypatch):
+    """The nodes are pickled in their order before the outputs: a chain longer than the
+    recursion limit is written in the caller's thread, with no retry in a thread with a deep
+    stack (issue 31: the retry pickled the graph twice)."""
+    import sys
+
+    def refuse(fn):
+        raise AssertionError("pickled in a deep thread")
+
+    monkeypatch.setattr(graph_cache, "_in_deep_thread", refuse)
+    x = T.dmatrix("x")
+    w = jitgraph.shared(np.eye(3) * 0.5, name="w")
+    y = x
+    for _ in range(sys.getrecursionlimit() + 200):
+        y = T.dot(y, w)
+    fgraph = FunctionGraph([x, w], [y], clone=False)
+    order = fgraph.toposort()
+    graph_cache.store("a deep chain", fgraph.inputs, fgraph.outputs, order)
+    found = graph_cache.load("a deep chain", fgraph.inputs)
+    assert found is not None, "not stored"
+    inputs, outputs, stored_order, _ = found
+    assert inputs == fgraph.inputs and len(stored_order) == len(order)
+    assert [n.op for n in stored_order] == [n.op for n in order]
+    assert outputs[0].owner is stored_order[-1]
+
+
+def test_references_are_reductions_asked_once_per_new_object(graphs_dir, monkeypatch):
+    """The pickler asks about references for new objects of classes of their own only, not
+    for each number, string and container it meets (issue 31: 260000 persistent_id calls
+    for a 1500-node graph and its program)."""
+    import io
+
+    first, _, _ = _training()
+    fgraph = first.maker.fgraph
+    asked = []
+    original = graph_cache._Pickler.reducer_override
+
+    def counted(self, obj):
+        asked.append(type(obj))
+        return original(self, obj)
+
+    monkeypatch.setattr(graph_cache._Pickler, "reducer_override", counted)
+    stored = first.maker.program.stored()
+    graph_cache._Pickler(io.BytesIO(), fgraph.inputs).dump(
+        (list(fgraph.inputs), fgraph.toposort(), list(fgraph.outputs), stored))
+    assert asked and not {int, str, tuple, list, dict, type(None)} & set(asked)
 
 
 def test_source_fingerprint_changes_with_every_python_source_file(tmp_path):
