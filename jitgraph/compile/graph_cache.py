@@ -43,7 +43,7 @@ from jitgraph.config import config
 from jitgraph.config.paths import write_atomic
 from jitgraph.graph.basic import Constant
 
-FORMAT = 5  # 5: the nodes before the outputs; references as reductions (no persistent ids)
+FORMAT = 5  # 5: the nodes before the outputs; references as reductions; flat tuples as repr
 
 
 class _Unkeyable(Exception):
@@ -79,13 +79,17 @@ def _graph_lines(fgraph: Any) -> list[str]:
     for k, var in enumerate(fgraph.inputs):
         ids[var] = f"i{k}"
         lines.append(f"input i{k} {_type_token(var.type)} {var.name!r}")
+    op_tokens: dict[int, str] = {}  # id of an op -> its token (nodes often share their op)
     for n, node in enumerate(fgraph.toposort()):
         args = [ref(var) for var in node.inputs]
         outs = []
         for j, var in enumerate(node.outputs):
             ids[var] = f"n{n}.{j}"
             outs.append(f"{_type_token(var.type)}:{var.name!r}")
-        lines.append(f"node n{n} {_op_token(node.op)} ({' '.join(args)}) -> {' '.join(outs)}")
+        op = op_tokens.get(id(node.op))
+        if op is None:
+            op = op_tokens[id(node.op)] = _op_token(node.op)
+        lines.append(f"node n{n} {op} ({' '.join(args)}) -> {' '.join(outs)}")
     lines.append(f"outputs {' '.join(ref(var) for var in fgraph.outputs)}")
     return lines
 
@@ -135,9 +139,15 @@ def _user_code_token(cls: type) -> str:
 
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
+_EXACTLY_PLAIN = frozenset(_PLAIN)
 
 
 def _value_token(value: Any) -> str:
+    cls = type(value)
+    # (a fast path for what types and ops hold most: repr tells 1 from True and from '1')
+    if cls in _EXACTLY_PLAIN or (cls is tuple and all(type(v) in _EXACTLY_PLAIN
+                                                      for v in value)):
+        return repr(value)
     import numpy as np
 
     if isinstance(value, _PLAIN):
@@ -160,7 +170,6 @@ def _value_token(value: Any) -> str:
         return f"array({arr.dtype.str},{arr.shape},{digest})"
     if isinstance(value, type):
         return f"class:{value.__module__}.{value.__qualname__}"
-    cls = type(value)
     if hasattr(cls, "__props__") or isinstance(getattr(value, "key", None), tuple):
         return _op_token(value)
     if hasattr(value, "ndim") and hasattr(value, "dtype") and hasattr(value, "make_variable"):

@@ -407,6 +407,25 @@ def test_references_are_reductions_asked_once_per_new_object(graphs_dir, monkeyp
     assert asked and not {int, str, tuple, list, dict, type(None)} & set(asked)
 
 
+def test_key_writes_each_op_once_and_tells_plain_values_apart(monkeypatch):
+    """Nodes sharing an op have its text written once (issue 31: 4321 nodes, 2056 ops); flat
+    tuples are written by repr, which tells 1 from True and from '1'."""
+    x = T.dvector("x")
+    y = x
+    for _ in range(10):
+        y = T.exp(y)  # one Elemwise op object for every node
+    fgraph = FunctionGraph([x], [y], clone=False)
+    written = []
+    original = graph_cache._op_token
+    monkeypatch.setattr(graph_cache, "_op_token", lambda op: written.append(op) or original(op))
+    key = graph_cache.graph_key(fgraph, [], jitgraph.compile.mode.get_default_mode())
+    assert key is not None and key.count("\nnode ") == 10
+    # the Elemwise and its scalar op, once (20 times before: once per node)
+    assert len(written) == len({id(op) for op in written}) == 2
+    tokens = {graph_cache._value_token(v) for v in [(1,), (True,), ("1",), (1.0,), ((1,),), 1]}
+    assert len(tokens) == 6
+
+
 def test_source_fingerprint_changes_with_every_python_source_file(tmp_path):
     """The key's source part: editing, adding, renaming or removing a .py file anywhere
     under the package (a stale fingerprint would serve graphs rewritten by other code)
