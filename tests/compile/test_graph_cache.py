@@ -407,7 +407,7 @@ def test_references_are_reductions_asked_once_per_new_object(graphs_dir, monkeyp
     assert asked and not {int, str, tuple, list, dict, type(None)} & set(asked)
 
 
-def test_key_writes_each_op_once_and_tells_plain_values_apart(monkeypatch):
+def test_key_writes_each_op_once_and_tells_plain_values_apart(graphs_dir, monkeypatch):
     """Nodes sharing an op have its text written once (issue 31: 4321 nodes, 2056 ops); flat
     tuples are written by repr, which tells 1 from True and from '1'."""
     x = T.dvector("x")
