@@ -180,6 +180,29 @@ def test_errors_inside_the_driver_name_the_node():
         f(np.zeros(2), np.zeros(3))
 
 
+def test_errors_name_the_failing_node_on_every_call_path(monkeypatch):
+    """The node is found from the line that raised (the driver has no line per node saying
+    which one runs, issue 31): the same node whether the call inlines the driver's lines,
+    calls its run() or takes the generic path."""
+    from jitgraph.backend_cpu.runtime import program
+
+    x, y, z = T.dvectors("x", "y", "z")
+    outs = [T.exp(x), T.sqrt(z) * 2, x * y + 1, T.tanh(z)]
+    inlined = jitgraph.function([x, y, z], outs)
+    monkeypatch.setattr(program, "INLINED_LINES", 0)
+    called = jitgraph.function([x, y, z], outs)
+    assert _fused(inlined) and not _fused(called)
+    assert "_n = " not in inlined._program.driver_source
+    order, y_in_graph = inlined._program.order, inlined.maker.fgraph.inputs[1]
+    (failing,) = [i for i, n in enumerate(order) if y_in_graph in n.inputs]
+    assert 0 < failing < len(order) - 1, "a node in the middle fails"
+    for call in (inlined, called, inlined.generic_call):
+        with pytest.raises(ValueError) as info:
+            call(np.ones(3), np.ones(4), np.ones(2))
+        assert f"Toposort index: {failing}\n" in str(info.value)
+        np.testing.assert_allclose(call(np.ones(3), np.ones(3), np.ones(2))[2], np.full(3, 2.0))
+
+
 def test_guarded_and_monitored_programs_run_their_own_loop():
     from jitgraph.compile.monitormode import MonitorMode
     from jitgraph.compile.nanguardmode import NanGuardMode

@@ -346,19 +346,24 @@ def _assemble(fgraph: FunctionGraph, order: list[Apply], storage: dict, bctx: Bu
         thunks.extend(f"    {line}" for line in lines or ["pass"])
         thunks.append("")
     body: list[str] = []
+    starts: list[int] = []  # where each node's lines start in the body (see InlinableRun)
+    nodes: list[int] = []
+    at = 0
     for i, lines in enumerate(node_lines):
         if not lines:
             continue
-        body.append(f"        _n = {i}")
+        starts.append(at)
+        nodes.append(i)
         body.extend(f"        {line}" for line in lines)
+        at += sum(line.count("\n") + 1 for line in lines)
     body.append("        pass")
-    src = ["def run():", "    _n = 0", "    try:", *body, "    except Exception as _exc:",
-           "        _fail(_exc, _n)"]
+    src = ["def run():", "    try:", *body, "    except Exception as _exc:",
+           "        _fail(_exc)"]
     results = sorted(bctx.results, key=bctx.results.__getitem__)
     handed = _handed_cells(bctx.ns)
     run = InlinableRun("\n".join(body), [bctx.ref(storage[var], "c") for var in results],
                        [var in bctx.set_every_run and var not in bctx.cell_named
-                        and id(storage[var]) not in handed for var in results])
+                        and id(storage[var]) not in handed for var in results], starts, nodes)
     return from_driver(fgraph, order, run.render("\n".join(src) + "\n"), bctx.ns, storage,
                        free_after, lowered, inlinable=run,
                        thunk_source=run.render("\n".join(thunks) + "\n"))

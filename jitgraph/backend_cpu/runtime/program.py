@@ -7,6 +7,7 @@ import the lowerings or the code generators.
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Callable, Sequence
 
 from jitgraph.backend_cpu.native import KernelError
@@ -46,16 +47,38 @@ class InlinableRun:
     ``k`` may live in a local variable instead: it is set by a line of its own at a node's top
     level (so on every run), its cell is only ever read or written as ``cell[0]``, and no
     object (a perform node, a loop) is handed the cell to write it.
+
+    The lines of node ``nodes[j]`` start at line ``starts[j]`` of ``body`` (0-based): the
+    ``except`` clause right after the body finds the failing node from the line that raised
+    (:meth:`failed_node`), so that the body needs no line per node saying which one runs.
     """
 
-    def __init__(self, body: str, cells: Sequence[str], local_ok: Sequence[bool]) -> None:
+    def __init__(self, body: str, cells: Sequence[str], local_ok: Sequence[bool],
+                 starts: Sequence[int] = (), nodes: Sequence[int] = ()) -> None:
         self.body = body
         self.cells = list(cells)
         self.local_ok = list(local_ok)
+        self.starts = list(starts)
+        self.nodes = list(nodes)
+        self._lines = body.count("\n") + 1
 
     def lines(self) -> int:
         """The number of lines of ``body``."""
-        return self.body.count("\n") + 1
+        return self._lines
+
+    def failed_node(self, exc: BaseException) -> int | None:
+        """The node whose lines raised ``exc``, caught by the ``except`` clause that follows
+        the body (in ``run()`` or in a call inlining it) and calls ``_fail(_exc)`` on the next
+        line; None when the line is not the body's."""
+        tb = exc.__traceback__
+        if tb is None or not self.starts:
+            return None
+        # the frame runs the _fail(_exc) line: the body ends two lines above it
+        first = tb.tb_frame.f_lineno - 1 - self._lines
+        line = tb.tb_lineno - first
+        if not 0 <= line < self._lines:
+            return None
+        return self.nodes[bisect.bisect_right(self.starts, line) - 1]
 
     def render(self, template: str, values: Sequence[str] | None = None) -> str:
         """``template`` with each placeholder replaced by ``values[k]`` (default: the cell's
@@ -146,8 +169,8 @@ class CompiledProgram(Program):
             values[k] = f"_fc_l_{layout.cells[k]}"  # (a result listed twice: the same local)
             kept[id(cell)] = (layout.cells[k], values[k])
             exprs.append(values[k])
-        lines = ["    _n = 0", "    try:", *layout.render(layout.body, values).split("\n"),
-                 "    except Exception as _exc:", "        _fail(_exc, _n)"]
+        lines = ["    try:", *layout.render(layout.body, values).split("\n"),
+                 "    except Exception as _exc:", "        _fail(_exc)"]
         return InlinedCall(lines, exprs, kept, ns)
 
 
@@ -160,7 +183,7 @@ def from_driver(fgraph: FunctionGraph, order: list[Apply], source: str, ns: dict
     kind of thunk it is. ``code``: ``source`` compiled already (a stored program's);
     ``inlinable``: its ``run()`` as a template; ``thunk_source``: the node's thunks
     (compiled when first asked for, see :class:`CompiledProgram`)."""
-    ns["_fail"] = failure_handler(order, storage, lowered)
+    ns["_fail"] = failure_handler(order, storage, lowered, inlinable)
     if code is None:
         code = compile(source, "<jitgraph driver>", "exec")
     exec(code, ns)
@@ -174,8 +197,15 @@ def from_driver(fgraph: FunctionGraph, order: list[Apply], source: str, ns: dict
     return program
 
 
-def failure_handler(order: list[Apply], storage: dict, lowered: list) -> Callable:
-    def fail(exc: Exception, index: int) -> None:
+def failure_handler(order: list[Apply], storage: dict, lowered: list,
+                    layout: InlinableRun | None) -> Callable:
+    """The driver's ``_fail(exc)``: re-raises ``exc`` with the failing node described (the
+    node found by ``layout``, see :meth:`InlinableRun.failed_node`)."""
+
+    def fail(exc: Exception) -> None:
+        index = None if layout is None else layout.failed_node(exc)
+        if index is None:
+            raise exc
         node = order[index]
         if lowered[index].kind in (NUMBA, BLAS):
             exc = _reference_error(node, storage) or exc

@@ -22,7 +22,7 @@ from typing import Any
 from jitgraph.backend_cpu.options import num_threads
 
 #: Bumped when what is stored changes.
-STORED_PROGRAM_VERSION = 6  # 6: the thunks apart from run() (``thunk_source``)
+STORED_PROGRAM_VERSION = 7  # 7: no _n line per node (``InlinableRun.starts``, ``nodes``)
 
 _NOT_STORED = ("_fail", "run")
 
@@ -48,7 +48,8 @@ class StoredProgram:
         self.source = program.driver_source
         self.thunk_source = program.thunk_source
         run = program.inlinable
-        self.inlinable = None if run is None else (run.body, run.cells, run.local_ok)
+        self.inlinable = None if run is None else (run.body, run.cells, run.local_ok,
+                                                   run.starts, run.nodes)
         # the driver's bytecode too (compiling it is a good part of a warm start), for this
         # interpreter only: another one compiles the source
         code = getattr(program, "driver_code", None)
