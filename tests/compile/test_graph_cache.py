@@ -252,6 +252,30 @@ def test_cached_graph_keeps_the_node_order_of_its_in_place_ops(graphs_dir):
     assert sorted(map(str, schedule(fgraph))) == sorted(map(str, stored))
 
 
+def test_storing_takes_the_order_the_program_was_linked_with(graphs_dir, monkeypatch):
+    """The graph is stored with its program's order, not scheduled a second time (issue 31)."""
+    import importlib
+
+    from jitgraph.compile import rewriting
+
+    function_module = importlib.import_module("jitgraph.compile.function")
+    scheduled = []
+
+    def counted(fgraph):
+        scheduled.append(fgraph)
+        return rewriting.schedule(fgraph)
+
+    monkeypatch.setattr(function_module, "schedule", counted)
+    first, _, _ = _training()
+    assert scheduled == []
+    again, _, _ = _training()
+    assert again.maker.graph_from_cache
+    assert [str(n) for n in again.maker.program.order] == \
+        [str(n) for n in first.maker.program.order]
+    x, y = _data()
+    np.testing.assert_array_equal(again(x, y)[1], first(x, y)[1])
+
+
 def test_cached_graph_comes_with_its_linked_program(graphs_dir):
     first, _, _ = _training()
     again, _, _ = _training()
