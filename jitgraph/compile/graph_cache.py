@@ -42,6 +42,7 @@ from jitgraph.compile.mode import Mode
 from jitgraph.config import config
 from jitgraph.config.paths import write_atomic
 from jitgraph.graph.basic import Constant
+from jitgraph.tensor.core.type import TensorType
 
 FORMAT = 5  # 5: the nodes before the outputs; references as reductions; flat tuples as repr
 
@@ -80,12 +81,13 @@ def _graph_lines(fgraph: Any) -> list[str]:
         ids[var] = f"i{k}"
         lines.append(f"input i{k} {_type_token(var.type)} {var.name!r}")
     op_tokens: dict[int, str] = {}  # id of an op -> its token (nodes often share their op)
+    type_tokens: dict = {}
     for n, node in enumerate(fgraph.toposort()):
         args = [ref(var) for var in node.inputs]
         outs = []
         for j, var in enumerate(node.outputs):
             ids[var] = f"n{n}.{j}"
-            outs.append(f"{_type_token(var.type)}:{var.name!r}")
+            outs.append(f"{_type_token(var.type, type_tokens)}:{var.name!r}")
         op = op_tokens.get(id(node.op))
         if op is None:
             op = op_tokens[id(node.op)] = _op_token(node.op)
@@ -94,8 +96,16 @@ def _graph_lines(fgraph: Any) -> list[str]:
     return lines
 
 
-def _type_token(vtype: Any) -> str:
+def _type_token(vtype: Any, memo: dict | None = None) -> str:
+    """``vtype``'s text; ``memo`` keeps those of tensor types (equal tensor types of the same
+    name have the same text: their class, dtype and broadcast pattern are their identity)."""
     cls = type(vtype)
+    if memo is not None and cls is TensorType:
+        key = (vtype, str(vtype))
+        token = memo.get(key)
+        if token is None:
+            token = memo[key] = _type_token(vtype)
+        return token
     parts = [f"{cls.__module__}.{cls.__qualname__}"]
     for attr in ("dtype", "shape", "broadcastable", "context_name"):
         value = getattr(vtype, attr, None)

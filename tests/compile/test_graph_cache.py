@@ -450,6 +450,21 @@ def test_key_writes_each_op_once_and_tells_plain_values_apart(graphs_dir, monkey
     assert len(tokens) == 6
 
 
+def test_remembered_type_texts_are_the_texts_themselves(graphs_dir, monkeypatch):
+    """Tensor types' texts are remembered per key by (type, name): the key is the same text as
+    without the memo, and equal types of other names keep their own text."""
+    from jitgraph.tensor.core.type import TensorType
+
+    x = T.dvector("x")
+    named = TensorType("float64", (False,), name="Named")("n")
+    y = T.exp(x) + named
+    fgraph = FunctionGraph([x, named], [y * 2, T.exp(named)], clone=False)
+    remembered = graph_cache._graph_lines(fgraph)
+    monkeypatch.setattr(graph_cache, "TensorType", type("NoTensorType", (), {}))
+    assert graph_cache._graph_lines(fgraph) == remembered
+    assert "Named>" in "\n".join(remembered) and "TensorType(float64, vector)>" in remembered[0]
+
+
 def test_source_fingerprint_changes_with_every_python_source_file(tmp_path):
     """The key's source part: editing, adding, renaming or removing a .py file anywhere
     under the package (a stale fingerprint would serve graphs rewritten by other code)
