@@ -178,3 +178,37 @@ def test_kernels_stored_in_the_compiledir_are_loaded_by_a_new_process(tmp_path):
     assert second["hits"] > 0
     assert second["values"] == first["values"]
     assert list(tmp_path.rglob("mod.py"))
+
+
+def test_nodes_of_one_structure_generate_its_source_once(monkeypatch):
+    """Lowering generates a kernel's source (only to find its key) once per structure, not
+    once per node: a network's repeated blocks share a few structures (issue 31)."""
+    from jitgraph.backend_cpu.lowering import elemwise as lowering
+    from jitgraph.backend_cpu.lowering import reduce as reduce_lowering
+
+    generated = []
+
+    def counted(generate):
+        def source(st, opts):
+            generated.append(st.key(opts))
+            return generate(st, opts)
+        return source
+
+    monkeypatch.setenv("JITGRAPH_GRAPH_CACHE", "0")  # (a stored program is not lowered)
+    monkeypatch.setattr(lowering, "_SOURCES", {})
+    monkeypatch.setattr(reduce_lowering, "_SOURCES", {})
+    monkeypatch.setattr(lowering, "elemwise_source", counted(lowering.elemwise_source))
+    monkeypatch.setattr(reduce_lowering, "reduce_source", counted(reduce_lowering.reduce_source))
+    x, y, z, w = T.dmatrices("x", "y", "z", "w")
+    outs = [T.exp(x) * y, T.exp(z) * w, x.sum(axis=0), z.sum(axis=0)]
+    f = jitgraph.function([x, y, z, w], outs)
+    ops = sorted(type(n.op).__name__ for n in f.maker.fgraph.apply_nodes)
+    assert ops == ["Elemwise", "Elemwise", "Sum", "Sum"], ops
+    # one elemwise kernel and its flat variant, one reduction (6 before: once per node)
+    assert len(generated) == len(set(generated)) == 3
+    a, b = np.random.default_rng(0).random((2, 3, 4))
+    got = f(a, b, b, a)
+    np.testing.assert_allclose(got[0], np.exp(a) * b, rtol=1e-15)
+    np.testing.assert_allclose(got[1], np.exp(b) * a, rtol=1e-15)
+    np.testing.assert_allclose(got[2], a.sum(axis=0))
+    np.testing.assert_allclose(got[3], b.sum(axis=0))

@@ -146,7 +146,10 @@ def test_thunks_run_the_program_node_by_node():
     out = T.sum(T.exp(x) * 2)
     fn = jitgraph.function([x], out, mode=jitgraph.Mode(linker="cvm", optimizer="None"))
     prog = fn._program
+    # the thunks are compiled when first asked for, not with the driver (issue 31)
+    assert not any(name.startswith("thunk_") for name in prog.run.__globals__)
     prog.input_cells[0][0] = np.arange(3.0)
+    assert len(prog.thunks) == len(prog.order)
     for thunk, free in zip(prog.thunks, prog.free_after):
         thunk()
         for cell in free:

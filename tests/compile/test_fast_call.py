@@ -134,6 +134,25 @@ def test_driver_lines_run_inside_the_call_and_results_stay_in_locals():
     np.testing.assert_array_equal(s.get_value(), 3 * np.arange(3.0) + 3)
 
 
+def test_a_long_driver_is_called_not_inlined(monkeypatch):
+    """Past INLINED_LINES lines the call runs the driver's run() (compiling its lines into
+    the call again would cost more than it saves); the results are the same (issue 31)."""
+    from jitgraph.backend_cpu.runtime import program
+
+    x = T.dvector("x")
+    s = jitgraph.shared(np.zeros(3), name="s")
+    outs = [x * 2, T.exp(x).sum()]
+    inlined = jitgraph.function([x], outs, updates=[(s, s + x)])
+    monkeypatch.setattr(program, "INLINED_LINES", inlined._program.inlinable.lines() - 1)
+    s2 = jitgraph.shared(np.zeros(3), name="s2")
+    called = jitgraph.function([x], outs, updates=[(s2, s2 + x)])
+    assert _fused(inlined) and not _fused(called) and _uses_fast_path(called)
+    for k in range(3):
+        for got, want in zip(called(np.arange(3.0) + k), inlined(np.arange(3.0) + k)):
+            np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(s2.get_value(), s.get_value())
+
+
 def test_outputs_computed_by_perform_nodes_and_loops():
     """A perform node or a loop fills its output cells itself: those are read back."""
     x = T.dvector("x")
@@ -159,6 +178,29 @@ def test_errors_inside_the_driver_name_the_node():
     assert _fused(f)
     with pytest.raises(ValueError, match="Apply node that caused the error"):
         f(np.zeros(2), np.zeros(3))
+
+
+def test_errors_name_the_failing_node_on_every_call_path(monkeypatch):
+    """The node is found from the line that raised (the driver has no line per node saying
+    which one runs, issue 31): the same node whether the call inlines the driver's lines,
+    calls its run() or takes the generic path."""
+    from jitgraph.backend_cpu.runtime import program
+
+    x, y, z = T.dvectors("x", "y", "z")
+    outs = [T.exp(x), T.sqrt(z) * 2, x * y + 1, T.tanh(z)]
+    inlined = jitgraph.function([x, y, z], outs)
+    monkeypatch.setattr(program, "INLINED_LINES", 0)
+    called = jitgraph.function([x, y, z], outs)
+    assert _fused(inlined) and not _fused(called)
+    assert "_n = " not in inlined._program.driver_source
+    order, y_in_graph = inlined._program.order, inlined.maker.fgraph.inputs[1]
+    (failing,) = [i for i, n in enumerate(order) if y_in_graph in n.inputs]
+    assert 0 < failing < len(order) - 1, "a node in the middle fails"
+    for call in (inlined, called, inlined.generic_call):
+        with pytest.raises(ValueError) as info:
+            call(np.ones(3), np.ones(4), np.ones(2))
+        assert f"Toposort index: {failing}\n" in str(info.value)
+        np.testing.assert_allclose(call(np.ones(3), np.ones(3), np.ones(2))[2], np.full(3, 2.0))
 
 
 def test_guarded_and_monitored_programs_run_their_own_loop():

@@ -193,10 +193,10 @@ def test_damaged_entry_is_deleted_and_the_graph_rewritten(graphs_dir, damage):
 
         from jitgraph.compile import graph_cache
 
-        fmt, key, inputs, outputs, order, program = graph_cache._Unpickler(
+        fmt, key, inputs, order, outputs, program = graph_cache._Unpickler(
             io.BytesIO(data), list(range(100))).load()  # stand-ins for the graph's inputs
         entry.write_bytes(graph_cache._dumps(
-            (fmt, key + "\nsomething else", inputs, outputs, order, program)))
+            (fmt, key + "\nsomething else", inputs, order, outputs, program)))
     with pytest.warns(CacheWarning, match="rewritten again"):
         fn, _, _ = _training()
     assert not fn.maker.graph_from_cache
@@ -250,6 +250,30 @@ def test_cached_graph_keeps_the_node_order_of_its_in_place_ops(graphs_dir):
     assert [str(n.op) for n in stored] == [str(n.op) for n in schedule(first.maker.fgraph)]
     fgraph.stored_order = stored[:-1]  # does not cover the graph: recomputed, not trusted
     assert sorted(map(str, schedule(fgraph))) == sorted(map(str, stored))
+
+
+def test_storing_takes_the_order_the_program_was_linked_with(graphs_dir, monkeypatch):
+    """The graph is stored with its program's order, not scheduled a second time (issue 31)."""
+    import importlib
+
+    from jitgraph.compile import rewriting
+
+    function_module = importlib.import_module("jitgraph.compile.function")
+    scheduled = []
+
+    def counted(fgraph):
+        scheduled.append(fgraph)
+        return rewriting.schedule(fgraph)
+
+    monkeypatch.setattr(function_module, "schedule", counted)
+    first, _, _ = _training()
+    assert scheduled == []
+    again, _, _ = _training()
+    assert again.maker.graph_from_cache
+    assert [str(n) for n in again.maker.program.order] == \
+        [str(n) for n in first.maker.program.order]
+    x, y = _data()
+    np.testing.assert_array_equal(again(x, y)[1], first(x, y)[1])
 
 
 def test_cached_graph_comes_with_its_linked_program(graphs_dir):
@@ -357,6 +381,88 @@ def test_a_graph_deeper_than_the_recursion_limit_is_cached(graphs_dir):
     assert second.maker.graph_from_cache
     value = np.arange(6.0).reshape(2, 3)
     np.testing.assert_allclose(second(value), first(value))
+
+
+def test_a_deep_graph_is_stored_without_deep_recursion(graphs_dir, monkeypatch):
+    """The nodes are pickled in their order before the outputs: a chain longer than the
+    recursion limit is written in the caller's thread, with no retry in a thread with a deep
+    stack (issue 31: the retry pickled the graph twice)."""
+    import sys
+
+    def refuse(fn):
+        raise AssertionError("pickled in a deep thread")
+
+    monkeypatch.setattr(graph_cache, "_in_deep_thread", refuse)
+    x = T.dmatrix("x")
+    w = jitgraph.shared(np.eye(3) * 0.5, name="w")
+    y = x
+    for _ in range(sys.getrecursionlimit() + 200):
+        y = T.dot(y, w)
+    fgraph = FunctionGraph([x, w], [y], clone=False)
+    order = fgraph.toposort()
+    graph_cache.store("a deep chain", fgraph.inputs, fgraph.outputs, order)
+    found = graph_cache.load("a deep chain", fgraph.inputs)
+    assert found is not None, "not stored"
+    inputs, outputs, stored_order, _ = found
+    assert inputs == fgraph.inputs and len(stored_order) == len(order)
+    assert [n.op for n in stored_order] == [n.op for n in order]
+    assert outputs[0].owner is stored_order[-1]
+
+
+def test_references_are_reductions_asked_once_per_new_object(graphs_dir, monkeypatch):
+    """The pickler asks about references for new objects of classes of their own only, not
+    for each number, string and container it meets (issue 31: 260000 persistent_id calls
+    for a 1500-node graph and its program)."""
+    import io
+
+    first, _, _ = _training()
+    fgraph = first.maker.fgraph
+    asked = []
+    original = graph_cache._Pickler.reducer_override
+
+    def counted(self, obj):
+        asked.append(type(obj))
+        return original(self, obj)
+
+    monkeypatch.setattr(graph_cache._Pickler, "reducer_override", counted)
+    stored = first.maker.program.stored()
+    graph_cache._Pickler(io.BytesIO(), fgraph.inputs).dump(
+        (list(fgraph.inputs), fgraph.toposort(), list(fgraph.outputs), stored))
+    assert asked and not {int, str, tuple, list, dict, type(None)} & set(asked)
+
+
+def test_key_writes_each_op_once_and_tells_plain_values_apart(graphs_dir, monkeypatch):
+    """Nodes sharing an op have its text written once (issue 31: 4321 nodes, 2056 ops); flat
+    tuples are written by repr, which tells 1 from True and from '1'."""
+    x = T.dvector("x")
+    y = x
+    for _ in range(10):
+        y = T.exp(y)  # one Elemwise op object for every node
+    fgraph = FunctionGraph([x], [y], clone=False)
+    written = []
+    original = graph_cache._op_token
+    monkeypatch.setattr(graph_cache, "_op_token", lambda op: written.append(op) or original(op))
+    key = graph_cache.graph_key(fgraph, [], jitgraph.compile.mode.get_default_mode())
+    assert key is not None and key.count("\nnode ") == 10
+    # the Elemwise and its scalar op, once (20 times before: once per node)
+    assert len(written) == len({id(op) for op in written}) == 2
+    tokens = {graph_cache._value_token(v) for v in [(1,), (True,), ("1",), (1.0,), ((1,),), 1]}
+    assert len(tokens) == 6
+
+
+def test_remembered_type_texts_are_the_texts_themselves(graphs_dir, monkeypatch):
+    """Tensor types' texts are remembered per key by (type, name): the key is the same text as
+    without the memo, and equal types of other names keep their own text."""
+    from jitgraph.tensor.core.type import TensorType
+
+    x = T.dvector("x")
+    named = TensorType("float64", (False,), name="Named")("n")
+    y = T.exp(x) + named
+    fgraph = FunctionGraph([x, named], [y * 2, T.exp(named)], clone=False)
+    remembered = graph_cache._graph_lines(fgraph)
+    monkeypatch.setattr(graph_cache, "TensorType", type("NoTensorType", (), {}))
+    assert graph_cache._graph_lines(fgraph) == remembered
+    assert "Named>" in "\n".join(remembered) and "TensorType(float64, vector)>" in remembered[0]
 
 
 def test_source_fingerprint_changes_with_every_python_source_file(tmp_path):

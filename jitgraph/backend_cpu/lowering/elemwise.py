@@ -17,7 +17,8 @@ from jitgraph.tensor.elementwise.elemwise import Elemwise
 from jitgraph.backend_cpu.codegen import compile_ahead
 from jitgraph.backend_cpu.codegen.elemwise import (ElemwiseStructure, check_program,
                                                    elemwise_source)
-from jitgraph.backend_cpu.codegen.kernels import KernelModule, LazyEntry, kernel_module
+from jitgraph.backend_cpu.codegen.kernels import (KernelModule, KernelSource, LazyEntry,
+                                                  kernel_module)
 from jitgraph.backend_cpu.lowering.registry import NUMBA, Lowered, register_lowering
 from jitgraph.scalar_expr.expr import check_expr_dtypes
 
@@ -63,21 +64,38 @@ def flat_structure(st: ElemwiseStructure) -> ElemwiseStructure | None:
         st, patterns=tuple((all(p),) for p in st.patterns), out_pattern=(False,))
 
 
+#: kernel key -> the kernel's source and its flat variant's (None: it has none), for the
+#: structures this process lowered: the nodes of a network's repeated blocks share a few
+#: structures, whose sources are generated (only to find their keys) and checked once
+_SOURCES: dict[tuple, tuple[KernelSource, KernelSource | None]] = {}
+
+
+def kernel_sources(st: ElemwiseStructure, flat: ElemwiseStructure | None, options: Any
+                   ) -> tuple[KernelSource, KernelSource | None]:
+    """The source of the kernel of ``st`` and of its flat variant ``flat`` (see
+    :func:`flat_structure`); raises ``Unsupported`` when the scalar program has no code."""
+    key = st.key(options)
+    found = _SOURCES.get(key)
+    if found is None:
+        check_program(st)
+        found = _SOURCES[key] = (elemwise_source(st, options),
+                                 None if flat is None else elemwise_source(flat, options))
+    return found
+
+
 @register_lowering(Elemwise)
 def lower_elemwise(op: Elemwise, node: Any, ctx: Any) -> Lowered | None:
     # complex dtypes too: the kernel body refuses what it does not compute (Unsupported)
     check_expr_dtypes(*[v.dtype for v in node.inputs + node.outputs])
     st = structure_of(node)
-    check_program(st)
-    ks = elemwise_source(st, ctx.options)
-    module = kernel_module(ks)
     flat = flat_structure(st)
+    ks, flat_ks = kernel_sources(st, flat, ctx.options)
+    module = kernel_module(ks)
     keys: tuple = (ks.key,)
-    if flat is None:
+    if flat_ks is None:
         # the contiguous variant is the one nearly always used: compiled with the program
         fn_c = entry_name(ctx, module, "kernel_c", "kc", now=True)
     else:
-        flat_ks = elemwise_source(flat, ctx.options)
         keys += (flat_ks.key,)
         fn_c = entry_name(ctx, kernel_module(flat_ks), "kernel_c", "kf", now=True)
     fn_a = entry_name(ctx, module, "kernel_a", "ka")

@@ -7,7 +7,7 @@ from typing import Any
 
 from jitgraph.tensor.elementwise import reduction as R
 
-from jitgraph.backend_cpu.codegen.kernels import kernel_module
+from jitgraph.backend_cpu.codegen.kernels import KernelSource, kernel_module
 from jitgraph.backend_cpu.lowering.elemwise import entry_name
 from jitgraph.backend_cpu.codegen.reduce import (ArgStructure, ReduceStructure, arg_source,
                                                  identity_literal, reduce_source)
@@ -23,6 +23,19 @@ def _kept_shape(ins: list[str], patterns: list, axes: tuple, ndim: int) -> str:
         src = next((j for j, p in enumerate(patterns) if not p[d]), None)
         dims.append("1" if src is None else f"{ins[src]}.shape[{d}]")
     return f"({', '.join(dims)},)" if dims else "()"
+
+
+#: kernel key -> source, for the reductions this process lowered (the nodes of a network's
+#: repeated blocks share a few structures: each source is generated once)
+_SOURCES: dict[tuple, KernelSource] = {}
+
+
+def _source(st: ReduceStructure, options: Any) -> KernelSource:
+    key = st.key(options)
+    ks = _SOURCES.get(key)
+    if ks is None:
+        ks = _SOURCES[key] = reduce_source(st, options)
+    return ks
 
 
 @register_lowering(R.CAReduce)
@@ -46,7 +59,7 @@ def lower_careduce(op: R.CAReduce, node: Any, ctx: Any) -> Lowered | None:
         x_dtype=x_dtype, acc_dtype=acc_dtype, out_dtype=node.outputs[0].dtype, axes=axes,
         test_nonzero=isinstance(op, R._BoolReduce),
         no_identity=name in ("maximum", "minimum"))
-    ks = reduce_source(st, ctx.options)
+    ks = _source(st, ctx.options)
     module = kernel_module(ks)
     fn_c = entry_name(ctx, module, "kernel_c", "rc", now=True)
     fn_a = entry_name(ctx, module, "kernel_a", "ra")

@@ -5,7 +5,8 @@ lines of Python (read the input cells, allocate outputs, call the kernel, store 
 joins them, in order, into one function ``run()``; kernels, dtypes and cells are globals of that
 function. Garbage collection (``allow_gc``) is a ``cell[0] = None`` after the last reader; errors
 go through :func:`jitgraph.compile.linker.raise_with_node` with the failing node. The same lines
-also make one thunk per node (``Program.thunks``) for tools that run nodes one by one.
+also make one thunk per node (``Program.thunks``) for tools that run nodes one by one,
+compiled only when such a tool first asks for them.
 
 With ``allow_gc=False`` the output buffers of intermediate results are kept between calls and
 reused while their shape repeats. Buffers of graph outputs (and of anything a graph output is a
@@ -339,27 +340,33 @@ def _lower_node(node: Apply, bctx: BuildContext, strict: bool) -> Lowered:
 def _assemble(fgraph: FunctionGraph, order: list[Apply], storage: dict, bctx: BuildContext,
               lowered: list[Lowered], node_lines: list[list[str]], free_after: list
               ) -> CompiledProgram:
-    src: list[str] = []
+    thunks: list[str] = []
     for i, lines in enumerate(node_lines):
-        src.append(f"def thunk_{i}():")
-        src.extend(f"    {line}" for line in lines or ["pass"])
-        src.append("")
+        thunks.append(f"def thunk_{i}():")
+        thunks.extend(f"    {line}" for line in lines or ["pass"])
+        thunks.append("")
     body: list[str] = []
+    starts: list[int] = []  # where each node's lines start in the body (see InlinableRun)
+    nodes: list[int] = []
+    at = 0
     for i, lines in enumerate(node_lines):
         if not lines:
             continue
-        body.append(f"        _n = {i}")
+        starts.append(at)
+        nodes.append(i)
         body.extend(f"        {line}" for line in lines)
+        at += sum(line.count("\n") + 1 for line in lines)
     body.append("        pass")
-    src += ["def run():", "    _n = 0", "    try:", *body, "    except Exception as _exc:",
-            "        _fail(_exc, _n)"]
+    src = ["def run():", "    try:", *body, "    except Exception as _exc:",
+           "        _fail(_exc)"]
     results = sorted(bctx.results, key=bctx.results.__getitem__)
     handed = _handed_cells(bctx.ns)
     run = InlinableRun("\n".join(body), [bctx.ref(storage[var], "c") for var in results],
                        [var in bctx.set_every_run and var not in bctx.cell_named
-                        and id(storage[var]) not in handed for var in results])
+                        and id(storage[var]) not in handed for var in results], starts, nodes)
     return from_driver(fgraph, order, run.render("\n".join(src) + "\n"), bctx.ns, storage,
-                       free_after, lowered, inlinable=run)
+                       free_after, lowered, inlinable=run,
+                       thunk_source=run.render("\n".join(thunks) + "\n"))
 
 
 def _handed_cells(ns: dict) -> set[int]:

@@ -7,6 +7,7 @@ import the lowerings or the code generators.
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Callable, Sequence
 
 from jitgraph.backend_cpu.native import KernelError
@@ -14,6 +15,12 @@ from jitgraph.backend_cpu.runtime.stored_program import StoredProgram
 from jitgraph.compile.linker import InlinedCall, Program, raise_with_node
 from jitgraph.graph.basic import Apply, Variable
 from jitgraph.graph.fg import FunctionGraph
+
+#: the most lines of ``run()`` a function's call inlines: what inlining saves (a frame and a
+#: cell round trip per result, ~0.1 us a call) only shows next to a small program's run, while
+#: compiling the call again with the driver's lines costs ~7 us a line (0.09 s for the 12000
+#: lines of a 1500-node training step)
+INLINED_LINES = 1000
 
 #: thunk kinds, as shown by the profiler
 NUMBA = "Numba"  # a compiled kernel
@@ -40,12 +47,38 @@ class InlinableRun:
     ``k`` may live in a local variable instead: it is set by a line of its own at a node's top
     level (so on every run), its cell is only ever read or written as ``cell[0]``, and no
     object (a perform node, a loop) is handed the cell to write it.
+
+    The lines of node ``nodes[j]`` start at line ``starts[j]`` of ``body`` (0-based): the
+    ``except`` clause right after the body finds the failing node from the line that raised
+    (:meth:`failed_node`), so that the body needs no line per node saying which one runs.
     """
 
-    def __init__(self, body: str, cells: Sequence[str], local_ok: Sequence[bool]) -> None:
+    def __init__(self, body: str, cells: Sequence[str], local_ok: Sequence[bool],
+                 starts: Sequence[int] = (), nodes: Sequence[int] = ()) -> None:
         self.body = body
         self.cells = list(cells)
         self.local_ok = list(local_ok)
+        self.starts = list(starts)
+        self.nodes = list(nodes)
+        self._lines = body.count("\n") + 1
+
+    def lines(self) -> int:
+        """The number of lines of ``body``."""
+        return self._lines
+
+    def failed_node(self, exc: BaseException) -> int | None:
+        """The node whose lines raised ``exc``, caught by the ``except`` clause that follows
+        the body (in ``run()`` or in a call inlining it) and calls ``_fail(_exc)`` on the next
+        line; None when the line is not the body's."""
+        tb = exc.__traceback__
+        if tb is None or not self.starts:
+            return None
+        # the frame runs the _fail(_exc) line: the body ends two lines above it
+        first = tb.tb_frame.f_lineno - 1 - self._lines
+        line = tb.tb_lineno - first
+        if not 0 <= line < self._lines:
+            return None
+        return self.nodes[bisect.bisect_right(self.starts, line) - 1]
 
     def render(self, template: str, values: Sequence[str] | None = None) -> str:
         """``template`` with each placeholder replaced by ``values[k]`` (default: the cell's
@@ -58,14 +91,21 @@ class InlinableRun:
 
 
 class CompiledProgram(Program):
-    """A :class:`Program` whose ``run`` is the generated driver."""
+    """A :class:`Program` whose ``run`` is the generated driver.
 
-    def __init__(self, fgraph: FunctionGraph, order: list[Apply], thunks: list[Callable],
+    Its thunks (one function per node, ``thunk_<i>`` in ``thunk_source``) are compiled on
+    first use, in the driver's namespace: only the tools that run nodes one by one (DebugMode,
+    MonitorMode, the profiler) need them, and compiling them costs as much as the driver.
+    """
+
+    def __init__(self, fgraph: FunctionGraph, order: list[Apply], thunk_source: str,
                  storage: dict, free_after: list, kinds: list[str], run: Callable,
                  source: str, lowered: list, inlinable: InlinableRun | None = None) -> None:
-        super().__init__(fgraph, order, thunks, storage, free_after, kinds)
-        self.run = run  # type: ignore[method-assign]
+        self._thunks: list[Callable] | None = None
+        self.thunk_source = thunk_source
         self._driver_run = run  # (``run`` may be wrapped later; this is the driver itself)
+        super().__init__(fgraph, order, None, storage, free_after, kinds)  # type: ignore[arg-type]
+        self.run = run  # type: ignore[method-assign]
         self.driver_source = source
         self.lowered = lowered
         self.inlinable = inlinable
@@ -76,6 +116,19 @@ class CompiledProgram(Program):
         #: floating-point warnings: the caller may skip ``np.errstate``.
         self.needs_errstate = any(k == PY and not lw.constant_outputs
                                   for k, lw in zip(kinds, lowered))
+
+    @property  # type: ignore[override]
+    def thunks(self) -> list[Callable]:
+        """One function per node of ``order`` (compiled the first time they are asked for)."""
+        if self._thunks is None:
+            ns = self._driver_run.__globals__
+            exec(compile(self.thunk_source, "<jitgraph driver thunks>", "exec"), ns)
+            self._thunks = [ns[f"thunk_{i}"] for i in range(len(self.order))]
+        return self._thunks
+
+    @thunks.setter
+    def thunks(self, thunks: list[Callable] | None) -> None:
+        self._thunks = thunks
 
     def kernel_keys(self) -> list[tuple]:
         return [k for lw in self.lowered for k in lw.kernel_keys]
@@ -96,11 +149,12 @@ class CompiledProgram(Program):
     def inline_call(self, results: Sequence[list], run: Callable) -> InlinedCall | None:
         """The driver's lines for a function's call, the results in ``results`` (cells) kept
         in locals where :class:`InlinableRun` allows; None when ``run`` is not the driver as
-        generated (a profiled, monitored or guarded program)."""
+        generated (a profiled, monitored or guarded program) or longer than
+        :data:`INLINED_LINES` lines."""
         layout = self.inlinable
-        if layout is None or run is not self._driver_run or any(
-                getattr(self, hook) is not None
-                for hook in ("callback", "before_run", "pre_node", "post_node")):
+        if (layout is None or run is not self._driver_run or layout.lines() > INLINED_LINES
+                or any(getattr(self, hook) is not None
+                       for hook in ("callback", "before_run", "pre_node", "post_node"))):
             return None
         ns = run.__globals__
         number = {id(ns[name]): k for k, name in enumerate(layout.cells)}
@@ -115,26 +169,27 @@ class CompiledProgram(Program):
             values[k] = f"_fc_l_{layout.cells[k]}"  # (a result listed twice: the same local)
             kept[id(cell)] = (layout.cells[k], values[k])
             exprs.append(values[k])
-        lines = ["    _n = 0", "    try:", *layout.render(layout.body, values).split("\n"),
-                 "    except Exception as _exc:", "        _fail(_exc, _n)"]
+        lines = ["    try:", *layout.render(layout.body, values).split("\n"),
+                 "    except Exception as _exc:", "        _fail(_exc)"]
         return InlinedCall(lines, exprs, kept, ns)
 
 
 def from_driver(fgraph: FunctionGraph, order: list[Apply], source: str, ns: dict,
                 storage: dict, free_after: list, lowered: list, code: Any = None,
-                inlinable: InlinableRun | None = None) -> CompiledProgram:
-    """The program whose driver is ``source``, executed in ``ns`` (which holds its kernels,
-    cells and constants); ``lowered`` says, per node of ``order``, what kind of thunk it is.
-    ``code``: ``source`` compiled already (a stored program's); ``inlinable``: its ``run()``
-    as a template."""
-    ns["_fail"] = failure_handler(order, storage, lowered)
+                inlinable: InlinableRun | None = None, thunk_source: str = ""
+                ) -> CompiledProgram:
+    """The program whose driver is ``source`` (its ``run()``), executed in ``ns`` (which
+    holds its kernels, cells and constants); ``lowered`` says, per node of ``order``, what
+    kind of thunk it is. ``code``: ``source`` compiled already (a stored program's);
+    ``inlinable``: its ``run()`` as a template; ``thunk_source``: the node's thunks
+    (compiled when first asked for, see :class:`CompiledProgram`)."""
+    ns["_fail"] = failure_handler(order, storage, lowered, inlinable)
     if code is None:
         code = compile(source, "<jitgraph driver>", "exec")
     exec(code, ns)
-    thunks = [ns[f"thunk_{i}"] for i in range(len(order))]
     kinds = [lw.kind for lw in lowered]
-    program = CompiledProgram(fgraph, order, thunks, storage, free_after, kinds, ns["run"],
-                              source, lowered, inlinable)
+    program = CompiledProgram(fgraph, order, thunk_source, storage, free_after, kinds,
+                              ns["run"], source, lowered, inlinable)
     program.driver_code = code
     #: per graph output, the cell a caller may fill with the array to compute it into (None:
     #: the output has none); see ``driver._destinations``
@@ -142,8 +197,15 @@ def from_driver(fgraph: FunctionGraph, order: list[Apply], source: str, ns: dict
     return program
 
 
-def failure_handler(order: list[Apply], storage: dict, lowered: list) -> Callable:
-    def fail(exc: Exception, index: int) -> None:
+def failure_handler(order: list[Apply], storage: dict, lowered: list,
+                    layout: InlinableRun | None) -> Callable:
+    """The driver's ``_fail(exc)``: re-raises ``exc`` with the failing node described (the
+    node found by ``layout``, see :meth:`InlinableRun.failed_node`)."""
+
+    def fail(exc: Exception) -> None:
+        index = None if layout is None else layout.failed_node(exc)
+        if index is None:
+            raise exc
         node = order[index]
         if lowered[index].kind in (NUMBA, BLAS):
             exc = _reference_error(node, storage) or exc
@@ -177,4 +239,5 @@ def int64_scalar(value: int) -> Any:
     return np.asarray(value, dtype="int64")
 
 
-__all__ = ["CompiledProgram", "InlinableRun", "placeholder", "from_driver", "describe", "int64_scalar", "NUMBA", "BLAS", "PY"]
+__all__ = ["CompiledProgram", "InlinableRun", "INLINED_LINES", "placeholder", "from_driver",
+           "describe", "int64_scalar", "NUMBA", "BLAS", "PY"]

@@ -22,7 +22,7 @@ from typing import Any
 from jitgraph.backend_cpu.options import num_threads
 
 #: Bumped when what is stored changes.
-STORED_PROGRAM_VERSION = 5  # 5: the driver's run() as a template (``inlinable``)
+STORED_PROGRAM_VERSION = 7  # 7: no _n line per node (``InlinableRun.starts``, ``nodes``)
 
 _NOT_STORED = ("_fail", "run")
 
@@ -46,8 +46,10 @@ class StoredProgram:
         ns = program.run.__globals__
         self.version = STORED_PROGRAM_VERSION
         self.source = program.driver_source
+        self.thunk_source = program.thunk_source
         run = program.inlinable
-        self.inlinable = None if run is None else (run.body, run.cells, run.local_ok)
+        self.inlinable = None if run is None else (run.body, run.cells, run.local_ok,
+                                                   run.starts, run.nodes)
         # the driver's bytecode too (compiling it is a good part of a warm start), for this
         # interpreter only: another one compiles the source
         code = getattr(program, "driver_code", None)
@@ -87,7 +89,7 @@ class StoredProgram:
         program = from_driver(fgraph, list(self.order), self.source, ns, self.storage,
                               self.free_after, [RestoredLowering(*lw) for lw in self.lowered],
                               code, None if self.inlinable is None
-                              else InlinableRun(*self.inlinable))
+                              else InlinableRun(*self.inlinable), self.thunk_source)
         program.precomputed = set(self.precomputed)
         program.restored = True
         return program
