@@ -32,6 +32,9 @@ from jitgraph.dask.workers import (BlockError, ShippedFunction, call, first_call
 from jitgraph.gradient import grad
 from jitgraph.graph.shared import SharedVariable
 
+#: seconds ``fit`` waits for a worker when the cluster has none
+WORKER_WAIT = 10.0
+
 __all__ = ["DataParallelSGD", "global_batches"]
 
 
@@ -126,10 +129,7 @@ class DataParallelSGD:
         rows = arrays[0].chunks[0]
         arrays = tuple(a.rechunk({0: rows, **{d: -1 for d in range(1, a.ndim)}}) for a in arrays)
         persisted = self.client.persist(list(arrays))
-        workers = sorted(self.client.scheduler_info()["workers"])
-        if not workers:
-            raise RuntimeError("the Dask cluster has no workers to hold the shards (start some, "
-                               "or wait for them: client.wait_for_workers(n))")
+        workers = self._workers()
         by_key = {f.key: f for a in persisted for f in futures_of(a)}
         self.shards, self._shard_futures, self.rows = {}, {}, tuple(rows)
         for i in range(len(rows)):
@@ -185,6 +185,22 @@ class DataParallelSGD:
         self.update_function(*[np.asarray(g, dtype=p.dtype) for g, p in
                                zip(grads, self.params)])
         return float(cost)
+
+    def _workers(self) -> list[str]:
+        """The cluster's workers, waiting up to :data:`WORKER_WAIT` s for one when there is
+        none yet (a cluster starting, or a nanny restarting its worker)."""
+        workers = sorted(self.client.scheduler_info()["workers"])
+        if not workers:
+            try:
+                self.client.wait_for_workers(1, timeout=WORKER_WAIT)
+            except Exception:  # noqa: BLE001 - distributed's TimeoutError: reported below
+                pass
+            workers = sorted(self.client.scheduler_info()["workers"])
+        if not workers:
+            raise RuntimeError(f"the Dask cluster has no workers to hold the shards (none "
+                               f"joined within {WORKER_WAIT:g} s; start some, or wait for them: "
+                               "client.wait_for_workers(n))")
+        return workers
 
     def first_call_times(self, detail: bool = False) -> dict[str, Any]:
         """worker -> seconds its first gradient call took (compiling included); see

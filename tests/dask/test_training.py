@@ -133,3 +133,31 @@ def test_nan_during_training_names_the_shard(client):
     with pytest.raises(jd.BlockError, match=r"shard 2 \(rows 0:16 .*on worker tcp://"):
         trainer.fit(da.from_array(data, chunks=(60, F)), da.from_array(Y, chunks=60),
                     batch_size=16)
+
+
+
+def test_fit_waits_for_a_worker_then_names_the_problem(monkeypatch):
+    # A cluster whose workers have left (a nanny restarting them): fit waits for one to join,
+    # then says what is wrong, instead of failing at once.
+    import time
+
+    import distributed
+
+    from jitgraph.dask import training
+    from tests.dask.conftest import folder_of_tests_off_sys_path
+
+    monkeypatch.setattr(training, "WORKER_WAIT", 1.0)
+    inputs, params, cost = logistic_regression()
+    xd, yd = da.from_array(X, chunks=(240, F)), da.from_array(Y, chunks=240)
+    with folder_of_tests_off_sys_path():
+        cluster = distributed.LocalCluster(processes=False, n_workers=1, dashboard_address=":0")
+    with cluster, distributed.Client(cluster) as c:
+        trainer = jd.DataParallelSGD(c, inputs, cost, params)
+        cluster.scale(0)
+        deadline = time.monotonic() + 30
+        while c.scheduler_info()["workers"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        started = time.monotonic()
+        with pytest.raises(RuntimeError, match=r"no workers .*none joined within 1 s"):
+            trainer.fit(xd, yd, epochs=1)
+        assert time.monotonic() - started >= 1.0  # it waited
