@@ -130,39 +130,34 @@ class KernelModule:
 
     def get(self, entry: str) -> Any:
         """The compiled ``entry``: a builtin function or a Numba dispatcher."""
-        fn = self._compiled.get(entry)
-        if fn is not None:
-            return fn
-        with self._lock:
-            fn = self._compiled.get(entry)
-            if fn is None:
-                fn = self._compiled[entry] = self._obtain(entry)
-                _ORIGINS[id(fn)] = (fn, self.source, entry)
-        return fn
+        return self._memoised(entry, self._obtain)
 
     def get_quick(self, entry: str) -> Any:
         """``entry`` compiled at tier 0 (:mod:`.tiering`) unless it is compiled already: a
         function computing the same values as the optimised one, which :meth:`upgrade` later
         points at the optimised object. Compiled normally where the direct compiler declines."""
+        return self._memoised(entry, self._obtain_quick)
+
+    def _memoised(self, entry: str, make: Any) -> Any:
         fn = self._compiled.get(entry)
         if fn is not None:
             return fn
         with self._lock:
             fn = self._compiled.get(entry)
             if fn is None:
-                ks = self.source
-                obj, _ = direct_object(ks.source, entry, f"{self.export_name(entry)}__tier0",
-                                       "python", ks.options, ks.description,
-                                       quick=QUICK_LEVELS["kernel"])
-                if obj is None:
-                    fn = self._obtain(entry)
-                else:
-                    # loaded as final: bound to a tier-0 block, it is loaded again when the
-                    # optimised block arrives (usually long before its own upgrade)
-                    fn, self._tier0[entry] = native.retargetable_function(
-                        native.load(obj), obj.export)
-                self._compiled[entry] = fn
+                fn = self._compiled[entry] = make(entry)
                 _ORIGINS[id(fn)] = (fn, self.source, entry)
+        return fn
+
+    def _obtain_quick(self, entry: str) -> Any:
+        ks = self.source
+        obj, _ = direct_object(ks.source, entry, f"{self.export_name(entry)}__tier0", "python",
+                               ks.options, ks.description, quick=QUICK_LEVELS["kernel"])
+        if obj is None:
+            return self._obtain(entry)
+        # loaded as final: bound to a tier-0 block, it is loaded again when the optimised
+        # block arrives (usually long before its own upgrade)
+        fn, self._tier0[entry] = native.retargetable_function(native.load(obj), obj.export)
         return fn
 
     def is_quick(self, entry: str) -> bool:
