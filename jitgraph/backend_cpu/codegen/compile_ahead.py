@@ -199,27 +199,34 @@ def _fork(entries: list[tuple[Any, str]], tiered: bool = False) -> tuple[int, in
     return pid, r
 
 
+def _counters() -> tuple[int, int, float]:
+    """Where this process's compile records and cache counters stand (for :func:`_report`)."""
+    return len(COMPILE_LOG), store.STATS.misses, store.STATS.compile_seconds
+
+
+def _report(since: tuple[int, int, float]) -> tuple:
+    """What this process compiled after :func:`_counters` gave ``since``: the report a child
+    sends, which :func:`_merge` adds to the parent's."""
+    n0, misses, seconds = since
+    return COMPILE_LOG[n0:], store.STATS.misses - misses, store.STATS.compile_seconds - seconds
+
+
 def _child(entries: list[tuple[Any, str]], fd: int) -> None:
-    n0 = len(COMPILE_LOG)
-    misses, seconds = store.STATS.misses, store.STATS.compile_seconds
+    since = _counters()
     for module, entry in reversed(entries):
         if module.stored(entry):
             break  # the parent has come this far
         module.get(entry)
-    report = pickle.dumps((COMPILE_LOG[n0:], store.STATS.misses - misses,
-                           store.STATS.compile_seconds - seconds))
     with os.fdopen(fd, "wb") as out:
-        out.write(report)
+        out.write(pickle.dumps(_report(since)))
 
 
 def _child_tiered(entries: list[tuple[Any, str]], fd: int) -> None:
-    n0 = len(COMPILE_LOG)
-    misses, seconds = store.STATS.misses, store.STATS.compile_seconds
+    since = _counters()
     for index, (module, entry) in enumerate(entries):
         module.get(entry)
         tiering.report_built(fd, index)
-    tiering.report_done(fd, (COMPILE_LOG[n0:], store.STATS.misses - misses,
-                             store.STATS.compile_seconds - seconds))
+    tiering.report_done(fd, _report(since))
     os.close(fd)
 
 

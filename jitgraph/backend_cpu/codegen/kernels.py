@@ -78,11 +78,10 @@ class CompileRecord(NamedTuple):
 
 #: every compilation done in this process (what ``bench/`` and the profiler report)
 COMPILE_LOG: list[CompileRecord] = []
-#: LLVM pipeline levels of tier-0 objects (:mod:`.tiering`): kernels unoptimised (a fifth of the
-#: optimised compile), the vecmath block functions vectorised (two thirds of it, 10-15 times
-#: faster code): every transcendental a tier-0 kernel computes runs in them
-QUICK_LEVELS = {"kernel": int(os.environ.get("JITGRAPH_TIER0_KERNEL", 0)),
-                "block": int(os.environ.get("JITGRAPH_TIER0_BLOCK", 0))}
+#: LLVM pipeline level of tier-0 objects (:mod:`.tiering`), kernels and vecmath blocks alike:
+#: unoptimised, a fifth of the optimised compile (a tier-0 block is 15 times slower, so the
+#: child builds the optimised blocks first and what bound the tier-0 ones is relinked)
+QUICK_LEVEL = 0
 #: the tier-0 compilations of this process (:mod:`.tiering`), apart: COMPILE_LOG lists each
 #: entry's one optimised compilation, as before tiering
 TIER0_LOG: list[CompileRecord] = []
@@ -152,7 +151,7 @@ class KernelModule:
     def _obtain_quick(self, entry: str) -> Any:
         ks = self.source
         obj, _ = direct_object(ks.source, entry, f"{self.export_name(entry)}__tier0", "python",
-                               ks.options, ks.description, quick=QUICK_LEVELS["kernel"])
+                               ks.options, ks.description, quick=QUICK_LEVEL)
         if obj is None:
             return self._obtain(entry)
         # loaded as final: bound to a tier-0 block, it is loaded again when the optimised

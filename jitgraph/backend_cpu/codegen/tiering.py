@@ -215,7 +215,8 @@ def settle(timeout: float | None = None) -> None:
 
 def pending() -> int:
     """How many entries of this process run tier-0 code now."""
-    return sum(not done for upgrade in list(_active) for done in upgrade.done)
+    return sum(module.is_quick(entry) for upgrade in list(_active)
+               for (module, entry), done in zip(upgrade.entries, upgrade.done) if not done)
 
 
 def _before_fork() -> None:

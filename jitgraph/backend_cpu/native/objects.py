@@ -465,10 +465,11 @@ def retarget(handle: Any, address: int, export: str) -> None:
     entry)."""
     with _lock:
         handle.ml_meth = address
-        old = [name for name, h in _functions.items() if h is handle and name != export]
-        for name in old:  # a relink of the old object must not point the function back at it
-            del _functions[name]
-        _bound_provisionally[:] = [o for o in _bound_provisionally if o.export not in old]
+        old = handle.ml_name.decode("ascii")  # the export it was made for (retargeted once)
+        if old != export and _functions.get(old) is handle:
+            # a relink of the old object must not point the function back at it
+            del _functions[old]
+            _bound_provisionally[:] = [o for o in _bound_provisionally if o.export != old]
         _functions[export] = handle
 
 

@@ -151,8 +151,7 @@ def quick_address(name: str) -> int:
         if addr is None:
             obj, _ = kernels.direct_object(block_source(name), "block",
                                            f"{symbol(name)}__tier0", "c", CodegenOptions(),
-                                           f"vecmath block {name}",
-                                           quick=kernels.QUICK_LEVELS["block"])
+                                           f"vecmath block {name}", quick=kernels.QUICK_LEVEL)
             if obj is None:
                 return address(name)
             addr = _addresses[name] = native.load(obj, final=False)
